@@ -1,0 +1,25 @@
+"""Move tokens: `dN` drops into column N, `pN` pops column N; a bare `N` is a drop.
+
+Internally a move is an int: `+N` for a drop, `-N` for a pop (columns are 1-based).
+"""
+
+from __future__ import annotations
+
+
+class MoveError(ValueError):
+    """A move token that cannot be parsed."""
+
+
+def parse_move(token: str) -> int:
+    text = token.strip().lower()
+    kind = "d"
+    if text[:1] in ("d", "p"):
+        kind, text = text[0], text[1:]
+    if not text.isdigit() or not text.isascii() or int(text) < 1:
+        raise MoveError(f"malformed move {token!r}: expected dN, pN or N with N a column from 1")
+    column = int(text)
+    return column if kind == "d" else -column
+
+
+def format_move(move: int) -> str:
+    return f"d{move}" if move > 0 else f"p{-move}"

@@ -1,0 +1,291 @@
+"""Game state on bitboards: legal moves, applying and undoing moves, outcomes.
+
+Layout: column c (0-based) owns bits c*(R+1) .. c*(R+1)+R-1, bottom first, plus one always-empty
+sentinel bit on top, so that shifting a line across columns never wraps into a neighbour.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple
+
+from arena.game.moves import format_move
+from arena.game.variant import Variant
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the current position, or any move after the end."""
+
+
+class Outcome(NamedTuple):
+    winner: int | None  # 1, 2 or None for a draw
+    reason: str  # line, full, empty, repetition, max-plies
+
+
+class _Geometry:
+    """Per-variant constants, computed once and shared by every game of the variant."""
+
+    __slots__ = (
+        "variant", "height", "stride", "shifts", "connect", "bottom", "column_mask",
+        "full_mask", "fixed_mask", "poppable", "start_boards", "start_heights",
+    )
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.height = variant.rows
+        self.stride = stride = variant.rows + 1
+        # vertical, horizontal, and the two diagonals
+        self.shifts = (1, stride, stride - 1, stride + 1)
+        self.connect = variant.connect
+        self.bottom = [1 << (c * stride) for c in range(variant.columns)]
+        self.column_mask = [((1 << variant.rows) - 1) << (c * stride) for c in range(variant.columns)]
+        self.full_mask = sum(self.column_mask)
+        fixed = {c - 1 for c in variant.fixed_columns}
+        self.fixed_mask = sum(self.column_mask[c] for c in fixed)
+        self.poppable = [c for c in range(variant.columns) if c not in fixed] if variant.pops else []
+        boards = [0, 0]
+        heights = []
+        for c, column in enumerate(variant.start):
+            for r, player in enumerate(column):
+                boards[player - 1] |= 1 << (c * stride + r)
+            heights.append(len(column))
+        self.start_boards = tuple(boards)
+        self.start_heights = tuple(heights)
+
+    def has_line(self, board: int) -> bool:
+        k = self.connect
+        if k == 4:
+            for s in self.shifts:
+                m = board & (board >> s)
+                if m & (m >> (2 * s)):
+                    return True
+            return False
+        for s in self.shifts:
+            # Doubling: after each step m marks the starts of runs of `length` discs.
+            m, length = board, 1
+            while length * 2 <= k:
+                m &= m >> (length * s)
+                length *= 2
+            if length < k:
+                m &= m >> ((k - length) * s)
+            if m:
+                return True
+        return False
+
+    def line_cells(self, board: int) -> int:
+        """Bitmask of every disc of `board` that is part of a line of `connect` or more."""
+        k = self.connect
+        cells = 0
+        for s in self.shifts:
+            m = board
+            for i in range(1, k):
+                m &= board >> (i * s)
+            for i in range(k):
+                cells |= m << (i * s)
+        return cells
+
+
+_GEOMETRIES: dict[Variant, _Geometry] = {}
+
+
+def geometry(variant: Variant) -> _Geometry:
+    geo = _GEOMETRIES.get(variant)
+    if geo is None:
+        geo = _GEOMETRIES[variant] = _Geometry(variant)
+    return geo
+
+
+class Game:
+    """A game in progress: mutable, with push/pop for search and full history for repetition."""
+
+    __slots__ = ("variant", "_geo", "boards", "heights", "to_move", "moves", "outcome",
+                 "_undo", "_seen")
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self._geo = geo = geometry(variant)
+        self.boards = list(geo.start_boards)  # index 0: player 1, index 1: player 2
+        self.heights = list(geo.start_heights)
+        self.to_move = 1
+        self.moves: list[int] = []
+        self.outcome: Outcome | None = None
+        self._undo: list[tuple[int, int, Outcome | None]] = []
+        # Repetition is only possible when pops are: drops strictly add discs.
+        self._seen: dict[int, int] | None = {self.key(): 1} if variant.pops else None
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    def key(self) -> int:
+        """A hash key of the position: every disc and the player to move."""
+        return ((self.boards[0] << self._geo.full_mask.bit_length() | self.boards[1]) << 1) | (
+            self.to_move - 1
+        )
+
+    def copy(self) -> Game:
+        other = Game.__new__(Game)
+        other.variant = self.variant
+        other._geo = self._geo
+        other.boards = list(self.boards)
+        other.heights = list(self.heights)
+        other.to_move = self.to_move
+        other.moves = list(self.moves)
+        other.outcome = self.outcome
+        other._undo = list(self._undo)
+        other._seen = None if self._seen is None else dict(self._seen)
+        return other
+
+    def legal_moves(self) -> list[int]:
+        if self.outcome is not None:
+            return []
+        rows = self._geo.height
+        moves = [c + 1 for c, h in enumerate(self.heights) if h < rows]
+        if self._geo.poppable:
+            mine = self.boards[self.to_move - 1]
+            bottom = self._geo.bottom
+            moves.extend(-(c + 1) for c in self._geo.poppable if mine & bottom[c])
+        return moves
+
+    def is_legal(self, move: int) -> bool:
+        if self.outcome is not None or move == 0 or abs(move) > self.variant.columns:
+            return False
+        c = abs(move) - 1
+        if move > 0:
+            return self.heights[c] < self._geo.height
+        return c in self._geo.poppable and bool(self.boards[self.to_move - 1] & self._geo.bottom[c])
+
+    def push(self, move: int) -> Outcome | None:
+        """Play a move; returns the outcome if the game ended with it."""
+        if not self.is_legal(move):
+            if self.outcome is not None:
+                raise IllegalMoveError(f"move {format_move(move)} after the end of the game")
+            raise IllegalMoveError(f"illegal move {format_move(move)}")
+        return self._apply(move)
+
+    def _apply(self, move: int) -> Outcome | None:
+        geo = self._geo
+        boards = self.boards
+        me = self.to_move - 1
+        self._undo.append((boards[0], boards[1], self.outcome))
+        outcome = None
+        if move > 0:
+            c = move - 1
+            boards[me] |= geo.bottom[c] << self.heights[c]
+            self.heights[c] += 1
+            if geo.has_line(boards[me]):
+                outcome = Outcome(me + 1, "line")
+            elif (boards[0] | boards[1]) == geo.full_mask:
+                outcome = Outcome(None, "full")
+        else:
+            c = -move - 1
+            mask = geo.column_mask[c]
+            for i in (0, 1):
+                b = boards[i]
+                boards[i] = (b & ~mask) | ((b & mask) >> 1 & mask)
+            self.heights[c] -= 1
+            if geo.has_line(boards[me]):
+                outcome = Outcome(me + 1, "line")
+            elif geo.has_line(boards[1 - me]):
+                outcome = Outcome(2 - me, "line")
+            elif (boards[0] | boards[1]) & ~geo.fixed_mask == 0:
+                outcome = Outcome(None, "empty")
+        self.moves.append(move)
+        self.to_move = 2 - me
+        if self._seen is not None:
+            key = self.key()
+            count = self._seen.get(key, 0) + 1
+            self._seen[key] = count
+            if outcome is None and count >= 3:
+                outcome = Outcome(None, "repetition")
+        if outcome is None and len(self.moves) >= self.variant.max_plies:
+            outcome = Outcome(None, "max-plies")
+        self.outcome = outcome
+        return outcome
+
+    def pop(self) -> int:
+        """Undo the last move and return it."""
+        move = self.moves.pop()
+        if self._seen is not None:
+            key = self.key()
+            count = self._seen[key] - 1
+            if count:
+                self._seen[key] = count
+            else:
+                del self._seen[key]
+        b0, b1, self.outcome = self._undo.pop()
+        self.boards[0], self.boards[1] = b0, b1
+        self.to_move = 3 - self.to_move
+        c = abs(move) - 1
+        self.heights[c] += -1 if move > 0 else 1
+        return move
+
+    def cell(self, column: int, row: int) -> int:
+        """Owner (0, 1 or 2) of a cell, both 1-based, row 1 at the bottom."""
+        bit = self._geo.bottom[column - 1] << (row - 1)
+        return 1 if self.boards[0] & bit else 2 if self.boards[1] & bit else 0
+
+    def board_rows(self) -> list[str]:
+        """The grid as strings, top row first, `.` for empty and `1`/`2` for discs."""
+        return [
+            "".join(".12"[self.cell(c, r)] for c in range(1, self.variant.columns + 1))
+            for r in range(self.variant.rows, 0, -1)
+        ]
+
+    def winning_cells(self) -> list[tuple[int, int]]:
+        """(column, row) of every disc in a line of the winner, 1-based; empty unless won by a line."""
+        if self.outcome is None or self.outcome.winner is None:
+            return []
+        cells = self._geo.line_cells(self.boards[self.outcome.winner - 1])
+        return [
+            (c, r)
+            for c in range(1, self.variant.columns + 1)
+            for r in range(1, self.variant.rows + 1)
+            if cells & (self._geo.bottom[c - 1] << (r - 1))
+        ]
+
+    def random_playout(self, rng: random.Random) -> Outcome:
+        """Play uniformly random legal moves to the end (used by benchmarks and MCTS bots)."""
+        if self.variant.pops:
+            while self.outcome is None:
+                moves = self.legal_moves()
+                self._apply(moves[int(rng.random() * len(moves))])
+            return self.outcome
+        return self._random_drops(rng)
+
+    def _random_drops(self, rng: random.Random) -> Outcome:
+        # The hot loop of drop-only variants, with the rules inlined and locals bound for speed.
+        geo = self._geo
+        boards, heights, moves, undo = self.boards, self.heights, self.moves, self._undo
+        rows, bottom, full, has_line = geo.height, geo.bottom, geo.full_mask, geo.has_line
+        cap = self.variant.max_plies
+        open_columns = [c for c, h in enumerate(heights) if h < rows]
+        rand = rng.random
+        me = self.to_move - 1
+        outcome = self.outcome
+        while outcome is None:
+            i = int(rand() * len(open_columns))
+            c = open_columns[i]
+            undo.append((boards[0], boards[1], None))
+            h = heights[c]
+            b = boards[me] | (bottom[c] << h)
+            boards[me] = b
+            heights[c] = h + 1
+            if h + 1 == rows:
+                open_columns[i] = open_columns[-1]
+                open_columns.pop()
+            moves.append(c + 1)
+            me = 1 - me
+            if has_line(b):
+                outcome = Outcome(2 - me, "line")
+            elif (boards[0] | boards[1]) == full:
+                outcome = Outcome(None, "full")
+            elif len(moves) >= cap:
+                outcome = Outcome(None, "max-plies")
+        self.to_move = me + 1
+        self.outcome = outcome
+        return outcome

@@ -1,0 +1,160 @@
+"""Variants as data: board size, line length, pops, fixed start columns and the ply cap."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MIN_SIZE = 4
+MAX_SIZE = 20
+
+
+class VariantError(ValueError):
+    """A variant spec string that cannot be understood."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The rules of one game, independent of any position.
+
+    `start` holds, for each column (left to right), the discs it starts with, bottom first, as
+    player numbers. `fixed_columns` (1-based) can never be popped.
+    """
+
+    name: str
+    columns: int
+    rows: int
+    connect: int
+    pops: bool
+    fixed_columns: tuple[int, ...] = ()
+    start: tuple[tuple[int, ...], ...] = field(default=())
+    max_plies: int = 0
+
+    @property
+    def cells(self) -> int:
+        return self.columns * self.rows
+
+    @property
+    def spec(self) -> str:
+        """The canonical spec string, naming only what differs from the preset's defaults."""
+        preset = _PRESET_SHAPES[self.name]
+        text = self.name
+        if (self.columns, self.rows) != (preset.columns, preset.rows):
+            text += f":{self.columns}x{self.rows}"
+        options = []
+        if self.connect != preset.connect:
+            options.append(f"connect={self.connect}")
+        if self.max_plies != 4 * self.cells:
+            options.append(f"max-plies={self.max_plies}")
+        return ",".join([text, *options])
+
+    def __str__(self) -> str:
+        return self.spec
+
+    def describe(self) -> dict:
+        """Everything a bot needs, without knowing preset names."""
+        return {
+            "spec": self.spec,
+            "columns": self.columns,
+            "rows": self.rows,
+            "connect": self.connect,
+            "pops": self.pops,
+            "fixed_columns": list(self.fixed_columns),
+            "start": ["".join(str(p) for p in column) for column in self.start],
+            "max_plies": self.max_plies,
+        }
+
+
+@dataclass(frozen=True)
+class _PresetShape:
+    columns: int
+    rows: int
+    connect: int
+    pops: bool
+    outer_fixed: bool
+    summary: str
+
+
+_PRESET_SHAPES: dict[str, _PresetShape] = {
+    "classic": _PresetShape(7, 6, 4, False, False, "four in a row on 7x6"),
+    "popout": _PresetShape(7, 6, 4, True, False, "four in a row on 7x6; pop your own bottom disc"),
+    "five": _PresetShape(
+        9, 6, 5, False, True, "five in a row on 9x6; outer columns start full and fixed"
+    ),
+    "popout-five": _PresetShape(9, 6, 5, True, True, "five with pops allowed"),
+}
+
+
+def build_variant(
+    name: str,
+    columns: int | None = None,
+    rows: int | None = None,
+    connect: int | None = None,
+    max_plies: int | None = None,
+) -> Variant:
+    """Make a variant from a preset name and optional overrides, checking that it is playable."""
+    if name not in _PRESET_SHAPES:
+        raise VariantError(f"unknown preset {name!r}; presets: {', '.join(_PRESET_SHAPES)}")
+    shape = _PRESET_SHAPES[name]
+    columns = shape.columns if columns is None else columns
+    rows = shape.rows if rows is None else rows
+    connect = shape.connect if connect is None else connect
+    for label, value in (("columns", columns), ("rows", rows)):
+        if not MIN_SIZE <= value <= MAX_SIZE:
+            raise VariantError(f"{label} must be between {MIN_SIZE} and {MAX_SIZE}, got {value}")
+    if not 2 <= connect <= max(columns, rows):
+        raise VariantError(
+            f"connect must be between 2 and the longer side ({max(columns, rows)}), got {connect}"
+        )
+    cells = columns * rows
+    max_plies = 4 * cells if max_plies is None else max_plies
+    if max_plies < 1:
+        raise VariantError(f"max-plies must be positive, got {max_plies}")
+    start: list[tuple[int, ...]] = [() for _ in range(columns)]
+    fixed: tuple[int, ...] = ()
+    if shape.outer_fixed:
+        start[0] = tuple(1 if r % 2 == 0 else 2 for r in range(rows))
+        start[-1] = tuple(2 if r % 2 == 0 else 1 for r in range(rows))
+        fixed = (1, columns)
+    return Variant(name, columns, rows, connect, shape.pops, fixed, tuple(start), max_plies)
+
+
+PRESETS: dict[str, Variant] = {name: build_variant(name) for name in _PRESET_SHAPES}
+
+PRESET_SUMMARIES: dict[str, str] = {name: s.summary for name, s in _PRESET_SHAPES.items()}
+
+_SIZE = re.compile(r"^(\d+)x(\d+)$")
+_OPTION_KEYS = {"connect": "connect", "k": "connect", "max-plies": "max_plies", "cap": "max_plies"}
+
+
+def parse_variant(spec: str) -> Variant:
+    """Parse `PRESET[:COLSxROWS][,connect=K][,max-plies=N]`, e.g. `popout:8x7` or `classic:9x7,connect=5`."""
+    text = spec.strip().lower()
+    if not text:
+        raise VariantError(f"empty variant spec; presets: {', '.join(_PRESET_SHAPES)}")
+    head, *option_parts = text.split(",")
+    name, _, size = head.partition(":")
+    name = name.strip()
+    if name not in _PRESET_SHAPES:
+        raise VariantError(
+            f"unknown preset {name!r} in variant spec {spec!r}; presets: {', '.join(_PRESET_SHAPES)}"
+        )
+    columns = rows = None
+    if size.strip():
+        match = _SIZE.match(size.strip())
+        if not match:
+            raise VariantError(f"bad size {size.strip()!r} in variant spec {spec!r}: use COLSxROWS, e.g. 8x7")
+        columns, rows = int(match.group(1)), int(match.group(2))
+    overrides: dict[str, int] = {}
+    for part in option_parts:
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in _OPTION_KEYS or not value.strip().isdigit():
+            raise VariantError(
+                f"bad option {part.strip()!r} in variant spec {spec!r}: use connect=K or max-plies=N"
+            )
+        overrides[_OPTION_KEYS[key]] = int(value)
+    try:
+        return build_variant(name, columns, rows, **overrides)
+    except VariantError as error:
+        raise VariantError(f"variant spec {spec!r}: {error}") from None
