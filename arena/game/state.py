@@ -113,6 +113,32 @@ class Game:
         # Repetition is only possible when pops are: drops strictly add discs.
         self._seen: dict[int, int] | None = {self.key(): 1} if variant.pops else None
 
+    @classmethod
+    def from_rows(cls, variant: Variant, rows: list[str], to_move: int = 1) -> Game:
+        """A position from a drawing of the grid (top row first, `.`/`1`/`2`), for tests and tools.
+
+        The position has no history: its move list is empty and repetition counts start here.
+        """
+        if len(rows) != variant.rows or any(len(row) != variant.columns for row in rows):
+            raise ValueError(f"expected {variant.rows} rows of {variant.columns} cells")
+        game = cls(variant)
+        geo = game._geo
+        boards = [0, 0]
+        heights = [0] * variant.columns
+        for r, row in enumerate(reversed(rows)):
+            for c, cell in enumerate(row):
+                if cell in "12":
+                    if heights[c] != r:
+                        raise ValueError(f"disc floating in column {c + 1}, row {r + 1}")
+                    boards[int(cell) - 1] |= geo.bottom[c] << r
+                    heights[c] = r + 1
+                elif cell != ".":
+                    raise ValueError(f"bad cell {cell!r}: use '.', '1' or '2'")
+        game.boards, game.heights, game.to_move = boards, heights, to_move
+        if game._seen is not None:
+            game._seen = {game.key(): 1}
+        return game
+
     @property
     def ply(self) -> int:
         return len(self.moves)
@@ -162,10 +188,24 @@ class Game:
     def push(self, move: int) -> Outcome | None:
         """Play a move; returns the outcome if the game ended with it."""
         if not self.is_legal(move):
-            if self.outcome is not None:
-                raise IllegalMoveError(f"move {format_move(move)} after the end of the game")
-            raise IllegalMoveError(f"illegal move {format_move(move)}")
+            raise IllegalMoveError(f"illegal move {format_move(move)}: {self._why_illegal(move)}")
         return self._apply(move)
+
+    def _why_illegal(self, move: int) -> str:
+        column = abs(move)
+        if self.outcome is not None:
+            return "the game is over"
+        if not 1 <= column <= self.variant.columns:
+            return f"there is no column {column} (columns 1-{self.variant.columns})"
+        if move > 0:
+            return f"column {column} is full"
+        if not self.variant.pops:
+            return "pops are not allowed in this variant"
+        if column in self.variant.fixed_columns:
+            return f"column {column} is fixed and cannot be popped"
+        if self.heights[column - 1] == 0:
+            return f"column {column} is empty"
+        return f"the bottom disc of column {column} is not player {self.to_move}'s"
 
     def _apply(self, move: int) -> Outcome | None:
         geo = self._geo
