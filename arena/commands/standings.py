@@ -1,0 +1,176 @@
+"""`arena standings`: ratings and standings from a results directory or a games file."""
+
+from __future__ import annotations
+
+import click
+
+from arena.reports.render import FORMATS
+
+
+def parse_anchor(value: str | None) -> tuple[str, float] | None:
+    """``BOT=ELO`` -> (bot, elo); raises click.BadParameter."""
+    if value is None:
+        return None
+    bot, sep, elo = value.rpartition("=")
+    if not sep or not bot.strip():
+        raise click.BadParameter(f"expected BOT=ELO, got {value!r}", param_hint="'--anchor'")
+    try:
+        rating = float(elo)
+    except ValueError:
+        raise click.BadParameter(f"{elo!r} is not a number (expected BOT=ELO)",
+                                 param_hint="'--anchor'") from None
+    return bot.strip(), rating
+
+
+def check_anchor(games, anchor, variant=None) -> None:  # noqa: ANN001
+    if anchor is None:
+        return
+    import pandas as pd
+
+    from arena.ratings.standings import select_variant
+
+    g = select_variant(games, variant)
+    rated = g.loc[pd.to_numeric(g["result"], errors="coerce").notna()]
+    bots = sorted(set(rated["first"].astype(str)) | set(rated["second"].astype(str)))
+    if anchor[0] not in bots:
+        shown = ", ".join(bots[:10]) + (" ..." if len(bots) > 10 else "")
+        raise click.BadParameter(f"bot {anchor[0]!r} has no rated games (bots: {shown})",
+                                 param_hint="'--anchor'")
+
+
+def load_or_fail(path: str):  # noqa: ANN201
+    from arena.reports.games_io import GamesFileError, load_games
+
+    try:
+        return load_games(path)
+    except GamesFileError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@click.command(name="standings")
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True))
+@click.option("--variant", "variant", metavar="SPEC", default=None,
+              help="Only the games of this variant (default: pooled over all variants, then "
+                   "one table per variant).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="Output format. csv/json give one table: the pooled one or --variant's.")
+@click.option("--anchor", metavar="BOT=ELO", default=None,
+              help="Report ratings relative to BOT fixed at ELO (default: mean 0).")
+@click.option("--pairs", "show_pairs", is_flag=True,
+              help="Also print the pairwise table (head-to-head, Elo difference, LOS, "
+                   "pentanomial). With csv/json, print only the pairwise table.")
+@click.option("--first-move", is_flag=True,
+              help="Also fit a first-move advantage (Elo added to the first player).")
+@click.option("--bootstrap", type=click.IntRange(min=0), default=0, metavar="N",
+              help="95% intervals from N bootstrap refits instead of the covariance.")
+@click.option("--tau", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+              help="TrueSkill dynamics factor (0: strengths do not change).")
+@click.option("--sequential", "sequential_k", type=click.FloatRange(min=0.0, min_open=True),
+              default=None, metavar="K",
+              help="Add a sequential Elo column with K-factor K (depends on game order).")
+@click.option("--facts", "show_facts", is_flag=True,
+              help="Also print game facts: first-player score per variant, draws, lengths, "
+                   "forfeits and move times per bot.")
+def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
+            show_pairs: bool, first_move: bool, bootstrap: int, tau: float,
+            sequential_k: float | None, show_facts: bool) -> None:
+    """Ratings and standings of the games in INPUT.
+
+    \b
+    INPUT is a results directory, or a CSV / JSONL file of games with the
+    columns first, second, result (1, 0.5, 0 or 1-0, 1/2-1/2, 0-1 from the
+    first player's side) and optionally variant, seq, pair_id.
+    Elo is the maximum-likelihood (Bradley-Terry) fit over all games, with
+    95% intervals; TrueSkill is computed with the trueskill package.
+    """
+    from arena.ratings.pairs import pairwise_table
+    from arena.ratings.standings import ALL, compute_standings, variants_of
+    from arena.reports.render import render_pairwise, render_standings
+
+    games = load_or_fail(input_path)
+    anchor_t = parse_anchor(anchor)
+    options = {"first_move": first_move, "bootstrap": bootstrap, "tau": tau,
+               "sequential_k": sequential_k}
+    try:
+        check_anchor(games, anchor_t, variant)
+        if fmt in ("csv", "json"):
+            if show_pairs:
+                click.echo(render_pairwise(pairwise_table(games, variant), fmt), nl=False)
+            else:
+                table = compute_standings(games, variant, anchor=anchor_t, **options)
+                click.echo(render_standings(table, fmt).rstrip("\n"))
+            return
+        sections: list[tuple[str | None, str | None]] = []
+        present = variants_of(games)
+        if variant is not None:
+            sections.append((variant, f"Variant {variant}"))
+        elif len(present) > 1:
+            sections.append((None, "All variants (pooled)"))
+            sections += [(v, f"Variant {v}") for v in present]
+        else:
+            sections.append((None, f"Variant {present[0]}" if present and present[0] else None))
+        out = []
+        for spec, title in sections:
+            part_anchor = anchor_t if spec is None or spec == variant else _anchor_in(
+                games, anchor_t, spec)
+            table = compute_standings(games, spec, anchor=part_anchor, **options)
+            if table.empty:
+                out.append(f"{title + ': ' if title else ''}no rated games in {input_path}")
+                continue
+            out.append(render_standings(table, fmt, title))
+        if show_pairs:
+            pair_title = "Head to head" + (f" ({variant})" if variant else "")
+            out.append(render_pairwise(pairwise_table(games, variant), fmt, pair_title))
+        if show_facts:
+            out.append(_facts(games, variant, fmt))
+        click.echo("\n".join(out).rstrip("\n"))
+    except ValueError as exc:
+        if "variant" in str(exc):
+            raise click.BadParameter(str(exc), param_hint="'--variant'") from None
+        raise click.ClickException(str(exc)) from None
+    _ = ALL
+
+
+def _anchor_in(games, anchor, spec):  # noqa: ANN001, ANN202
+    if anchor is None:
+        return None
+    import pandas as pd
+
+    from arena.ratings.standings import select_variant
+
+    g = select_variant(games, spec)
+    g = g.loc[pd.to_numeric(g["result"], errors="coerce").notna()]
+    return anchor if anchor[0] in set(g["first"].astype(str)) | set(g["second"].astype(str)) \
+        else None
+
+
+def _facts(games, variant, fmt) -> str:  # noqa: ANN001
+    from arena.ratings.facts import bot_facts, variant_facts
+    from arena.ratings.standings import select_variant
+    from arena.reports.render import markdown_table, text_table
+
+    g = select_variant(games, variant)
+    vf = variant_facts(g)
+    bf = bot_facts(g)
+
+    def num(x: float, d: int = 1) -> str:
+        return "-" if x != x else f"{x:.{d}f}"  # noqa: PLR0124 - NaN check
+
+    table = markdown_table if fmt == "markdown" else text_table
+    vh = ["variant", "games", "1st wins", "draws", "2nd wins", "1st score", "+-95%", "draw rate",
+          "mean plies"]
+    vr = [[str(r.variant) or "-", str(r.games), str(r.first_wins), str(r.draws),
+           str(r.second_wins), f"{100 * r.first_score:.1f}%",
+           f"{100 * r.first_score_margin:.1f}%", f"{100 * r.draw_rate:.1f}%", num(r.mean_plies)]
+          for r in vf.itertuples(index=False)]
+    bh = ["bot", "forfeits", "timeout", "illegal", "protocol", "crash", "handshake", "moves",
+          "ms p50", "ms p90", "ms p99", "ms max"]
+    br = [[str(r.bot), str(r.forfeits), str(r.forfeit_timeout), str(r.forfeit_illegal),
+           str(r.forfeit_protocol), str(r.forfeit_crash), str(r.forfeit_handshake),
+           str(r.moves_timed), num(r.ms_p50), num(r.ms_p90), num(r.ms_p99), num(r.ms_max)]
+          for r in bf.itertuples(index=False)]
+    head = "## " if fmt == "markdown" else ""
+    return (f"{head}Game facts per variant\n\n"
+            + table(vh, vr, ["l"] + ["r"] * (len(vh) - 1))
+            + f"\n\n{head}Forfeits and move times per bot\n\n"
+            + table(bh, br, ["l"] + ["r"] * (len(bh) - 1)) + "\n")

@@ -1,0 +1,612 @@
+"""Elo ratings: maximum likelihood over all bots at once, and sequential (K-factor) Elo.
+
+Maximum likelihood
+------------------
+The model is the logistic Bradley-Terry model on the standard Elo scale, with a draw counted as half
+a point (as in Ordo): the expected score of bot *i* moving first against bot *j* is
+
+    P(i beats j) = 1 / (1 + 10 ** (-(R_i - R_j + A) / 400))
+
+where ``A`` is the first-move advantage (0 unless it is fitted). The log-likelihood of a game with
+score ``s`` (1, 1/2 or 0 for the first player) is ``s log P + (1 - s) log(1 - P)``, so it only
+depends on the number of games and the total score of each *ordered* pair (first, second). Games are
+therefore counted per ordered pair first (:func:`count_pairs`, vectorised with numpy) and the fit
+(:func:`fit_elo`) runs Newton's method on those counts: a million games cost one pass of counting,
+the fit itself works on at most ``n_bots ** 2`` numbers.
+
+Uncertainty
+-----------
+``interval="covariance"`` (default): the covariance of the estimate is the inverse of the observed
+Fisher information (the negative Hessian of the log-likelihood at the optimum), taken as a
+Moore-Penrose pseudo-inverse because ratings are only defined up to a constant. The reported
+intervals are ``elo +- 1.959964 * se`` where *se* is the standard error of each rating **relative to
+the reference**: the pool mean (default, ratings sum to 0) or the anchor bot (which then has se 0).
+
+``bootstrap=B``: the counts of each ordered pair are resampled B times (multinomial over its
+wins/draws/losses, i.e. a bootstrap of games stratified by pairing), the model is refitted, and the
+interval is the 2.5 %-97.5 % percentile range of the refits.
+
+Regularisation
+--------------
+The maximum-likelihood estimate exists only if the "scored at least half a point against" graph is
+strongly connected: a bot that never lost (or never scored) would have an infinite rating. In that
+case only, every bot gets ``prior_games`` (default 1) virtual drawn game against a virtual opponent
+rated at the pool mean. That keeps every rating finite, with a wide interval for the bots that
+caused it, and leaves data sets whose estimate exists untouched (exact Ordo-style ratings). The fit
+reports ``regularised=True`` and a note when this happened. The same virtual draw is given to the
+first-move term when the first player won (or lost) every game.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+ELO_PER_NAT = 400.0 / math.log(10.0)  # 173.7177927613007: Elo points per natural-log unit
+Z95 = 1.959963984540054  # two-sided 95 % normal quantile
+
+
+# ---------------------------------------------------------------------------------------------
+# Counting
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PairCounts:
+    """Wins/draws/losses of each ordered pair (first seat, second seat), from the first's side."""
+
+    names: list[str]
+    first: np.ndarray  # int index into names (seat 1)
+    second: np.ndarray  # int index into names (seat 2)
+    wins: np.ndarray  # int64
+    draws: np.ndarray
+    losses: np.ndarray
+
+    @property
+    def n_bots(self) -> int:
+        return len(self.names)
+
+    @property
+    def games(self) -> np.ndarray:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> np.ndarray:
+        return self.wins + 0.5 * self.draws
+
+    def total_games(self) -> int:
+        return int(self.games.sum())
+
+
+def _codes(first: Sequence, second: Sequence, names: Sequence[str] | None):
+    first = pd.Series(np.asarray(first, dtype=object))
+    second = pd.Series(np.asarray(second, dtype=object))
+    if names is None:
+        both = pd.concat([first, second], ignore_index=True)
+        codes, uniques = pd.factorize(both, sort=True)
+        names = [str(x) for x in uniques]
+    else:
+        names = list(names)
+        cat = pd.Categorical(pd.concat([first, second], ignore_index=True), categories=names)
+        codes = np.asarray(cat.codes)
+        if (codes < 0).any():
+            missing = sorted(set(pd.concat([first, second])[codes < 0].astype(str)))
+            raise ValueError(f"bots not in the list of names: {', '.join(missing[:5])}")
+    codes = np.asarray(codes, dtype=np.int64)
+    return codes[: len(first)], codes[len(first) :], names
+
+
+def normalise_results(result: Sequence) -> np.ndarray:
+    """Results as floats (1, 0.5, 0 or NaN for void games)."""
+    arr = pd.to_numeric(pd.Series(np.asarray(result)), errors="coerce").to_numpy(dtype=float)
+    return arr
+
+
+def count_pairs(
+    first: Sequence, second: Sequence, result: Sequence, names: Sequence[str] | None = None
+) -> PairCounts:
+    """Count wins/draws/losses per ordered pair.
+
+    ``result`` is the first player's score (1, 0.5, 0); NaN (void) games and games of a bot against
+    itself are ignored. Bots are indexed in sorted order of their names unless ``names`` is given.
+    """
+    res = normalise_results(result)
+    first_a = np.asarray(first, dtype=object)
+    second_a = np.asarray(second, dtype=object)
+    if not (len(first_a) == len(second_a) == len(res)):
+        raise ValueError("first, second and result must have the same length")
+    keep = ~np.isnan(res)
+    first_a, second_a, res = first_a[keep], second_a[keep], res[keep]
+    i, j, names = _codes(first_a, second_a, names)
+    n = len(names)
+    bad = ~np.isin(res, (0.0, 0.5, 1.0))
+    if bad.any():
+        raise ValueError(f"results must be 1, 0.5 or 0, got {res[bad][0]!r}")
+    other = i != j
+    i, j, res = i[other], j[other], res[other]
+    key = i * n + j
+    size = n * n
+    wins = np.bincount(key[res == 1.0], minlength=size)
+    draws = np.bincount(key[res == 0.5], minlength=size)
+    losses = np.bincount(key[res == 0.0], minlength=size)
+    total = wins + draws + losses
+    nz = np.flatnonzero(total)
+    return PairCounts(
+        names=names,
+        first=(nz // n).astype(np.int64),
+        second=(nz % n).astype(np.int64),
+        wins=wins[nz].astype(np.int64),
+        draws=draws[nz].astype(np.int64),
+        losses=losses[nz].astype(np.int64),
+    )
+
+
+def count_games(games: pd.DataFrame, names: Sequence[str] | None = None) -> PairCounts:
+    """:func:`count_pairs` over a games table (columns ``first``, ``second``, ``result``)."""
+    return count_pairs(games["first"], games["second"], games["result"], names=names)
+
+
+# ---------------------------------------------------------------------------------------------
+# Maximum likelihood
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class EloFit:
+    """Result of :func:`fit_elo`. Ratings in Elo points, relative to ``reference``."""
+
+    names: list[str]
+    elo: np.ndarray
+    se: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    cov: np.ndarray  # covariance (Elo^2) of the reported ratings
+    first_move: float | None = None  # fitted first-move advantage (Elo), None if not fitted
+    first_move_se: float | None = None
+    reference: str = "mean 0"
+    interval: str = "covariance"
+    regularised: bool = False
+    note: str = ""
+    iterations: int = 0
+    converged: bool = True
+    log_likelihood: float = float("nan")
+    games: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(zip(self.names, self.elo.tolist(), strict=True))
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            {"bot": self.names, "elo": self.elo, "elo_se": self.se, "elo_lo": self.lo,
+             "elo_hi": self.hi}
+        )
+
+    def describe(self) -> str:
+        """One paragraph saying how the numbers were computed (for reports)."""
+        parts = [
+            "Elo: logistic Bradley-Terry maximum likelihood over all games at once "
+            "(draw = half a point, 400/ln10 scale, as Ordo)",
+            f"reference: {self.reference}",
+        ]
+        if self.interval == "covariance":
+            parts.append(
+                "95% intervals: +-1.96 standard errors from the inverse Fisher information "
+                "(covariance), relative to the reference"
+            )
+        else:
+            parts.append(f"95% intervals: {self.interval}")
+        if self.first_move is not None:
+            parts.append(
+                f"first-move advantage fitted: {self.first_move:+.1f} +- "
+                f"{Z95 * (self.first_move_se or 0.0):.1f} Elo"
+            )
+        if self.regularised:
+            parts.append(self.note)
+        return "; ".join(parts) + "."
+
+
+def _strongly_connected(n: int, i: np.ndarray, j: np.ndarray, scored_i: np.ndarray,
+                        scored_j: np.ndarray) -> bool:
+    """Is the graph with an edge a->b when a scored against b strongly connected?"""
+    if n <= 1:
+        return True
+    adj = np.zeros((n, n), dtype=bool)
+    adj[i[scored_i], j[scored_i]] = True
+    adj[j[scored_j], i[scored_j]] = True
+
+    def reach(mat: np.ndarray) -> bool:
+        seen = np.zeros(n, dtype=bool)
+        seen[0] = True
+        frontier = seen.copy()
+        while frontier.any():
+            new = mat[frontier].any(axis=0) & ~seen
+            seen |= new
+            frontier = new
+        return bool(seen.all())
+
+    return reach(adj) and reach(adj.T)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _log_sigmoid(x: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0.0, -x)
+
+
+class _Problem:
+    """Log-likelihood, gradient and information matrix of the model on pair counts."""
+
+    def __init__(self, counts: PairCounts, first_move: bool, prior_theta: float,
+                 prior_h: float):
+        self.n = counts.n_bots
+        self.i = counts.first
+        self.j = counts.second
+        self.N = counts.games.astype(float)
+        self.S = counts.points.astype(float)
+        self.first_move = first_move
+        self.prior_theta = prior_theta
+        self.prior_h = prior_h
+        self.dim = self.n + (1 if first_move else 0)
+
+    def split(self, x: np.ndarray) -> tuple[np.ndarray, float]:
+        return x[: self.n], (float(x[self.n]) if self.first_move else 0.0)
+
+    def loglik(self, x: np.ndarray) -> float:
+        theta, h = self.split(x)
+        d = theta[self.i] - theta[self.j] + h
+        ll = float(np.sum(self.S * _log_sigmoid(d) + (self.N - self.S) * _log_sigmoid(-d)))
+        if self.prior_theta:
+            ll += self.prior_theta * float(
+                np.sum(0.5 * _log_sigmoid(theta) + 0.5 * _log_sigmoid(-theta)))
+        if self.first_move and self.prior_h:
+            ll += self.prior_h * float(0.5 * _log_sigmoid(h) + 0.5 * _log_sigmoid(-h))
+        return ll
+
+    def derivatives(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient and information matrix (negative Hessian)."""
+        n = self.n
+        theta, h = self.split(x)
+        d = theta[self.i] - theta[self.j] + h
+        p = _sigmoid(d)
+        g = self.S - self.N * p
+        w = self.N * p * (1.0 - p)
+        grad = np.zeros(self.dim)
+        grad[:n] = np.bincount(self.i, g, n) - np.bincount(self.j, g, n)
+        info = np.zeros((self.dim, self.dim))
+        wi = np.bincount(self.i, w, n)
+        wj = np.bincount(self.j, w, n)
+        off = np.bincount(self.i * n + self.j, w, n * n).reshape(n, n)
+        block = -(off + off.T)
+        block[np.diag_indices(n)] += wi + wj
+        info[:n, :n] = block
+        if self.first_move:
+            grad[n] = g.sum()
+            info[n, n] = w.sum()
+            info[:n, n] = info[n, :n] = wi - wj
+        if self.prior_theta:
+            ps = _sigmoid(theta)
+            grad[:n] += self.prior_theta * (0.5 - ps)
+            info[np.arange(n), np.arange(n)] += self.prior_theta * ps * (1.0 - ps)
+        if self.first_move and self.prior_h:
+            ph = _sigmoid(np.array(h))
+            grad[n] += self.prior_h * float(0.5 - ph)
+            info[n, n] += self.prior_h * float(ph * (1.0 - ph))
+        return grad, info
+
+
+def _newton(prob: _Problem, x0: np.ndarray, tol: float = 1e-12, max_iter: int = 200):
+    """Maximise the log-likelihood; returns (x, information matrix, iterations, converged)."""
+    n = prob.n
+    e = np.zeros(prob.dim)
+    e[:n] = 1.0
+    # Without a prior the ratings are defined up to a constant: add e e^T / n to the information
+    # (the pseudo-inverse trick) so that the Newton step keeps the mean of the ratings fixed.
+    fix = np.outer(e, e) / n if not prob.prior_theta else 0.0
+    x = x0.copy()
+    ll = prob.loglik(x)
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):  # noqa: B007
+        grad, info = prob.derivatives(x)
+        try:
+            step = np.linalg.solve(info + fix, grad)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(info + fix, grad, rcond=None)[0]
+        t = 1.0
+        while True:
+            cand = x + t * step
+            ll_c = prob.loglik(cand)
+            if ll_c >= ll - 1e-12 * max(1.0, abs(ll)) or t < 1e-10:
+                break
+            t *= 0.5
+        x, ll = cand, ll_c
+        if float(np.max(np.abs(t * step), initial=0.0)) < tol:
+            converged = True
+            break
+    _, info = prob.derivatives(x)
+    return x, info, it, converged, ll
+
+
+def _covariance(prob: _Problem, info: np.ndarray) -> np.ndarray:
+    n = prob.n
+    if prob.prior_theta:
+        try:
+            return np.linalg.inv(info)
+        except np.linalg.LinAlgError:
+            return np.linalg.pinv(info)
+    e = np.zeros(prob.dim)
+    e[:n] = 1.0
+    ee = np.outer(e, e) / n
+    try:
+        return np.linalg.inv(info + ee) - ee
+    except np.linalg.LinAlgError:
+        return np.linalg.pinv(info)
+
+
+def _reference_transform(n: int, names: list[str], anchor: tuple[str, float] | None):
+    """Matrix T mapping raw ratings to reported ones (before adding the anchor value)."""
+    if anchor is None:
+        return np.eye(n) - np.full((n, n), 1.0 / n), 0.0, "mean 0"
+    bot, value = anchor
+    if bot not in names:
+        raise ValueError(f"anchor bot {bot!r} has no rated games")
+    a = names.index(bot)
+    t = np.eye(n)
+    t[:, a] -= 1.0
+    return t, float(value), f"{bot} = {value:g}"
+
+
+def fit_elo(
+    counts: PairCounts,
+    anchor: tuple[str, float] | None = None,
+    first_move: bool = False,
+    bootstrap: int = 0,
+    seed: int = 0,
+    prior_games: float = 1.0,
+    regularise: str = "auto",
+) -> EloFit:
+    """Maximum-likelihood Elo ratings from pair counts (see the module docstring).
+
+    anchor: ``(bot, value)`` to report ratings relative to that bot; default mean 0.
+    first_move: also fit a first-move advantage (in Elo, added to the first player's rating).
+    bootstrap: number of bootstrap resamples for the intervals (0 = covariance intervals).
+    regularise: ``"auto"`` (only when the estimate does not exist), ``"always"`` or ``"never"``.
+    """
+    names = counts.names
+    n = len(names)
+    if n == 0:
+        empty = np.zeros(0)
+        return EloFit(names=[], elo=empty, se=empty, lo=empty, hi=empty, cov=np.zeros((0, 0)),
+                      first_move=0.0 if first_move else None,
+                      first_move_se=0.0 if first_move else None)
+    transform, offset, reference = _reference_transform(n, names, anchor)
+
+    prior_theta, prior_h, note = _choose_prior(counts, first_move, prior_games, regularise)
+    prob = _Problem(counts, first_move, prior_theta, prior_h)
+    x, info, iterations, converged, ll = _newton(prob, np.zeros(prob.dim))
+    cov_raw = _covariance(prob, info) * ELO_PER_NAT**2
+    theta = x[:n] * ELO_PER_NAT
+    elo = transform @ theta + offset
+    cov = transform @ cov_raw[:n, :n] @ transform.T
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    fm = float(x[n] * ELO_PER_NAT) if first_move else None
+    fm_se = float(math.sqrt(max(cov_raw[n, n], 0.0))) if first_move else None
+    fit = EloFit(
+        names=list(names), elo=elo, se=se, lo=elo - Z95 * se, hi=elo + Z95 * se, cov=cov,
+        first_move=fm, first_move_se=fm_se, reference=reference, interval="covariance",
+        regularised=bool(prior_theta or prior_h), note=note, iterations=iterations,
+        converged=converged, log_likelihood=ll, games=counts.total_games(),
+    )
+    if bootstrap and bootstrap > 0:
+        _bootstrap(fit, counts, transform, offset, first_move, bootstrap, seed, prior_games,
+                   regularise, x)
+    return fit
+
+
+def _choose_prior(counts: PairCounts, first_move: bool, prior_games: float, regularise: str):
+    if regularise == "never":
+        return 0.0, 0.0, ""
+    if regularise == "always":
+        return (prior_games, prior_games if first_move else 0.0,
+                f"regularised: {prior_games:g} virtual draw per bot against a pool-mean opponent")
+    scored_i = (counts.wins + counts.draws) > 0
+    scored_j = (counts.losses + counts.draws) > 0
+    ok = _strongly_connected(counts.n_bots, counts.first, counts.second, scored_i, scored_j)
+    prior_theta = 0.0 if ok else prior_games
+    prior_h = 0.0
+    if first_move:
+        pts, games = counts.points.sum(), counts.games.sum()
+        if games == 0 or pts <= 0 or pts >= games:
+            prior_h = prior_games
+    note = ""
+    if prior_theta or prior_h:
+        why = []
+        if prior_theta:
+            never_lost = [counts.names[k] for k in _never(counts, lost=True)]
+            never_scored = [counts.names[k] for k in _never(counts, lost=False)]
+            if never_lost:
+                why.append("never lost: " + ", ".join(never_lost[:5]))
+            if never_scored:
+                why.append("never scored: " + ", ".join(never_scored[:5]))
+            if not why:
+                why.append("the results do not connect every bot in both directions")
+        if prior_h:
+            why.append("one seat scored every point")
+        note = (
+            "regularised because the maximum-likelihood estimate does not exist ("
+            + "; ".join(why)
+            + f"): {prior_games:g} virtual draw per bot against a pool-mean opponent, so those "
+            "ratings are finite with wide intervals"
+        )
+    return prior_theta, prior_h, note
+
+
+def _never(counts: PairCounts, lost: bool) -> list[int]:
+    n = counts.n_bots
+    if lost:  # points given away: losses as first, wins of the opponent when second
+        given = np.bincount(counts.first, counts.losses + counts.draws, n) + np.bincount(
+            counts.second, counts.wins + counts.draws, n)
+    else:
+        given = np.bincount(counts.first, counts.wins + counts.draws, n) + np.bincount(
+            counts.second, counts.losses + counts.draws, n)
+    return [int(k) for k in np.flatnonzero(given == 0)]
+
+
+def _bootstrap(fit: EloFit, counts: PairCounts, transform, offset, first_move, b, seed,
+               prior_games, regularise, x0) -> None:
+    rng = np.random.default_rng(seed)
+    n = counts.n_bots
+    games = counts.games
+    probs = np.stack([counts.wins, counts.draws, counts.losses], axis=1) / games[:, None]
+    samples = np.empty((b, n))
+    fm_samples = np.empty(b)
+    for r in range(b):
+        wdl = rng.multinomial(games, probs)
+        c = PairCounts(counts.names, counts.first, counts.second, wdl[:, 0], wdl[:, 1], wdl[:, 2])
+        pt, ph, _ = _choose_prior(c, first_move, prior_games, regularise)
+        prob = _Problem(c, first_move, pt, ph)
+        x, _, _, _, _ = _newton(prob, x0, tol=1e-9, max_iter=50)
+        samples[r] = transform @ (x[:n] * ELO_PER_NAT) + offset
+        fm_samples[r] = x[n] * ELO_PER_NAT if first_move else 0.0
+    fit.lo = np.percentile(samples, 2.5, axis=0)
+    fit.hi = np.percentile(samples, 97.5, axis=0)
+    fit.se = samples.std(axis=0, ddof=1) if b > 1 else np.zeros(n)
+    fit.cov = np.cov(samples, rowvar=False) if b > 1 else np.zeros((n, n))
+    if first_move and b > 1:
+        fit.first_move_se = float(fm_samples.std(ddof=1))
+    fit.interval = (f"bootstrap: 2.5-97.5 percentiles of {b} refits on games resampled within "
+                    "each pairing")
+
+
+def elo_mle(
+    games: pd.DataFrame,
+    anchor: tuple[str, float] | None = None,
+    first_move: bool = False,
+    bootstrap: int = 0,
+    seed: int = 0,
+    names: Sequence[str] | None = None,
+) -> EloFit:
+    """Maximum-likelihood Elo of every bot of a games table (``first``, ``second``, ``result``)."""
+    return fit_elo(count_games(games, names=names), anchor=anchor, first_move=first_move,
+                   bootstrap=bootstrap, seed=seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sequential Elo
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SequentialElo:
+    """Classic incremental Elo. ORDER-DEPENDENT: the same games in another order give other
+    numbers; use the maximum-likelihood ratings to compare strengths."""
+
+    names: list[str]
+    elo: np.ndarray
+    k: float
+    history: np.ndarray | None = None  # (games, n_bots) ratings after each game, if requested
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(zip(self.names, self.elo.tolist(), strict=True))
+
+
+def sequential_elo(
+    games: pd.DataFrame,
+    k: float = 16.0,
+    initial: float = 0.0,
+    names: Sequence[str] | None = None,
+    keep_history: bool = False,
+) -> SequentialElo:
+    """Incremental Elo with a fixed K-factor, processing games by ``seq`` (or table order).
+
+    The result depends on the order of the games (it is labelled so in every output).
+    """
+    g = games
+    if "seq" in g.columns and len(g):
+        g = g.sort_values("seq", kind="stable")
+    res = normalise_results(g["result"])
+    keep = ~np.isnan(res)
+    first = np.asarray(g["first"], dtype=object)[keep]
+    second = np.asarray(g["second"], dtype=object)[keep]
+    res = res[keep]
+    i, j, names = _codes(first, second, names)
+    r = [float(initial)] * len(names)
+    hist = np.empty((len(res), len(names))) if keep_history else None
+    kk = float(k)
+    for t, (a, b, s) in enumerate(zip(i.tolist(), j.tolist(), res.tolist(), strict=True)):
+        expected = 1.0 / (1.0 + 10.0 ** ((r[b] - r[a]) / 400.0))
+        delta = kk * (s - expected)
+        r[a] += delta
+        r[b] -= delta
+        if hist is not None:
+            hist[t] = r
+    return SequentialElo(names=list(names), elo=np.array(r), k=kk, history=hist)
+
+
+def expected_score(elo_diff: float | np.ndarray) -> float | np.ndarray:
+    """Logistic expected score for a rating difference in Elo."""
+    return 1.0 / (1.0 + np.power(10.0, -np.asarray(elo_diff, dtype=float) / 400.0))
+
+
+def elo_history(games: pd.DataFrame, points: int = 30, anchor: tuple[str, float] | None = None,
+                ) -> pd.DataFrame:
+    """Maximum-likelihood ratings refitted on the first k games (in ``seq`` order) for about
+    ``points`` values of k: columns ``games`` (k), ``bot``, ``elo``, ``elo_lo``, ``elo_hi``.
+
+    Unlike sequential Elo every point is the order-free estimate of the games so far. Bots enter
+    the curve once they have played.
+    """
+    g = games
+    if "seq" in g.columns and len(g):
+        g = g.sort_values("seq", kind="stable")
+    res = normalise_results(g["result"])
+    keep = ~np.isnan(res)
+    first = np.asarray(g["first"], dtype=object)[keep]
+    second = np.asarray(g["second"], dtype=object)[keep]
+    res = res[keep]
+    i, j, names = _codes(first, second, None)
+    other = i != j
+    i, j, res = i[other], j[other], res[other]
+    total = len(res)
+    cols = ["games", "bot", "elo", "elo_lo", "elo_hi"]
+    if total == 0:
+        return pd.DataFrame(columns=cols)
+    n = len(names)
+    ks = np.unique(np.linspace(0, total, num=max(2, points) + 1)[1:].round().astype(int))
+    ks = ks[ks > 0]
+    key = i * n + j
+    # first game index of every bot, to know who is in the pool at each k
+    entry = np.full(n, total, dtype=np.int64)
+    np.minimum.at(entry, i, np.arange(total))
+    np.minimum.at(entry, j, np.arange(total))
+    frames = []
+    for k in ks.tolist():
+        present = np.flatnonzero(entry < k)
+        if len(present) < 2:
+            continue
+        remap = np.full(n, -1, dtype=np.int64)
+        remap[present] = np.arange(len(present))
+        m = len(present)
+        kk = key[:k]
+        rr = res[:k]
+        sub_key = remap[kk // n] * m + remap[kk % n]
+        wins = np.bincount(sub_key[rr == 1.0], minlength=m * m)
+        draws = np.bincount(sub_key[rr == 0.5], minlength=m * m)
+        losses = np.bincount(sub_key[rr == 0.0], minlength=m * m)
+        nz = np.flatnonzero(wins + draws + losses)
+        sub_names = [names[p] for p in present]
+        counts = PairCounts(sub_names, nz // m, nz % m, wins[nz], draws[nz], losses[nz])
+        use_anchor = anchor if anchor is not None and anchor[0] in sub_names else None
+        fit = fit_elo(counts, anchor=use_anchor)
+        frames.append(pd.DataFrame({"games": k, "bot": sub_names, "elo": fit.elo,
+                                    "elo_lo": fit.lo, "elo_hi": fit.hi}))
+    if not frames:
+        return pd.DataFrame(columns=cols)
+    return pd.concat(frames, ignore_index=True)

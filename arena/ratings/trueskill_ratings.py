@@ -1,0 +1,141 @@
+"""TrueSkill ratings through the ``trueskill`` package.
+
+Games are processed in order (``seq`` if present), so TrueSkill, like sequential Elo, depends on the
+order of the games; with ``tau = 0`` (the default here: bots do not change strength between games)
+the dependence is weak.
+
+For speed the one-against-one update is written out in closed form (the two-team factor graph has
+no loop, so one pass is exact) using the package's own environment: its ``v``/``w`` functions, its
+draw margin and its normal CDF backend. The result equals ``trueskill.rate_1vs1`` (tested against
+the package and against reference vectors); ``exact=True`` calls ``rate_1vs1`` for every game.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import trueskill
+
+from arena.ratings.elo import _codes, normalise_results
+
+DEFAULT_MU = 25.0
+DEFAULT_SIGMA = DEFAULT_MU / 3.0
+
+
+@dataclass
+class TrueSkillResult:
+    names: list[str]
+    mu: np.ndarray
+    sigma: np.ndarray
+    draw_probability: float
+    tau: float
+    beta: float
+
+    @property
+    def conservative(self) -> np.ndarray:
+        """mu - 3 sigma: a rating the bot is very likely (99.9 %) to exceed."""
+        return self.mu - 3.0 * self.sigma
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"bot": self.names, "ts_mu": self.mu, "ts_sigma": self.sigma,
+                             "ts_conservative": self.conservative})
+
+
+def make_env(
+    mu: float = DEFAULT_MU,
+    sigma: float | None = None,
+    beta: float | None = None,
+    tau: float = 0.0,
+    draw_probability: float = 0.1,
+) -> trueskill.TrueSkill:
+    sigma = mu / 3.0 if sigma is None else sigma
+    beta = sigma / 2.0 if beta is None else beta
+    return trueskill.TrueSkill(mu=mu, sigma=sigma, beta=beta, tau=tau,
+                               draw_probability=draw_probability)
+
+
+def rate_1vs1_fast(env: trueskill.TrueSkill, r1: tuple[float, float], r2: tuple[float, float],
+                   drawn: bool = False, draw_margin: float | None = None):
+    """Closed-form ``trueskill.rate_1vs1``: r1 is the winner unless drawn. Returns (mu, sigma) x 2."""
+    mu1, s1 = r1
+    mu2, s2 = r2
+    tau2 = env.tau * env.tau
+    v1 = s1 * s1 + tau2
+    v2 = s2 * s2 + tau2
+    c2 = 2.0 * env.beta * env.beta + v1 + v2
+    c = math.sqrt(c2)
+    if draw_margin is None:
+        draw_margin = trueskill.calc_draw_margin(env.draw_probability, 2, env=env)
+    t = (mu1 - mu2) / c
+    eps = draw_margin / c
+    if drawn:
+        v = env.v_draw(t, eps)
+        w = env.w_draw(t, eps)
+    else:
+        v = env.v_win(t, eps)
+        w = env.w_win(t, eps)
+    new1 = (mu1 + v1 / c * v, math.sqrt(v1 * (1.0 - v1 / c2 * w)))
+    new2 = (mu2 - v2 / c * v, math.sqrt(v2 * (1.0 - v2 / c2 * w)))
+    return new1, new2
+
+
+def trueskill_ratings(
+    games: pd.DataFrame,
+    tau: float = 0.0,
+    draw_probability: float | None = None,
+    mu: float = DEFAULT_MU,
+    sigma: float | None = None,
+    beta: float | None = None,
+    names: Sequence[str] | None = None,
+    exact: bool = False,
+) -> TrueSkillResult:
+    """TrueSkill of every bot of a games table, games in ``seq`` order.
+
+    draw_probability: None = the observed draw rate of the games (clamped to [0.001, 0.9]).
+    tau: dynamics factor added to sigma before every game; 0 for bots of constant strength.
+    """
+    g = games
+    if "seq" in g.columns and len(g):
+        g = g.sort_values("seq", kind="stable")
+    res = normalise_results(g["result"])
+    keep = ~np.isnan(res)
+    first = np.asarray(g["first"], dtype=object)[keep]
+    second = np.asarray(g["second"], dtype=object)[keep]
+    res = res[keep]
+    i, j, names = _codes(first, second, names)
+    if draw_probability is None:
+        rate = float(np.mean(res == 0.5)) if len(res) else 0.1
+        draw_probability = min(max(rate, 0.001), 0.9)
+    env = make_env(mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability)
+    n = len(names)
+    mus = [env.mu] * n
+    sig = [env.sigma] * n
+    other = i != j
+    if exact:
+        ratings = [env.create_rating() for _ in range(n)]
+        for a, b, s in zip(i[other].tolist(), j[other].tolist(), res[other].tolist(),
+                           strict=True):
+            if s == 0.0:
+                ratings[b], ratings[a] = trueskill.rate_1vs1(ratings[b], ratings[a], env=env)
+            else:
+                ratings[a], ratings[b] = trueskill.rate_1vs1(ratings[a], ratings[b],
+                                                             drawn=s == 0.5, env=env)
+        mus = [r.mu for r in ratings]
+        sig = [r.sigma for r in ratings]
+    else:
+        margin = trueskill.calc_draw_margin(env.draw_probability, 2, env=env)
+        for a, b, s in zip(i[other].tolist(), j[other].tolist(), res[other].tolist(),
+                           strict=True):
+            if s == 0.0:
+                (mus[b], sig[b]), (mus[a], sig[a]) = rate_1vs1_fast(
+                    env, (mus[b], sig[b]), (mus[a], sig[a]), False, margin)
+            else:
+                (mus[a], sig[a]), (mus[b], sig[b]) = rate_1vs1_fast(
+                    env, (mus[a], sig[a]), (mus[b], sig[b]), s == 0.5, margin)
+    return TrueSkillResult(names=list(names), mu=np.array(mus, dtype=float),
+                           sigma=np.array(sig, dtype=float), draw_probability=draw_probability,
+                           tau=float(tau), beta=float(env.beta))

@@ -1,0 +1,80 @@
+"""Reports: loading games tables, standings files and charts.
+
+``write_reports(results_dir)`` is what the tournament runner calls at the end of a run: it writes
+``standings.md`` (pooled and per-variant tables, head to head), ``standings.csv`` and
+``standings.json`` (pooled), ``standings_variants.csv`` (every table, with a ``variant`` column,
+``all`` = pooled) and ``pairs.csv`` into the results directory, and the charts into
+``results_dir/plots/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["load_games", "write_plots", "write_reports"]
+
+
+def load_games(path):  # noqa: ANN001, ANN201 - thin lazy wrapper
+    from arena.reports.games_io import load_games as _load
+
+    return _load(path)
+
+
+def write_plots(games_df, out_dir, **kwargs):  # noqa: ANN001, ANN201
+    from arena.reports.plots import write_plots as _write
+
+    return _write(games_df, out_dir, **kwargs)
+
+
+def write_reports(results_dir: Path, anchor: tuple[str, float] | None = None,
+                  plots: bool = True) -> list[Path]:
+    """Load the games of ``results_dir`` and write the standings files and the plots.
+
+    Returns the paths written (the tournament runner may ignore it).
+    """
+    from arena.ratings.pairs import pairwise_table
+    from arena.ratings.standings import standings_by_variant
+    from arena.reports.games_io import load_games as _load
+    from arena.reports.render import render_pairwise, render_standings, to_csv, to_json
+
+    results_dir = Path(results_dir)
+    games = _load(results_dir)
+    tables = standings_by_variant(games, anchor=anchor)
+    pooled = tables["all"]
+    written: list[Path] = []
+
+    md = ["# Standings", ""]
+    if len(tables) > 2:  # pooled + more than one variant
+        md.append(render_standings(pooled, "markdown", "All variants (pooled)"))
+        for name, table in tables.items():
+            if name != "all":
+                md.append(render_standings(table, "markdown", f"Variant {name}"))
+    else:
+        title = next((k for k in tables if k != "all"), None)
+        md.append(render_standings(pooled, "markdown", f"Variant {title}" if title else None))
+    pairs = pairwise_table(games)
+    md.append(render_pairwise(pairs, "markdown", "Head to head (all variants)"))
+    path = results_dir / "standings.md"
+    path.write_text("\n".join(md), encoding="utf-8")
+    written.append(path)
+
+    path = results_dir / "standings.csv"
+    path.write_text(to_csv(pooled), encoding="utf-8")
+    written.append(path)
+    path = results_dir / "standings.json"
+    path.write_text(to_json(pooled) + "\n", encoding="utf-8")
+    written.append(path)
+    import pandas as pd
+
+    long = pd.concat([t.assign(variant=name) for name, t in tables.items()], ignore_index=True)
+    path = results_dir / "standings_variants.csv"
+    path.write_text(to_csv(long[["variant", *pooled.columns]]), encoding="utf-8")
+    written.append(path)
+    path = results_dir / "pairs.csv"
+    path.write_text(to_csv(pairs), encoding="utf-8")
+    written.append(path)
+    if plots:
+        from arena.reports.plots import write_plots as _write
+
+        written += _write(games, results_dir / "plots", anchor=anchor, standings=pooled)
+    return written

@@ -1,0 +1,156 @@
+"""Render standings and pairwise tables as plain text, Markdown, CSV or JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+def _num(x: object, digits: int = 1, signed: bool = False) -> str:
+    if x is None:
+        return "-"
+    try:
+        f = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(x)
+    if math.isnan(f):
+        return "-"
+    if math.isinf(f):
+        return "+inf" if f > 0 else "-inf"
+    return f"{f:+.{digits}f}" if signed else f"{f:.{digits}f}"
+
+
+def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
+    """Headers, rows of strings and alignments ('l'/'r') for a standings table."""
+    headers = ["#", "bot", "games", "W", "D", "L", "score", "Elo", "95% interval",
+               "TS mu", "TS sigma", "mu-3s", "forfeits"]
+    has_seq = "elo_seq" in table.columns
+    if has_seq:
+        headers.append("seq Elo*")
+    rows = []
+    for r in table.to_dict("records"):
+        row = [
+            str(r["rank"]), str(r["bot"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
+            str(r["losses"]), _num(100 * r["score"], 1) + "%", _num(r["elo"], 1, signed=True),
+            f"[{_num(r['elo_lo'], 0, True)}, {_num(r['elo_hi'], 0, True)}]",
+            _num(r["ts_mu"], 2), _num(r["ts_sigma"], 2), _num(r["ts_conservative"], 2),
+            str(r["forfeits"]),
+        ]
+        if has_seq:
+            row.append(_num(r["elo_seq"], 1, signed=True))
+        rows.append(row)
+    align = ["r", "l"] + ["r"] * (len(headers) - 2)
+    return headers, rows, align
+
+
+def pairwise_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
+    headers = ["bot A", "bot B", "games", "W", "D", "L", "score A", "Elo diff", "+-95%", "LOS",
+               "pairs", "penta (0..1)", "nElo", "+-95%"]
+    rows = []
+    for r in table.to_dict("records"):
+        rows.append([
+            str(r["bot_a"]), str(r["bot_b"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
+            str(r["losses"]), _num(100 * r["score"], 1) + "%", _num(r["elo_diff"], 1, True),
+            _num(r["elo_margin"], 1), _num(100 * r["los"], 1) + "%", str(r["pairs"]),
+            r["penta"] or "-", _num(r["nelo"], 1, True), _num(r["nelo_margin"], 1),
+        ])
+    return headers, rows, ["l", "l"] + ["r"] * (len(headers) - 2)
+
+
+def text_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+
+    def fmt(cells: list[str]) -> str:
+        out = [c.ljust(w) if a == "l" else c.rjust(w)
+               for c, w, a in zip(cells, widths, align, strict=True)]
+        return "  ".join(out).rstrip()
+
+    lines = [fmt(headers), "  ".join("-" * w for w in widths)]
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines)
+
+
+def markdown_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
+    def esc(c: str) -> str:
+        return c.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(esc(h) for h in headers) + " |",
+             "|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|"]
+    lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _clean(value: object) -> object:
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if hasattr(value, "item"):  # numpy scalar
+        return _clean(value.item())  # type: ignore[union-attr]
+    return value
+
+
+def records(table: pd.DataFrame) -> list[dict]:
+    return [{k: _clean(v) for k, v in row.items()} for row in table.to_dict("records")]
+
+
+def to_json(table: pd.DataFrame) -> str:
+    return json.dumps(records(table), indent=2)
+
+
+def to_csv(table: pd.DataFrame) -> str:
+    return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+
+
+def notes_of(table: pd.DataFrame) -> list[str]:
+    notes = list(table.attrs.get("notes", []))
+    if table.attrs.get("first_move") is not None:
+        pass  # already in the method note
+    return notes
+
+
+def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None) -> str:
+    """One standings table in ``fmt`` (table, markdown, csv, json)."""
+    if fmt == "json":
+        return to_json(table)
+    if fmt == "csv":
+        return to_csv(table)
+    headers, rows, align = standings_display(table)
+    notes = notes_of(table)
+    if fmt == "markdown":
+        parts = []
+        if title:
+            parts.append(f"## {title}\n")
+        parts.append(markdown_table(headers, rows, align))
+        if notes:
+            parts.append("")
+            parts += [f"- {n}" for n in notes]
+        return "\n".join(parts) + "\n"
+    parts = []
+    if title:
+        parts += [title, "=" * len(title)]
+    parts.append(text_table(headers, rows, align))
+    if notes:
+        parts.append("")
+        parts += [f"* {n}" for n in notes]
+    return "\n".join(parts) + "\n"
+
+
+def render_pairwise(table: pd.DataFrame, fmt: str, title: str | None = None) -> str:
+    if fmt == "json":
+        return to_json(table)
+    if fmt == "csv":
+        return to_csv(table)
+    headers, rows, align = pairwise_display(table)
+    note = ("Score, Elo diff, +-95% margin and LOS from A's W/D/L (trinomial); penta = pairs of "
+            "games with swapped seats in which A scored 0, 1/4, 1/2, 3/4, 1; nElo = normalized "
+            "Elo (pentanomial when there are pairs).")
+    if fmt == "markdown":
+        head = f"## {title}\n\n" if title else ""
+        return head + markdown_table(headers, rows, align) + f"\n\n- {note}\n"
+    head = f"{title}\n{'=' * len(title)}\n" if title else ""
+    return head + text_table(headers, rows, align) + f"\n\n* {note}\n"
