@@ -45,3 +45,7 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Run tournaments between Four-in-a-Row bots and rate them."""
+
+
+if __name__ == "__main__":
+    main()

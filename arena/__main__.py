@@ -1,0 +1,5 @@
+"""`python -m arena` runs the `arena` command."""
+
+from arena.cli import main
+
+main()

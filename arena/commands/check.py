@@ -1,0 +1,54 @@
+"""`arena check BOT`: a conformance test for bot authors (exit status 0 only if all pass)."""
+
+from __future__ import annotations
+
+import shlex
+
+import click
+
+
+@click.command(name="check")
+@click.argument("bot")
+@click.option("--args", "bot_args", default="", help="Extra command-line arguments (one string).")
+@click.option("--games", "-n", default=2, show_default=True, type=click.IntRange(min=1),
+              help="Games per preset against random.")
+@click.option("--move-ms", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Per-move limit in ms.")
+@click.option("--startup-ms", default=5000, show_default=True, type=click.IntRange(min=0),
+              help="Start-up allowance in ms.")
+def command(bot, bot_args, games, move_ms, startup_ms) -> None:
+    """Check that BOT follows the protocol: handshake, unknown lines, games in every preset
+    against random (pops, fixed columns, an opening, a clock), back-to-back games in one process,
+    quit. Prints pass/fail per check with hints, start-up time and move-time percentiles."""
+    from arena.botspec import BotSpecError, resolve_bot
+    from arena.conformance import run_checks
+    from arena.referee import TimeControl
+
+    try:
+        spec = resolve_bot(bot, shlex.split(bot_args))
+    except (BotSpecError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    tc = TimeControl(move_ms=move_ms, startup_ms=startup_ms)
+    click.echo(f"checking {spec.name} ({' '.join(spec.argv)})")
+
+    def show(result) -> None:
+        mark = "PASS" if result.ok else "FAIL"
+        text = f"{mark}  {result.name}"
+        if result.detail:
+            text += f": {result.detail}"
+        click.echo(text)
+        if not result.ok and result.hint:
+            click.echo(f"      hint: {result.hint}")
+
+    report = run_checks(spec, tc, games, progress=show)
+    if report.startup_ms:
+        values = sorted(report.startup_ms)
+        click.echo(f"start-up: {values[len(values) // 2]:.0f} ms median, {values[-1]:.0f} ms max "
+                   f"over {len(values)} start(s)")
+    pct = report.percentiles()
+    if pct:
+        click.echo("move time: " + ", ".join(f"{k} {v:.1f} ms" for k, v in pct.items())
+                   + f" over {len(report.move_ms)} moves")
+    failed = sum(not r.ok for r in report.results)
+    click.echo("all checks passed" if report.ok else f"{failed} check(s) failed")
+    raise SystemExit(0 if report.ok else 1)

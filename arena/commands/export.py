@@ -1,0 +1,35 @@
+"""`arena export`: the games of a results directory as CSV or JSON Lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command(name="export")
+@click.argument("results_dir", metavar="DIR", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv",
+              show_default=True, help="Output format.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Output file (default: standard output).")
+def command(results_dir: Path, fmt: str, out: Path | None) -> None:
+    """Export the games of a results directory as CSV or JSONL (one row per game)."""
+    import sqlite3
+
+    from arena.tournament.export import export_games
+
+    try:
+        count = export_games(results_dir, fmt, out)
+    except BrokenPipeError:  # e.g. piped into `head`
+        import os
+        import sys
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from None
+    except (sqlite3.Error, OSError) as error:
+        raise click.ClickException(f"cannot export {results_dir}: {error}") from None
+    if out is not None:
+        click.echo(f"{count} games written to {out}", err=True)

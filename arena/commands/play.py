@@ -1,0 +1,140 @@
+"""`arena play BOT_A BOT_B`: a match between two bots, with a line per game and a W/D/L summary."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+
+import click
+
+
+def _game_dict(record) -> dict:
+    return {
+        "game_id": record.game_id,
+        "variant": record.variant,
+        "first": record.first,
+        "second": record.second,
+        "winner": record.winner_name,
+        "winner_seat": record.winner,
+        "result": record.result,
+        "reason": record.reason,
+        "forfeit_by": record.forfeit_by,
+        "detail": record.detail,
+        "void": record.void,
+        "plies": record.plies,
+        "moves": record.moves,
+        "opening": record.opening,
+        "move_ms": record.move_ms,
+        "move_cpu_ms": record.move_cpu_ms,
+        "started_at": record.started_at,
+        "finished_at": record.finished_at,
+        "first_hash": record.first_hash,
+        "second_hash": record.second_hash,
+        "first_version": record.first_version,
+        "second_version": record.second_version,
+    }
+
+
+def describe_game(record) -> str:
+    head = f"{record.game_id} {record.variant}: {record.first} (1) vs {record.second} (2):"
+    if record.void:
+        return f"{head} void ({record.detail})"
+    if record.winner is None:
+        text = f"draw ({record.reason}, {record.plies} plies)"
+    else:
+        text = f"{record.winner_name} wins ({record.reason}, {record.plies} plies)"
+    if record.forfeit_by:
+        text += f" - seat {record.forfeit_by} forfeits: {record.detail}"
+    return f"{head} {text}"
+
+
+@click.command(name="play")
+@click.argument("bot_a")
+@click.argument("bot_b")
+@click.option("--variant", "-v", "variants", multiple=True, default=("classic",), show_default=True,
+              help="Variant spec (repeat for several), e.g. classic, popout:8x7, five.")
+@click.option("--games", "-n", default=2, show_default=True, type=click.IntRange(min=1),
+              help="Games per variant; the first player alternates, A first.")
+@click.option("--move-ms", type=click.IntRange(min=1), default=None,
+              help="Per-move limit in ms [default: 1000 unless --base-ms is given].")
+@click.option("--base-ms", type=click.IntRange(min=1), default=None,
+              help="Clock: base time per game in ms.")
+@click.option("--increment-ms", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Clock: increment per move in ms.")
+@click.option("--startup-ms", type=click.IntRange(min=0), default=5000, show_default=True,
+              help="Allowance for start-up and the handshake (and again for the first move).")
+@click.option("--grace-ms", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Grace margin added to every deadline.")
+@click.option("--opening", default="", help="Opening moves applied before the bots play, "
+              "e.g. 'd4 d3'.")
+@click.option("--args-a", default="", help="Extra command-line arguments for bot A (one string).")
+@click.option("--args-b", default="", help="Extra command-line arguments for bot B (one string).")
+@click.option("--restart-every-game", is_flag=True,
+              help="Start fresh bot processes for every game (default: keep them).")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None,
+              help="Write each bot's stderr per game to this folder.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object per game (summary on stderr).")
+def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, startup_ms, grace_ms,
+            opening, args_a, args_b, restart_every_game, log_dir, as_json) -> None:
+    """Play GAMES games per variant between BOT_A and BOT_B.
+
+    A bot is a path to an executable, a .py file, a folder with a bot.toml, or the name of a
+    bundled bot (random, greedy, ...).
+    """
+    from pathlib import Path
+
+    from arena.botspec import BotSpecError, resolve_bot
+    from arena.game import IllegalMoveError, MoveError, VariantError, parse_move, parse_variant
+    from arena.match import play_match
+    from arena.referee import TimeControl
+
+    try:
+        spec_a = resolve_bot(bot_a, shlex.split(args_a))
+        spec_b = resolve_bot(bot_b, shlex.split(args_b))
+        parsed = [parse_variant(v) for v in variants]
+        if move_ms is None and base_ms is None:
+            move_ms = 1000
+        tc = TimeControl(move_ms=move_ms, base_ms=base_ms, increment_ms=increment_ms,
+                         startup_ms=startup_ms, grace_ms=grace_ms)
+        opening_moves = [parse_move(t) for t in opening.split()]
+        from arena.game import Game
+
+        for variant in parsed:
+            g = Game(variant)
+            for m in opening_moves:
+                g.push(m)
+            if g.outcome is not None:
+                raise ValueError(f"opening {opening!r} ends the game in {variant.spec}")
+    except (BotSpecError, VariantError, MoveError, IllegalMoveError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+
+    out = click.echo
+
+    def on_game(n: int, record) -> None:
+        if as_json:
+            out(json.dumps(_game_dict(record)))
+        else:
+            out(describe_game(record))
+        sys.stdout.flush()
+
+    try:
+        result = play_match(
+            spec_a, spec_b, parsed, games, tc, restart_every_game=restart_every_game,
+            log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
+        )
+    except KeyboardInterrupt:
+        raise click.Abort() from None
+    lines = []
+    if len(parsed) > 1:
+        for variant in parsed:
+            w, d, losses = result.score(variant.spec)
+            lines.append(f"{variant.spec}: {result.a} vs {result.b}: W {w} D {d} L {losses}")
+    w, d, losses = result.score()
+    total = f"{result.a} vs {result.b}: W {w} D {d} L {losses} (score {w + d / 2:g}/{w + d + losses})"
+    if result.void_games:
+        total += f", {result.void_games} void"
+    lines.append(total)
+    for line in lines:
+        click.echo(line, err=as_json)

@@ -1,0 +1,31 @@
+"""`arena publish`: build a static leaderboard website from a results directory."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command(name="publish")
+@click.argument("results", metavar="RESULTS", type=click.Path(path_type=str))
+@click.option("--out", "out_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=str),
+              default=None, help="Where to write the site (default: RESULTS/site).")
+@click.option("--no-plots", is_flag=True, help="Skip the charts (faster).")
+def command(results: str, out_dir: str | None, no_plots: bool) -> None:
+    """Build a static site from the tournament in RESULTS.
+
+    \b
+    RESULTS is a results directory (or a CSV / JSONL games file). The site is plain files:
+    leaderboard (overall and per variant), crosstable, plots, a page per bot, a list of games
+    with a replay viewer, a Markdown leaderboard and CSV / JSON downloads. It works offline:
+    open DIR/index.html in a browser or copy DIR to any static host.
+    """
+    from arena.publish.site import PublishError, build_site
+
+    try:
+        out = build_site(results, out_dir, plots=not no_plots)
+    except PublishError as error:
+        raise click.ClickException(str(error)) from None
+    except (ValueError, OSError) as error:  # GamesFileError and friends: one line, no traceback
+        text = str(error).strip().splitlines()
+        raise click.ClickException(text[0] if text else type(error).__name__) from None
+    click.echo(f"site written to {out}/index.html")

@@ -1,0 +1,189 @@
+"""The checks behind `arena check BOT`: a conformance test for bot authors."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from arena import protocol
+from arena.botspec import BotSpec, resolve_bot
+from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
+from arena.process import BotIOError, BotProcess
+from arena.referee import GameRecord, Player, TimeControl, play_game
+
+HINTS = {
+    "handshake": "answer 'hello protocol=fiar version=1' with 'hello name=YOURNAME' and flush "
+                 "stdout; start faster if it timed out",
+    "unknown lines": "ignore arena lines whose first word you do not know, and unknown key=value "
+                     "fields",
+    "timeout": "answer every turn within time_ms; flush stdout after each line",
+    "illegal": "replay the move list from the start position of the game line (start=, fixed=), "
+               "dN drops and pN pops; only play legal moves",
+    "protocol": "answer with one 'move dN' line; send nothing but 'info ...' lines before it",
+    "crash": "see the bot's stderr log; the bot must keep running until 'quit'",
+    "handshake-forfeit": "answer the hello line within startup_ms",
+    "quit": "exit promptly after the 'quit' line",
+}
+
+
+@dataclass
+class CheckResult:
+    name: str
+    ok: bool
+    detail: str = ""
+    hint: str = ""
+
+
+@dataclass
+class CheckReport:
+    bot: str
+    results: list[CheckResult] = field(default_factory=list)
+    startup_ms: list[float] = field(default_factory=list)
+    move_ms: list[float] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.results) and all(r.ok for r in self.results)
+
+    def percentiles(self) -> dict[str, float]:
+        values = sorted(self.move_ms)
+        if not values:
+            return {}
+
+        def pick(q: float) -> float:
+            return values[min(len(values) - 1, int(q * len(values)))]
+
+        return {"p50": pick(0.5), "p90": pick(0.9), "p99": pick(0.99), "max": values[-1]}
+
+
+def _hint_for(record: GameRecord) -> str:
+    return HINTS.get(record.reason, "")
+
+
+def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckResult]:
+    """Handshake (with unknown keys), unknown lines, a turn, quit: driven line by line."""
+    results = []
+    process = BotProcess(spec.argv, spec.cwd)
+    try:
+        try:
+            process.start()
+            process.send("hello protocol=fiar version=1 future=yes")
+            line = process.read_line(process.started_at + (tc.startup_ms + tc.grace_ms) / 1000)
+            hello = protocol.parse_hello_reply(line)
+            startup = (time.monotonic() - process.started_at) * 1000
+            report.startup_ms.append(startup)
+            results.append(CheckResult(
+                "handshake", True,
+                f"name={hello['name']} version={hello.get('version', '-')}, {startup:.0f} ms"))
+        except (BotIOError, protocol.ProtocolError) as error:
+            detail = getattr(error, "detail", str(error))
+            results.append(CheckResult("handshake", False, detail, HINTS["handshake"]))
+            return results
+        variant = parse_variant("popout")
+        game = Game(variant)
+        try:
+            process.send("news flash=1 of=the-future")
+            process.send(protocol.game_line("check-1", 2, variant.describe(), tc.to_dict(),
+                                            "checker") + " colour=red")
+            process.send("banner hello there")
+            game.push(4)
+            process.send(protocol.turn_line(["d4"], tc.move_ms or 1000, None) + " extra=1")
+            deadline = time.monotonic() + (tc.startup_ms + (tc.move_ms or 1000) + tc.grace_ms) / 1000
+            while True:
+                kind, value = protocol.parse_bot_line(process.read_line(deadline))
+                if kind == "move":
+                    break
+            move = parse_move(value)
+            if not game.is_legal(move):
+                raise protocol.ProtocolError(f"illegal move {format_move(move)} after d4")
+            results.append(CheckResult("unknown lines", True, f"answered {value}"))
+        except (BotIOError, protocol.ProtocolError, MoveError) as error:
+            detail = getattr(error, "detail", str(error))
+            results.append(CheckResult("unknown lines", False, detail, HINTS["unknown lines"]))
+            return results
+        try:
+            process.send(protocol.end_line("draw", None, "max-plies", 2))
+            process.send(protocol.QUIT_LINE)
+            status = process.proc.wait(2.0)
+            results.append(CheckResult("quit", True, f"exited by itself ({status})"))
+        except Exception:  # noqa: BLE001 - timeout or broken pipe: both mean it did not quit
+            results.append(CheckResult("quit", False, "still running 2 s after 'quit'",
+                                       HINTS["quit"]))
+    finally:
+        process.close()
+    return results
+
+
+def run_checks(
+    spec: BotSpec,
+    tc: TimeControl | None = None,
+    games: int = 2,
+    progress: Callable[[CheckResult], None] | None = None,
+) -> CheckReport:
+    """Run every check; `progress` is called with each result as it comes."""
+    tc = tc or TimeControl(move_ms=1000)
+    report = CheckReport(spec.name)
+
+    def add(result: CheckResult) -> None:
+        report.results.append(result)
+        if progress is not None:
+            progress(result)
+
+    for result in _by_hand(spec, tc, report):
+        add(result)
+    if not report.results[0].ok:
+        return report
+    opponent = resolve_bot("random")
+    # Games in every preset (pops, fixed start columns), all in one kept process.
+    bot = Player(spec, "bot")
+    other = Player(opponent, "random")
+    try:
+        n = 0
+        for name, variant in PRESETS.items():
+            failures = []
+            for i in range(games):
+                n += 1
+                first, second = (bot, other) if i % 2 == 0 else (other, bot)
+                rec = play_game(variant, first, second, tc, game_id=f"check-{n}")
+                seat = 1 if first is bot else 2
+                report.move_ms.extend(rec.move_ms[seat - 1::2])
+                if rec.startup_ms[seat - 1] is not None:
+                    report.startup_ms.append(rec.startup_ms[seat - 1])
+                if rec.forfeit_by == seat or rec.void:
+                    failures.append(rec)
+            label = {"popout": "pops (popout)", "five": "fixed start columns (five)",
+                     "popout-five": "pops and fixed columns (popout-five)"}.get(name, name)
+            if failures:
+                rec = failures[0]
+                add(CheckResult(f"games: {label}", False,
+                                f"{len(failures)}/{games} lost by {rec.reason}: {rec.detail}",
+                                _hint_for(rec)))
+            else:
+                add(CheckResult(f"games: {label}", True, f"{games} games without a forfeit"))
+        opening_rec = play_game(PRESETS["classic"], bot, other, tc, opening=["d4", "d4", "d3"],
+                                game_id="check-opening")
+        ok = opening_rec.forfeit_by != 1
+        add(CheckResult("opening position (moves set by the arena)", ok,
+                        "" if ok else f"{opening_rec.reason}: {opening_rec.detail}",
+                        "" if ok else _hint_for(opening_rec)))
+        if tc.base_ms is None:
+            clock = TimeControl(move_ms=None, base_ms=20_000, increment_ms=100,
+                                startup_ms=tc.startup_ms, grace_ms=tc.grace_ms)
+            clock_rec = play_game(PRESETS["classic"], other, bot, clock, game_id="check-clock")
+            ok = clock_rec.forfeit_by != 2
+            add(CheckResult("clock time control (20 s + 0.1 s)", ok,
+                            "" if ok else f"{clock_rec.reason}: {clock_rec.detail}",
+                            "" if ok else _hint_for(clock_rec) if clock_rec.reason != "timeout"
+                            else "use time_ms from the turn line as your remaining clock; spend "
+                            "a fraction of it"))
+        ok = bot.starts == 1
+        earlier = any(not r.ok for r in report.results)
+        add(CheckResult("back-to-back games in one process", ok,
+                        f"{n + 2} games, {bot.starts} process(es)",
+                        "" if ok else "restarted after the failures above" if earlier
+                        else "after 'end', wait for the next 'game' line; do not exit"))
+    finally:
+        bot.close()
+        other.close()
+    return report

@@ -1,0 +1,90 @@
+// arena site: the variant switcher and the games filter. Plain JavaScript, no dependencies.
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+
+  // --- variant switcher: shows one scope at a time, remembered in the URL hash (#variant=...) ---
+  function currentScope() {
+    var m = /(?:^#|&)variant=([^&]*)/.exec(window.location.hash);
+    return m ? decodeURIComponent(m[1]) : null;
+  }
+
+  function showScope(scope, remember) {
+    var tabs = document.querySelectorAll("[data-switcher] .tab");
+    var sections = document.querySelectorAll(".scope[data-scope]");
+    if (!tabs.length) return;
+    var known = false;
+    tabs.forEach(function (t) { if (t.dataset.scope === scope) known = true; });
+    if (!known) scope = tabs[0].dataset.scope;
+    tabs.forEach(function (t) {
+      var on = t.dataset.scope === scope;
+      t.setAttribute("aria-selected", on ? "true" : "false");
+      t.tabIndex = on ? 0 : -1;
+    });
+    sections.forEach(function (s) { s.hidden = s.dataset.scope !== scope; });
+    if (remember && window.history && window.history.replaceState) {
+      try { window.history.replaceState(null, "", "#variant=" + encodeURIComponent(scope)); } catch (e) { /* file:// in some browsers */ }
+    }
+  }
+
+  document.querySelectorAll("[data-switcher]").forEach(function (bar) {
+    bar.addEventListener("click", function (ev) {
+      var tab = ev.target.closest(".tab");
+      if (tab) showScope(tab.dataset.scope, true);
+    });
+    bar.addEventListener("keydown", function (ev) {
+      if (ev.key !== "ArrowRight" && ev.key !== "ArrowLeft") return;
+      var tabs = Array.prototype.slice.call(bar.querySelectorAll(".tab"));
+      var i = tabs.indexOf(document.activeElement);
+      if (i < 0) return;
+      var next = tabs[(i + (ev.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+      showScope(next.dataset.scope, true);
+      next.focus();
+      ev.preventDefault();
+    });
+  });
+  showScope(currentScope(), false);
+  window.addEventListener("hashchange", function () { showScope(currentScope(), false); });
+
+  // --- games list filter ---
+  var form = document.querySelector("[data-game-filters]");
+  var table = document.querySelector("[data-games]");
+  if (form && table) {
+    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    var count = form.querySelector("[data-count]");
+    var empty = document.querySelector("[data-empty]");
+    var apply = function () {
+      var variant = form.elements.variant.value;
+      var bot = form.elements.bot.value;
+      var result = form.elements.result.value;
+      var reason = form.elements.reason.value;
+      var q = form.elements.q.value.trim().toLowerCase();
+      var shown = 0;
+      rows.forEach(function (r) {
+        var d = r.dataset;
+        var ok = (!variant || d.variant === variant) &&
+          (!bot || d.first === bot || d.second === bot) &&
+          (!result || (result === "forfeit" ? d.forfeit === "yes" : d.result === result)) &&
+          (!reason || d.reason === reason) &&
+          (!q || d.text.toLowerCase().indexOf(q) >= 0 || d.first.toLowerCase().indexOf(q) >= 0 ||
+            d.second.toLowerCase().indexOf(q) >= 0);
+        r.hidden = !ok;
+        if (ok) shown += 1;
+      });
+      if (count) count.textContent = shown + (shown === rows.length ? "" : " of " + rows.length) + " games";
+      if (empty) empty.hidden = shown !== 0;
+    };
+    form.addEventListener("input", apply);
+    form.addEventListener("change", apply);
+    // filters can come from the URL: games.html#bot=greedy&variant=popout
+    var params = {};
+    window.location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var p = kv.split("=");
+      if (p[0]) params[p[0]] = decodeURIComponent(p[1] || "");
+    });
+    ["variant", "bot", "result", "reason", "q"].forEach(function (k) {
+      if (params[k] !== undefined && form.elements[k]) form.elements[k].value = params[k];
+    });
+    apply();
+  }
+})();

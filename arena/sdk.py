@@ -1,0 +1,204 @@
+"""A small SDK for Python bots: a bot is a function from a position to a move.
+
+    from arena.sdk import run_bot
+
+    def choose(turn):
+        return turn.game.legal_moves()[0]   # an int (+c drop, -c pop) or a token like "d4"
+
+    if __name__ == "__main__":
+        run_bot(choose, name="first-legal", version="1.0")
+
+`run_bot` runs the protocol loop (see PROTOCOL.md) on stdin/stdout: it answers the handshake,
+rebuilds the variant from the `game` line (no preset names needed), replays the move list of each
+`turn` into an `arena.game.Game`, calls `choose_move(turn)` and sends the answer. It ignores lines
+it does not know. Exceptions in `choose_move` are printed to stderr and the bot then plays the
+first legal move, so that a bug costs a bad move rather than a forfeit.
+
+The import is kept light (start-up time counts): only the engine and the protocol module.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena import protocol
+from arena.game import Game, Variant, format_move, parse_move, parse_variant
+
+__all__ = ["GameSetup", "Turn", "run_bot", "variant_from_setup"]
+
+SAFETY_MIN_MS = 30.0
+SAFETY_FRACTION = 0.15
+
+
+@dataclass(frozen=True)
+class _WireVariant(Variant):
+    """A variant rebuilt from the fields of a `game` line, carrying the arena's spec string."""
+
+    wire_spec: str = ""
+
+    @property
+    def spec(self) -> str:  # type: ignore[override]
+        return self.wire_spec or self.name
+
+
+def variant_from_setup(setup: dict) -> Variant:
+    """The Variant described by a parsed `game` line (see `protocol.parse_game_line`)."""
+    spec = setup.get("spec") or ""
+    fields = (
+        setup["columns"], setup["rows"], setup["connect"], bool(setup["pops"]),
+        tuple(setup["fixed"]), tuple(tuple(c) for c in setup["start"]), setup["cap"],
+    )
+    if spec and spec != "-":
+        try:
+            known = parse_variant(spec)
+        except ValueError:
+            known = None
+        if known is not None and (
+            known.columns, known.rows, known.connect, known.pops, known.fixed_columns,
+            known.start, known.max_plies,
+        ) == fields:
+            return known
+    name = spec.split(":")[0].split(",")[0] if spec and spec != "-" else "custom"
+    return _WireVariant(name, *fields, wire_spec=spec if spec != "-" else "")
+
+
+@dataclass
+class GameSetup:
+    """What the `game` line says: the variant, the seat and the time control."""
+
+    game_id: str
+    variant: Variant
+    seat: int
+    move_ms: int | None
+    base_ms: int | None
+    increment_ms: int
+    startup_ms: int
+    grace_ms: int
+    opponent: str
+    fields: dict
+
+
+@dataclass
+class Turn:
+    """Everything about the move to make. `game` is at the current position; the bot may push and
+    pop on it (it is rebuilt if left changed)."""
+
+    game: Game
+    variant: Variant
+    seat: int
+    ply: int
+    moves: list[int]
+    time_left_ms: int
+    opponent_time_left_ms: int | None
+    move_ms: int | None
+    increment_ms: int
+    budget_ms: float
+    deadline: float
+    setup: GameSetup
+    received_at: float
+
+    def info(self, text: str) -> None:
+        """Send an `info` line (recorded by the arena with this move, size-capped)."""
+        _write("info " + " ".join(str(text).split()))
+
+    def time_left(self) -> float:
+        """Seconds left until `deadline`."""
+        return self.deadline - time.monotonic()
+
+
+def _write(line: str) -> None:
+    out = sys.stdout
+    out.write(line + "\n")
+    out.flush()
+
+
+def _budget_ms(setup: GameSetup, time_left: int, slack: float, ply: int) -> float:
+    safety_of = lambda limit: max(SAFETY_MIN_MS, SAFETY_FRACTION * limit)  # noqa: E731
+    budgets = []
+    if setup.move_ms is not None:
+        budgets.append(setup.move_ms - safety_of(setup.move_ms) - slack)
+    if setup.base_ms is not None:
+        variant = setup.variant
+        moves_left = max(10.0, (variant.cells - ply) / 2)
+        budget = time_left / moves_left + 0.8 * setup.increment_ms
+        ceiling = time_left - max(SAFETY_MIN_MS, 2 * slack) - slack
+        budgets.append(min(budget, ceiling))
+    budgets.append(time_left - max(SAFETY_MIN_MS, slack) - slack)
+    return max(1.0, min(budgets))
+
+
+def run_bot(
+    choose_move: Callable[[Turn], int | str],
+    name: str,
+    version: str = "",
+    author: str = "",
+    on_new_game: Callable[[GameSetup], None] | None = None,
+) -> None:
+    """Run the protocol loop until `quit` or the end of input."""
+    stdin = sys.stdin.buffer
+    setup: GameSetup | None = None
+    game: Game | None = None
+    slack = 0.0  # arena-measured time minus our own, for the previous move
+    own_last_ms: float | None = None
+    while True:
+        raw = stdin.readline()
+        if not raw:
+            return
+        received = time.monotonic()
+        line = raw.decode("utf-8", "replace").strip()
+        word = line.split(" ", 1)[0]
+        if word == "turn":
+            if setup is None:
+                continue
+            info = protocol.parse_turn_line(line)
+            if info["last_ms"] is not None and own_last_ms is not None:
+                measured = info["last_ms"] - own_last_ms
+                slack = max(0.0, 0.7 * slack + 0.3 * measured) if slack else max(0.0, measured)
+            moves = [parse_move(t) for t in info["moves"]]
+            if game is None or game.moves != moves[: len(game.moves)]:
+                game = Game(setup.variant)
+            for m in moves[len(game.moves):]:
+                game.push(m)
+            budget = _budget_ms(setup, info["time_ms"], slack, len(moves))
+            turn = Turn(
+                game=game, variant=setup.variant, seat=setup.seat, ply=len(moves), moves=moves,
+                time_left_ms=info["time_ms"], opponent_time_left_ms=info["opponent_time_ms"],
+                move_ms=setup.move_ms, increment_ms=setup.increment_ms, budget_ms=budget,
+                deadline=received + budget / 1000, setup=setup, received_at=received,
+            )
+            try:
+                move = choose_move(turn)
+                token = format_move(move) if isinstance(move, int) else str(move).strip()
+            except Exception as error:  # a bug in the bot: play something legal instead
+                import traceback
+
+                traceback.print_exc(file=sys.stderr)
+                print(f"[sdk] choose_move failed ({error!r}); playing a legal move",
+                      file=sys.stderr, flush=True)
+                game = Game(setup.variant)
+                for m in moves:
+                    game.push(m)
+                token = format_move(game.legal_moves()[0])
+            if game.moves != moves:
+                game = None
+            _write("move " + token)
+            own_last_ms = (time.monotonic() - received) * 1000
+        elif word == "game":
+            fields = protocol.parse_game_line(line)
+            setup = GameSetup(
+                game_id=fields["id"], variant=variant_from_setup(fields), seat=fields["seat"],
+                move_ms=fields["move_ms"], base_ms=fields["base_ms"],
+                increment_ms=fields["increment_ms"], startup_ms=fields["startup_ms"],
+                grace_ms=fields["grace_ms"], opponent=fields["opponent"], fields=fields,
+            )
+            game = None
+            if on_new_game is not None:
+                on_new_game(setup)
+        elif word == "hello":
+            _write(protocol.hello_reply(name, version, author))
+        elif word == "quit":
+            return
+        # `end` and unknown lines: nothing to do

@@ -1,0 +1,543 @@
+"""Tournament files: TOML read with tomllib, checked against a schema before anything runs.
+
+Every mistake is reported as a `ConfigError` whose message starts with `FILE:LINE:` and names the
+key, with a suggestion for a misspelt key. A minimal file:
+
+    name = "demo"
+    variants = ["classic", "popout"]
+    [time]
+    move_ms = 100
+    [[bots]]
+    path = "random"
+    [[bots]]
+    path = "greedy"
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import re
+import shlex
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
+from arena.game import parse_variant as _parse_variant
+
+FORMATS = ("round-robin", "gauntlet")
+RESTART_POLICIES = ("on-failure", "every-game")
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be run; the message names the file, line and key."""
+
+
+def default_concurrency() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+# Known keys: name -> (accepted types, human description). Defaults are applied in `load_config`.
+_TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "name": ((str,), "a string"),
+    "description": ((str,), "a string"),
+    "bots": ((list,), "an array of [[bots]] tables"),
+    "variants": ((list, str), "a list of variant specs"),
+    "format": ((str,), f"one of {', '.join(FORMATS)}"),
+    "gauntlet_bot": ((str,), "a bot name"),
+    "games": ((int,), "an even number"),
+    "openings": ((str,), "a file name"),
+    "time": ((dict,), "a [time] table"),
+    "concurrency": ((int,), "a positive number"),
+    "seed": ((int,), "an integer"),
+    "restart": ((str,), f"one of {', '.join(RESTART_POLICIES)}"),
+    "output": ((str,), "a directory"),
+}
+_TIME_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "move_ms": ((int,), "milliseconds per move"),
+    "base_ms": ((int,), "milliseconds on each clock at the start"),
+    "increment_ms": ((int,), "milliseconds added after each move"),
+    "startup_ms": ((int,), "milliseconds for a bot to start and answer the handshake"),
+    "grace_ms": ((int,), "milliseconds of tolerance for pipe latency"),
+}
+_BOT_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "path": ((str,), "a bot folder, script, executable or bundled bot name"),
+    "command": ((str, list), "a command line (string or list)"),
+    "name": ((str,), "a display name"),
+    "args": ((list,), "a list of extra command-line arguments"),
+}
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One entrant: a resolved bot plus the name it plays under."""
+
+    name: str
+    ref: str
+    args: tuple[str, ...]
+    spec: Any  # arena.botspec.BotSpec
+    line: int = 0
+
+    def fingerprint(self) -> dict:
+        spec = self.spec
+        return {
+            "command": list(getattr(spec, "command", [])),
+            "args": list(getattr(spec, "args", self.args)),
+            "program_hash": getattr(spec, "program_hash", ""),
+        }
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A start position given as moves; `variant` is None when it applies to every variant."""
+
+    moves: tuple[int, ...]
+    variant: str | None
+    line: int
+
+    @property
+    def text(self) -> str:
+        from arena.game import format_move
+
+        return " ".join(format_move(m) for m in self.moves)
+
+
+@dataclass
+class TournamentConfig:
+    name: str
+    path: Path
+    bots: list[BotEntry]
+    variants: list[Variant]
+    format: str = "round-robin"
+    gauntlet_bot: str | None = None
+    games: int | None = None  # per pairing per variant; None: 2, or 2 per opening
+    openings_file: Path | None = None
+    openings: list[Opening] = field(default_factory=list)
+    time_control: Any = None  # arena.referee.TimeControl
+    concurrency: int = 1
+    seed: int = 0
+    restart: str = "on-failure"
+    output: Path = Path("results")
+    description: str = ""
+
+    def bot(self, name: str) -> BotEntry:
+        for entry in self.bots:
+            if entry.name == name:
+                return entry
+        raise KeyError(name)
+
+    def openings_for(self, variant: Variant) -> list[Opening]:
+        return [o for o in self.openings if o.variant in (None, variant.spec)]
+
+    def openings_digest(self) -> str:
+        text = "\n".join(f"{o.variant or '*'}:{o.text}" for o in self.openings)
+        return hashlib.sha256(text.encode()).hexdigest()[:16] if self.openings else ""
+
+    def settings(self) -> dict:
+        """Everything about the tournament, as plain JSON-able data (stored with the games)."""
+        return {
+            "name": self.name,
+            "file": str(self.path),
+            "description": self.description,
+            "format": self.format,
+            "gauntlet_bot": self.gauntlet_bot,
+            "games": self.games,
+            "variants": [v.spec for v in self.variants],
+            "openings_file": str(self.openings_file) if self.openings_file else None,
+            "openings": len(self.openings),
+            "openings_digest": self.openings_digest(),
+            "time_control": _tc_dict(self.time_control),
+            "concurrency": self.concurrency,
+            "seed": self.seed,
+            "restart": self.restart,
+            "output": str(self.output),
+            "bots": [{"name": b.name, "ref": b.ref, **b.fingerprint()} for b in self.bots],
+        }
+
+    def fingerprint(self) -> dict:
+        """What stored games depend on: if any of it changes, old games are not comparable."""
+        return {
+            "time_control": _tc_dict(self.time_control),
+            "openings_digest": self.openings_digest(),
+            "seed": self.seed if self.openings else None,
+            "bots": {b.name: b.fingerprint() for b in self.bots},
+        }
+
+
+def _tc_dict(tc: Any) -> dict:
+    if tc is None:
+        return {}
+    if hasattr(tc, "to_dict"):
+        return dict(tc.to_dict())
+    from dataclasses import asdict
+
+    return asdict(tc)
+
+
+class _Lines:
+    """Finds the line of a key in the TOML text (tomllib does not report positions)."""
+
+    _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?")
+    _KEY = re.compile(r"^\s*[\"']?([A-Za-z0-9_-]+)[\"']?\s*=")
+
+    def __init__(self, text: str) -> None:
+        self.where: dict[tuple[str, int, str | None], int] = {}
+        table, index = "", 0
+        counts: dict[str, int] = {}
+        for number, raw in enumerate(text.splitlines(), start=1):
+            line = raw.split("#", 1)[0] if not raw.strip().startswith(("'", '"')) else raw
+            header = self._HEADER.match(line)
+            if header:
+                table = header.group(2).strip("\"'")
+                if header.group(1) == "[[":
+                    index = counts.get(table, -1) + 1
+                    counts[table] = index
+                else:
+                    index = 0
+                self.where.setdefault((table, index, None), number)
+                continue
+            key = self._KEY.match(line)
+            if key:
+                self.where.setdefault((table, index, key.group(1)), number)
+
+    def line(self, key: str | None, table: str = "", index: int = 0) -> int:
+        probes = [(table, index, key), (table, index, None)]
+        if not table and key:
+            probes.insert(1, (key, 0, None))  # a top-level key given as a [table]
+        for probe in probes:
+            if probe in self.where:
+                return self.where[probe]
+        return 0
+
+
+def _suggest(key: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    return f"; known keys: {', '.join(known)}"
+
+
+def _close(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+class _Checker:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = _Lines(text)
+
+    def error(self, message: str, key: str | None = None, table: str = "", index: int = 0):
+        number = self.lines.line(key, table, index)
+        where = f"{self.path}:{number}" if number else f"{self.path}"
+        return ConfigError(f"{where}: {message}")
+
+    def check_keys(
+        self,
+        data: dict,
+        schema: dict[str, tuple[tuple[type, ...], str]],
+        table: str = "",
+        index: int = 0,
+        label: str = "",
+    ) -> None:
+        for key, value in data.items():
+            if key not in schema:
+                place = f" in {label}" if label else ""
+                hint = _suggest(key, list(schema))
+                top = difflib.get_close_matches(key, list(_TOP_KEYS), n=1, cutoff=0.6)
+                if table and top and not _close(key, list(schema)):
+                    hint = (f"; {top[0]!r} is a top-level key: move it above the first "
+                            "[table] (keys after a [table] header belong to that table)")
+                raise self.error(f"unknown key {key!r}{place}{hint}", key, table, index)
+            types, description = schema[key]
+            if isinstance(value, bool) or not isinstance(value, types):
+                place = f"[{table}] " if table and table != "bots" else ""
+                raise self.error(
+                    f"{place}{key!r} must be {description}, got {value!r}", key, table, index
+                )
+
+
+Resolver = Callable[..., Any]
+
+
+def _default_resolver() -> Resolver:
+    from arena.botspec import resolve_bot
+
+    return resolve_bot
+
+
+def _resolve_ref(ref: str, base: Path, args: Sequence[str], name: str | None, resolver: Resolver):
+    """Try the ref relative to the tournament file's folder, then as given (CWD, bundled names)."""
+    local = base / ref
+    errors: list[Exception] = []
+    if not Path(ref).is_absolute() and local.exists():
+        try:
+            return resolver(str(local), args=tuple(args), name=name)
+        except ValueError as error:
+            errors.append(error)
+    try:
+        return resolver(ref, args=tuple(args), name=name)
+    except ValueError as error:
+        raise (errors[0] if errors else error) from None
+
+
+def load_config(
+    path: str | Path,
+    *,
+    concurrency: int | None = None,
+    resolver: Resolver | None = None,
+) -> TournamentConfig:
+    """Read and check a tournament file; raise `ConfigError` naming the key and line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such tournament file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        match = re.search(r"line (\d+)", str(error))
+        where = f"{path}:{match.group(1)}" if match else str(path)
+        raise ConfigError(f"{where}: not valid TOML: {error}") from None
+
+    check = _Checker(path, text)
+    check.check_keys(data, _TOP_KEYS)
+    base = path.resolve().parent
+
+    name = data.get("name", path.stem)
+    if not _NAME_RE.match(name):
+        raise check.error(
+            f"'name' must be letters, digits, '.', '_', '-' or '+' (it names the output folder), "
+            f"got {name!r}",
+            "name",
+        )
+
+    # variants
+    raw_variants = data.get("variants", ["classic"])
+    if isinstance(raw_variants, str):
+        raw_variants = [raw_variants]
+    if not raw_variants:
+        raise check.error("'variants' is empty: list at least one variant spec", "variants")
+    variants: list[Variant] = []
+    for spec in raw_variants:
+        if not isinstance(spec, str):
+            raise check.error(f"'variants' must hold spec strings, got {spec!r}", "variants")
+        try:
+            variant = _parse_variant(spec)
+        except VariantError as error:
+            raise check.error(f"bad variant in 'variants': {error}", "variants") from None
+        if any(v.spec == variant.spec for v in variants):
+            raise check.error(f"variant {variant.spec!r} is listed twice in 'variants'", "variants")
+        variants.append(variant)
+
+    fmt = data.get("format", "round-robin")
+    if fmt not in FORMATS:
+        raise check.error(
+            f"'format' must be one of {', '.join(FORMATS)}, got {fmt!r}{_close(fmt, FORMATS)}",
+            "format",
+        )
+
+    games = data.get("games")
+    if games is not None and (games < 2 or games % 2):
+        raise check.error(
+            f"'games' must be a positive even number (each bot starts half the games), got {games}",
+            "games",
+        )
+
+    restart = data.get("restart", "on-failure")
+    if restart not in RESTART_POLICIES:
+        raise check.error(
+            f"'restart' must be one of {', '.join(RESTART_POLICIES)}, got {restart!r}", "restart"
+        )
+
+    conc = concurrency if concurrency is not None else data.get("concurrency")
+    if conc is None:
+        conc = default_concurrency()
+    if conc < 1:
+        raise check.error(f"'concurrency' must be at least 1, got {conc}", "concurrency")
+
+    seed = data.get("seed", 0)
+    output = Path(data.get("output", f"results/{name}"))
+
+    time_control = _time_control(check, data.get("time", {}))
+    bots = _bots(check, data.get("bots"), base, resolver)
+
+    gauntlet_bot = data.get("gauntlet_bot")
+    if fmt == "gauntlet":
+        names = [b.name for b in bots]
+        if gauntlet_bot is None:
+            raise check.error("format 'gauntlet' needs 'gauntlet_bot = \"NAME\"'", "format")
+        if gauntlet_bot not in names:
+            raise check.error(
+                f"'gauntlet_bot' {gauntlet_bot!r} is not one of the bots ({', '.join(names)})"
+                f"{_close(gauntlet_bot, names)}",
+                "gauntlet_bot",
+            )
+    elif gauntlet_bot is not None:
+        raise check.error("'gauntlet_bot' is only used with format = \"gauntlet\"", "gauntlet_bot")
+
+    openings_file = None
+    openings: list[Opening] = []
+    if "openings" in data:
+        openings_file = _find_file(data["openings"], base)
+        if openings_file is None:
+            raise check.error(f"openings file {data['openings']!r} not found", "openings")
+        openings = _read_openings(openings_file, variants)
+        if not openings:
+            raise check.error(f"openings file {data['openings']!r} holds no openings", "openings")
+
+    return TournamentConfig(
+        name=name,
+        path=path.resolve(),
+        bots=bots,
+        variants=variants,
+        format=fmt,
+        gauntlet_bot=gauntlet_bot,
+        games=games,
+        openings_file=openings_file,
+        openings=openings,
+        time_control=time_control,
+        concurrency=conc,
+        seed=seed,
+        restart=restart,
+        output=output,
+        description=data.get("description", ""),
+    )
+
+
+def _find_file(ref: str, base: Path) -> Path | None:
+    for candidate in (base / ref, Path(ref)):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def _time_control(check: _Checker, table: dict):
+    check.check_keys(table, _TIME_KEYS, table="time", label="[time]")
+    from arena.referee import TimeControl
+
+    values = dict(table)
+    if "base_ms" in values and "move_ms" not in values:
+        values["move_ms"] = None
+    for key, value in values.items():
+        if value is not None and value < 0:
+            raise check.error(f"[time] {key!r} cannot be negative, got {value}", key, "time")
+    if values.get("move_ms") == 0:
+        raise check.error("[time] 'move_ms' must be at least 1 ms", "move_ms", "time")
+    if values.get("base_ms") == 0:
+        raise check.error("[time] 'base_ms' must be at least 1 ms", "base_ms", "time")
+    if "increment_ms" in values and values.get("base_ms") is None:
+        raise check.error(
+            "[time] 'increment_ms' needs 'base_ms' (a clock to add to)", "increment_ms", "time"
+        )
+    try:
+        return TimeControl(**values)
+    except (ValueError, TypeError) as error:
+        key = next((k for k in values if k in str(error)), None)
+        raise check.error(f"impossible time control: {error}", key, "time") from None
+
+
+def _bots(check: _Checker, raw: Any, base: Path, resolver: Resolver | None) -> list[BotEntry]:
+    if not raw:
+        raise check.error(
+            "no bots: add at least two [[bots]] tables, e.g. [[bots]] path = \"random\"", "bots"
+        )
+    if not all(isinstance(item, dict) for item in raw):
+        raise check.error("'bots' must be [[bots]] tables with a 'path' key", "bots")
+    resolve = resolver or _default_resolver()
+    entries: list[BotEntry] = []
+    seen: dict[str, int] = {}
+    for index, item in enumerate(raw):
+        check.check_keys(item, _BOT_KEYS, table="bots", index=index, label=f"bot #{index + 1}")
+        if ("path" in item) == ("command" in item):
+            raise check.error(
+                f"bot #{index + 1} needs exactly one of 'path' or 'command'", None, "bots", index
+            )
+        args = list(item.get("args", []))
+        if not all(isinstance(a, str) for a in args):
+            raise check.error("'args' must be a list of strings", "args", "bots", index)
+        key = "path" if "path" in item else "command"
+        if key == "path":
+            ref = item["path"]
+        else:
+            command = item["command"]
+            parts = shlex.split(command) if isinstance(command, str) else [str(p) for p in command]
+            if not parts:
+                raise check.error("'command' is empty", "command", "bots", index)
+            ref, args = parts[0], parts[1:] + args
+        name = item.get("name")
+        if name is not None and not _NAME_RE.match(name):
+            raise check.error(
+                f"bot name {name!r} must be letters, digits, '.', '_', '-' or '+'",
+                "name", "bots", index,
+            )
+        try:
+            spec = _resolve_ref(ref, base, args, name, resolve)
+        except ValueError as error:
+            raise check.error(f"bot {ref!r}: {error}", key, "bots", index) from None
+        final = name or spec.name
+        line = check.lines.line(key, "bots", index)
+        if final in seen:
+            raise check.error(
+                f"two bots are named {final!r} (lines {seen[final]} and {line}); "
+                "give each a distinct name = \"...\"",
+                "name" if name else key, "bots", index,
+            )
+        seen[final] = line
+        entries.append(BotEntry(final, ref, tuple(args), spec, line))
+    if len(entries) < 2:
+        raise check.error("a tournament needs at least two bots", "bots")
+    return entries
+
+
+def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
+    """Lines of moves (`d4 d4 d3`, `4453`, or `VARIANT: d4 d4`); `#` starts a comment."""
+    from arena.game import parse_record
+
+    openings: list[Opening] = []
+    seen: set[tuple[str | None, tuple[int, ...]]] = set()
+    specs = {v.spec for v in variants}
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        where = f"{path}:{number}"
+        try:
+            variant, tokens = parse_record(line, variants[0])
+            moves = tuple(parse_move(t) for t in tokens)
+        except (VariantError, MoveError) as error:
+            raise ConfigError(f"{where}: {error}") from None
+        scoped = variant.spec if ":" in line else None
+        if scoped is not None and scoped not in specs:
+            continue  # an opening for a variant this tournament does not play
+        if not moves:
+            raise ConfigError(f"{where}: an opening needs at least one move")
+        targets = [variant] if scoped else variants
+        for target in targets:
+            game = Game(target)
+            for token, move in zip(tokens, moves, strict=True):
+                try:
+                    game.push(move)
+                except IllegalMoveError:
+                    raise ConfigError(
+                        f"{where}: move {token!r} is illegal in {target.spec}"
+                        + ("" if scoped else "; prefix the line with its variant: 'classic: ...'")
+                    ) from None
+            if game.outcome is not None:
+                raise ConfigError(f"{where}: the opening already ends the game in {target.spec}")
+        if (scoped, moves) in seen:
+            continue
+        seen.add((scoped, moves))
+        openings.append(Opening(moves, scoped, number))
+    return openings

@@ -1,0 +1,106 @@
+"""The schedule: every pairing x every variant x the game pairs, in balanced, interleaved rounds.
+
+Games come in pairs with the same start (empty board or an opening) and the seats swapped; the
+two games of a pair share a `pair_id`. Round k holds game pair k of every pairing in every
+variant, so a tournament stopped half way is still balanced. Ids are hashes of what defines a
+game (variant spec, the two bot names, opening, pair index, who starts), so they are the same on
+every run and do not move when bots or variants are added.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import combinations
+
+from arena.game import Variant, format_move
+from arena.tournament.config import Opening, TournamentConfig
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    game_id: str
+    pair_id: str
+    round: int  # the game-pair index k: round k holds pair k of every pairing and variant
+    variant: Variant
+    first: str
+    second: str
+    opening: tuple[int, ...] = ()
+
+    @property
+    def opening_text(self) -> str:
+        return " ".join(format_move(m) for m in self.opening)
+
+    @property
+    def bots(self) -> tuple[str, str]:
+        return (self.first, self.second)
+
+
+def _digest(prefix: str, parts: list) -> str:
+    text = json.dumps(parts, separators=(",", ":"), ensure_ascii=True)
+    return prefix + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def pair_id_for(variant_spec: str, a: str, b: str, opening_text: str, k: int) -> str:
+    low, high = sorted((a, b))
+    return _digest("p", [variant_spec, low, high, opening_text, k])
+
+
+def game_id_for(variant_spec: str, a: str, b: str, opening_text: str, k: int, first: str) -> str:
+    low, high = sorted((a, b))
+    return _digest("g", [variant_spec, low, high, opening_text, k, first])
+
+
+def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
+    """Unordered pairs of bot names (round-robin), or the gauntlet bot against each other bot."""
+    names = [b.name for b in config.bots]
+    if config.format == "gauntlet":
+        hero = config.gauntlet_bot
+        return [(hero, other) for other in names if other != hero]
+    return list(combinations(names, 2))
+
+
+def openings_order(config: TournamentConfig, variant: Variant) -> list[Opening]:
+    """The variant's openings in a seeded order (the same for every pairing)."""
+    openings = config.openings_for(variant)
+    random.Random(f"{config.seed}/{variant.spec}").shuffle(openings)
+    return openings
+
+
+def pair_count(config: TournamentConfig, variant: Variant) -> int:
+    """Game pairs per pairing in this variant: games / 2, or one per opening by default."""
+    if config.games is not None:
+        return config.games // 2
+    return max(1, len(config.openings_for(variant)))
+
+
+def iter_schedule(config: TournamentConfig) -> Iterator[ScheduledGame]:
+    pairs = pairings(config)
+    plans = [(v, pair_count(config, v), openings_order(config, v)) for v in config.variants]
+    rounds = max(count for _, count, _ in plans)
+    for k in range(rounds):
+        for variant, count, openings in plans:
+            if k >= count:
+                continue
+            opening = openings[k % len(openings)].moves if openings else ()
+            text = " ".join(format_move(m) for m in opening)
+            for a, b in pairs:
+                low, high = sorted((a, b))
+                # alternate who opens the pair from round to round
+                seats = [(low, high), (high, low)] if k % 2 == 0 else [(high, low), (low, high)]
+                pid = pair_id_for(variant.spec, a, b, text, k)
+                for first, second in seats:
+                    gid = game_id_for(variant.spec, a, b, text, k, first)
+                    yield ScheduledGame(gid, pid, k, variant, first, second, opening)
+
+
+def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
+    """The whole schedule, in play order. Raises ValueError if two games would share an id."""
+    games = list(iter_schedule(config))
+    ids = {g.game_id for g in games}
+    if len(ids) != len(games):  # pragma: no cover - would need a hash collision
+        raise ValueError("duplicate game ids in the schedule")
+    return games

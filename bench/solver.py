@@ -1,0 +1,122 @@
+"""Benchmark of the alphabeta bot's exact solver on Pascal Pons' test sets.
+
+    python bench/solver.py [--sets Test_L3_R1 Test_L2_R1] [--limit N] [--budget 1.0]
+
+For each set it solves every position (exact score on Pons' scale, from a cleared transposition
+table), checks the score against the reference, finds a winning move in each won position and
+checks it (the position after it must be lost for the opponent), and prints `name: value unit`
+lines: share solved (correct and within the budget), mean and worst time, nodes per second.
+The reference data lives in ../shared/reference/connect4 (relative to the project root).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
+
+from bitboard import geometry_for  # noqa: E402
+from search import Solver  # noqa: E402
+
+from arena.game import PRESETS, Game  # noqa: E402
+
+REFERENCE = ROOT.parent / "shared" / "reference" / "connect4"
+DEFAULT_SETS = ("Test_L3_R1", "Test_L2_R1")
+
+
+def load_set(path: Path, limit: int | None = None) -> list[tuple[str, int]]:
+    rows = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            moves, score = line.split()
+            rows.append((moves, int(score)))
+    return rows[:limit] if limit else rows
+
+
+def position(moves: str) -> tuple[int, int]:
+    game = Game(PRESETS["classic"])
+    for digit in moves:
+        game.push(int(digit))
+    side = game.to_move - 1
+    return game.boards[side], game.boards[1 - side]
+
+
+def solve_one(solver: Solver, moves: str) -> tuple[int, int | None, float, int]:
+    """(score, a winning column or None, seconds, nodes) from a cleared table."""
+    cur, opp = position(moves)
+    solver.reset()
+    solver.nodes = 0
+    start = time.perf_counter()
+    score = solver.solve(cur, opp)
+    winning = None
+    if score > 0:
+        columns = solver.move_values(cur, opp, score)
+        winning = columns[0] if columns else None
+    return score, winning, time.perf_counter() - start, solver.nodes
+
+
+def check_win(solver: Solver, moves: str, column: int) -> bool:
+    """The opponent loses after `column` (0-based) is played."""
+    game = Game(PRESETS["classic"])
+    for digit in moves:
+        game.push(int(digit))
+    if game.push(column + 1) is not None:
+        return game.outcome.winner is not None
+    side = game.to_move - 1
+    solver.reset()
+    return solver.solve(game.boards[side], game.boards[1 - side], weak=True) < 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=list(DEFAULT_SETS))
+    parser.add_argument("--limit", type=int, default=None, help="positions per set")
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds allowed per position")
+    args = parser.parse_args(argv)
+    if not REFERENCE.is_dir():
+        print(f"reference data not found at {REFERENCE}", file=sys.stderr)
+        return 2
+    solver = Solver(geometry_for(PRESETS["classic"]))
+    failed = False
+    for name in args.sets:
+        rows = load_set(REFERENCE / name, args.limit)
+        solved = wrong = slow = won = won_ok = 0
+        total_time = worst = 0.0
+        total_nodes = 0
+        for moves, expected in rows:
+            score, column, seconds, nodes = solve_one(solver, moves)
+            total_time += seconds
+            total_nodes += nodes
+            worst = max(worst, seconds)
+            if score != expected:
+                wrong += 1
+                print(f"wrong: {moves} expected {expected} got {score}", file=sys.stderr)
+            elif seconds > args.budget:
+                slow += 1
+            else:
+                solved += 1
+            if expected > 0:
+                won += 1
+                if column is not None and check_win(solver, moves, column):
+                    won_ok += 1
+        n = len(rows)
+        failed |= solved < n or won_ok < won
+        print(f"{name} positions: {n} count")
+        print(f"{name} solved: {100.0 * solved / n:.1f} %")
+        print(f"{name} wrong: {wrong} count")
+        print(f"{name} over budget: {slow} count")
+        print(f"{name} winning move found: {100.0 * won_ok / max(1, won):.1f} % of {won} won")
+        print(f"{name} mean time: {1000.0 * total_time / n:.3f} ms")
+        print(f"{name} worst time: {1000.0 * worst:.3f} ms")
+        print(f"{name} mean nodes: {total_nodes / n:.0f} nodes")
+        print(f"{name} nodes per second: {total_nodes / total_time:.0f} nodes/s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""alphabeta: negamax with alpha-beta, exact solving in reach; `--level easy|medium|hard`."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+
+from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer
+
+from arena.sdk import run_bot
+
+VERSION = "1.0"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="alphabeta", description=__doc__)
+    parser.add_argument("--level", choices=sorted(LEVELS), default=DEFAULT_LEVEL)
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args(argv)
+    # the search makes no reference cycles: no collector pauses in the middle of a move
+    gc.disable()
+    players: dict = {}
+
+    def choose_move(turn) -> int:
+        player = players.get(turn.variant)
+        if player is None:
+            player = players[turn.variant] = AlphaBetaPlayer(turn.variant, args.level, args.seed)
+        return player.choose(turn.game, turn.deadline)
+
+    def on_new_game(*_args, **_kwargs) -> None:
+        for player in players.values():
+            player.new_game()
+        gc.collect()  # between games, outside any move's time
+
+    name = "alphabeta" if args.level == DEFAULT_LEVEL else f"alphabeta-{args.level}"
+    run_bot(choose_move, name=name, version=VERSION, author="arena", on_new_game=on_new_game)
+
+
+if __name__ == "__main__":
+    main()

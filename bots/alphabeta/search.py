@@ -1,0 +1,431 @@
+"""Search cores of the alphabeta bot: an exact solver (drop-only) and a heuristic iterative search.
+
+`Solver` follows Pascal Pons' Connect 4 solver: bitboard position + mask, non-losing move
+generation (forced blocks, never below an opponent threat), move ordering by the number of winning
+spots a move creates, centre-first columns, a transposition table of bounds and a null-window
+search narrowing the score window. Scores are on Pons' scale from the side to move: a win with
+the move that leaves `e` cells empty scores `(e + 2) // 2` (a win now, `E` cells empty, scores
+`(E + 1) // 2`), 0 a draw, negative a loss.
+
+`Searcher` is a negamax alpha-beta with a transposition table, iterative deepening under a deadline
+and a heuristic evaluation (threat counting with odd/even rows, stacked threats, open windows,
+centre control). It handles every variant: pops are moves like any other, repetition (third
+occurrence) and the ply cap end the game as draws, a pop that completes a line of the opponent's
+only loses.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable
+
+from bitboard import Geometry, pop_column
+
+
+class Timeout(Exception):
+    """The search ran past its deadline."""
+
+
+# ---------------------------------------------------------------------------------------------
+# exact solver
+
+
+class Solver:
+    """Exact solver for drop-only positions (any size and line length)."""
+
+    def __init__(self, geo: Geometry) -> None:
+        self.geo = geo
+        self.lower: dict[int, int] = {}
+        self.upper: dict[int, int] = {}
+        self.nodes = 0
+        self.deadline: float | None = None
+        self._negamax = self._build()
+
+    def reset(self) -> None:
+        self.lower.clear()
+        self.upper.clear()
+
+    def _build(self):
+        geo = self.geo
+        full, bottom_all = geo.full, geo.bottom_all
+        win_spots = geo.win_spots
+        colmasks = [geo.column_mask[c] for c in geo.order]
+        lower, upper = self.lower, self.upper
+        monotonic = time.monotonic
+        solver = self
+
+        def negamax(cur: int, mask: int, empties: int, alpha: int, beta: int) -> int:
+            # Precondition: the side to move cannot win with its next move.
+            solver.nodes += 1
+            if not solver.nodes & 511:
+                deadline = solver.deadline
+                if deadline is not None and monotonic() > deadline:
+                    raise Timeout
+            possible = (mask + bottom_all) & full
+            opp_spots = win_spots(cur ^ mask, mask)
+            forced = possible & opp_spots
+            if forced:
+                if forced & (forced - 1):
+                    return -(empties // 2)
+                possible = forced
+            nxt = possible & ~(opp_spots >> 1)
+            if not nxt:
+                return -(empties // 2)
+            if empties <= 2:
+                return 0
+            lo = -((empties - 2) // 2)
+            if alpha < lo:
+                alpha = lo
+                if alpha >= beta:
+                    return alpha
+            hi = (empties - 1) // 2
+            key = cur + mask
+            v = upper.get(key)
+            if v is not None and v < hi:
+                hi = v
+            if beta > hi:
+                beta = hi
+                if alpha >= beta:
+                    return beta
+            v = lower.get(key)
+            if v is not None and alpha < v:
+                alpha = v
+                if alpha >= beta:
+                    return alpha
+            moves = []
+            i = 0
+            for cm in colmasks:
+                m = nxt & cm
+                if m:
+                    i -= 1
+                    moves.append((win_spots(cur | m, mask).bit_count(), i, m))
+            if len(moves) > 1:
+                moves.sort(reverse=True)
+            child_cur = cur ^ mask
+            for _, _, m in moves:
+                score = -negamax(child_cur, mask | m, empties - 1, -beta, -alpha)
+                if score >= beta:
+                    lower[key] = score
+                    return score
+                if score > alpha:
+                    alpha = score
+            upper[key] = alpha
+            return alpha
+
+        return negamax
+
+    def empties(self, cur: int, opp: int) -> int:
+        return self.geo.full.bit_count() - (cur | opp).bit_count()
+
+    def can_win_now(self, cur: int, mask: int) -> int:
+        geo = self.geo
+        return geo.win_spots(cur, mask) & (mask + geo.bottom_all) & geo.full
+
+    def solve(self, cur: int, opp: int, weak: bool = False) -> int:
+        """Exact score of the position for the side to move (weak: only its sign, -1/0/+1)."""
+        mask = cur | opp
+        empties = self.empties(cur, opp)
+        if self.can_win_now(cur, mask):
+            return 1 if weak else (empties + 1) // 2
+        lo, hi = -(empties // 2), (empties + 1) // 2
+        if weak:
+            lo, hi = -1, 1
+        while lo < hi:
+            med = lo + (hi - lo) // 2
+            if med <= 0 and int(lo / 2) < med:
+                med = int(lo / 2)
+            elif med >= 0 and int(hi / 2) > med:
+                med = int(hi / 2)
+            r = self._negamax(cur, mask, empties, med, med + 1)
+            if r <= med:
+                hi = r
+            else:
+                lo = r
+        return max(-1, min(1, lo)) if weak else lo
+
+    def move_values(self, cur: int, opp: int, value: int, weak: bool = False) -> list[int]:
+        """Columns (0-based) whose move reaches `value` (the solved value of the position)."""
+        geo = self.geo
+        mask = cur | opp
+        empties = self.empties(cur, opp)
+        possible = (mask + geo.bottom_all) & geo.full
+        wins = geo.win_spots(cur, mask) & possible
+        result = []
+        for c in geo.order:
+            m = possible & geo.column_mask[c]
+            if not m:
+                continue
+            if m & wins:
+                result.append(c)
+                continue
+            if wins:
+                continue
+            child_cur, child_mask = cur ^ mask, mask | m
+            if self.can_win_now(child_cur, child_mask):
+                score = -((empties - 1 + 1) // 2)
+                if weak:
+                    score = -1
+            elif empties - 1 == 0:
+                score = 0
+            else:
+                target = -value
+                r = self._negamax(child_cur, child_mask, empties - 1, target, target + 1)
+                score = -r
+                if weak:
+                    score = max(-1, min(1, score))
+            if score >= value:
+                result.append(c)
+        return result
+
+
+# ---------------------------------------------------------------------------------------------
+# heuristic search
+
+WIN = 1_000_000
+MATE = WIN - 10_000  # scores beyond this are wins/losses at a known distance
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+class Searcher:
+    """Iterative-deepening negamax with a heuristic evaluation, for every variant."""
+
+    def __init__(self, geo: Geometry, seed: int | None = None) -> None:
+        self.geo = geo
+        self.tt: dict[int, tuple[int, int, int, int]] = {}
+        self.history: dict[int, int] = {}
+        self.seen: dict[int, int] = {}  # repetition counts: game history plus current path
+        self.nodes = 0
+        self.deadline: float | None = None
+        self.eval_noise = 0
+        self.rng = random.Random(seed)
+        self._node = self._build()
+
+    # -- position keys -------------------------------------------------------------------------
+    @staticmethod
+    def key(cur: int, opp: int, side: int) -> int:
+        """Unique key: cur + mask identifies the discs; side (0: player 1 to move) the mover."""
+        return ((cur + (cur | opp)) << 1) | side
+
+    def set_history(self, keys: Iterable[int]) -> None:
+        seen: dict[int, int] = {}
+        for k in keys:
+            seen[k] = seen.get(k, 0) + 1
+        self.seen = seen
+
+    # -- evaluation ----------------------------------------------------------------------------
+    def _build_eval(self):
+        geo = self.geo
+        full = geo.full
+        odd, even = geo.odd_rows, geo.even_rows
+        potential = geo.potential
+        weights: dict[int, int] = {}
+        for cm, w in geo.centre_masks:
+            if w:
+                weights[w] = weights.get(w, 0) | cm
+        centre = sorted(weights.items())
+
+        def evaluate(cur: int, opp: int, side: int, my: int, op: int) -> int:
+            """Static score for the side to move; `my`/`op` are the empty winning spots."""
+            if side == 0:
+                good_me, good_op = odd, even
+            else:
+                good_me, good_op = even, odd
+            s = 24 * (my.bit_count() - op.bit_count())
+            s += 16 * ((my & good_me).bit_count() - (op & good_op).bit_count())
+            s += 48 * ((my & (my >> 1)).bit_count() - (op & (op >> 1)).bit_count())
+            s += 4 * (potential(cur, full & ~opp) - potential(opp, full & ~cur))
+            for w, cm in centre:
+                s += w * ((cur & cm).bit_count() - (opp & cm).bit_count())
+            return s + 4  # tempo
+
+        return evaluate
+
+    # -- the tree ------------------------------------------------------------------------------
+    def _build(self):
+        geo = self.geo
+        full, bottom_all, fixed = geo.full, geo.bottom_all, geo.fixed_mask
+        win_spots, has_line = geo.win_spots, geo.has_line
+        pops = geo.pops
+        cap = geo.max_plies
+        drops = [(c + 1, geo.column_mask[c]) for c in geo.order]
+        popcols = [(-(c + 1), geo.bottom[c], geo.column_mask[c]) for c in geo.poppable]
+        evaluate = self._build_eval()
+        self.evaluate = evaluate
+        tt = self.tt
+        history = self.history
+        searcher = self
+        monotonic = time.monotonic
+
+        def children(cur, opp, side, ply, mask, possible, wins):
+            """(move, child_cur, child_opp, terminal score for the mover or None).
+
+            `wins`: the cells of `possible` where a drop completes a line of the mover.
+            """
+            out = []
+            nply = ply + 1
+            for mv, cm in drops:
+                m = possible & cm
+                if m:
+                    nm = cur | m
+                    nmask = mask | m
+                    if m & wins:
+                        term = WIN - ply
+                    elif nmask == full or nply >= cap:
+                        term = 0
+                    elif pops:
+                        ck = ((opp + nmask) << 1) | (1 - side)
+                        term = 0 if seen.get(ck, 0) >= 2 else None
+                    else:
+                        term = None
+                    out.append((mv, opp, nm, term))
+            for mv, b, cm in popcols:
+                if cur & b:
+                    nm = pop_column(cur, cm)
+                    no = pop_column(opp, cm)
+                    if has_line(nm):
+                        term = WIN - ply
+                    elif has_line(no):
+                        term = -(WIN - ply - 1)
+                    elif not (nm | no) & ~fixed or nply >= cap:
+                        term = 0
+                    else:
+                        ck = ((no + (nm | no)) << 1) | (1 - side)
+                        term = 0 if seen.get(ck, 0) >= 2 else None
+                    out.append((mv, no, nm, term))
+            return out
+
+        seen = self.seen
+
+        def node(cur, opp, side, ply, depth, alpha, beta):
+            """Negamax value for the side to move of a position that is not over."""
+            searcher.nodes += 1
+            if not searcher.nodes & 255:
+                deadline = searcher.deadline
+                if deadline is not None and monotonic() > deadline:
+                    raise Timeout
+            mask = cur | opp
+            possible = (mask + bottom_all) & full
+            my = win_spots(cur, mask)
+            if my & possible:
+                return WIN - ply
+            op = win_spots(opp, mask)
+            extend = 0
+            if not pops:
+                forced = possible & op
+                if forced:
+                    if forced & (forced - 1):
+                        return -(WIN - ply - 1)
+                    possible = forced
+                    extend = 1
+                possible &= ~(op >> 1)
+                if not possible:
+                    return -(WIN - ply - 1)
+            if depth <= 0:
+                return evaluate(cur, opp, side, my, op)
+            key = ((cur + mask) << 1) | side
+            ent = tt.get(key)
+            best_move = 0
+            alpha0 = alpha
+            if ent is not None:
+                edepth, flag, val, best_move = ent
+                if val > MATE:
+                    val -= ply
+                elif val < -MATE:
+                    val += ply
+                if edepth >= depth:
+                    if flag == EXACT:
+                        return val
+                    if flag == LOWER:
+                        if val > alpha:
+                            alpha = val
+                    elif val < beta:
+                        beta = val
+                    if alpha >= beta:
+                        return val
+            kids = children(cur, opp, side, ply, mask, possible, 0)
+            if best_move or depth >= 2:
+                kids.sort(key=lambda k: (k[0] == best_move) * 1_000_000 + history.get(k[0], 0),
+                          reverse=True)
+            best = -WIN - 1
+            bm = 0
+            ndepth = depth - 1 + extend
+            for mv, ccur, copp, term in kids:
+                if term is not None:
+                    score = term
+                else:
+                    if pops:
+                        ck = ((ccur + (ccur | copp)) << 1) | (1 - side)
+                        seen[ck] = seen.get(ck, 0) + 1
+                        try:
+                            score = -node(ccur, copp, 1 - side, ply + 1, ndepth, -beta, -alpha)
+                        finally:
+                            seen[ck] -= 1
+                    else:
+                        score = -node(ccur, copp, 1 - side, ply + 1, ndepth, -beta, -alpha)
+                if score > best:
+                    best = score
+                    bm = mv
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            history[mv] = history.get(mv, 0) + depth * depth
+                            break
+            if best >= beta:
+                flag = LOWER
+            elif best <= alpha0:
+                flag = UPPER
+            else:
+                flag = EXACT
+            store = best + ply if best > MATE else best - ply if best < -MATE else best
+            tt[key] = (depth, flag, store, bm)
+            return best
+
+        self._children = children
+        return node
+
+    def root_search(self, cur: int, opp: int, side: int, ply: int, depth: int,
+                    order: list[int] | None,
+                    allowed: set[int] | None = None) -> tuple[int, int, dict[int, int]]:
+        """Search every root move to `depth`; returns (best move, best score, move scores)."""
+        geo = self.geo
+        mask = cur | opp
+        possible = (mask + geo.bottom_all) & geo.full
+        wins = geo.win_spots(cur, mask) & possible
+        kids = self._children(cur, opp, side, ply, mask, possible, wins)
+        if allowed is not None:
+            kids = [k for k in kids if k[0] in allowed] or kids
+        if order:
+            rank = {mv: i for i, mv in enumerate(order)}
+            kids.sort(key=lambda k: rank.get(k[0], len(rank)))
+        alpha, beta = -WIN - 1, WIN + 1
+        best, best_move = -WIN - 2, kids[0][0]
+        scores: dict[int, int] = {}
+        seen = self.seen
+        noise = self.eval_noise
+        for mv, ccur, copp, term in kids:
+            if term is not None:
+                score = term
+            else:
+                ck = ((ccur + (ccur | copp)) << 1) | (1 - side)
+                seen[ck] = seen.get(ck, 0) + 1
+                try:
+                    # a window just below the best so far keeps scores of near-best moves exact
+                    score = -self._node(ccur, copp, 1 - side, ply + 1, depth - 1,
+                                        -beta, -(alpha - noise - 1))
+                finally:
+                    seen[ck] -= 1
+            if noise and -MATE < score < MATE:
+                score += self.rng.randint(-noise, noise)
+            scores[mv] = score
+            if score > best:
+                best, best_move = score, mv
+                if score > alpha:
+                    alpha = score
+        return best_move, best, scores
+
+
+def decode_position(geo: Geometry, game) -> tuple[int, int, int, int]:
+    """(cur, opp, side, ply) of an `arena.game.Game`: side 0 when player 1 is to move."""
+    side = game.to_move - 1
+    return game.boards[side], game.boards[1 - side], side, game.ply

@@ -1,0 +1,124 @@
+"""Fast bitboard helpers specialised per variant (a copy of bots/alphabeta/bitboard.py).
+
+Same layout as the engine (`arena.game.state`): column c owns bits c*(R+1) .. c*(R+1)+R-1, bottom
+first, plus an always-empty sentinel bit on top. A position is two ints: `cur` (the discs of the
+side to move) and `opp`; `mask = cur | opp`. Because columns always fill from the bottom (pops
+shift a column down), `mask + BOTTOM` marks the next free cell of each column.
+
+The line tests are generated as Python source with the shifts as literals (one function per
+board geometry and line length), which is about twice as fast as looping over directions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+_CACHE: dict[tuple, Geometry] = {}
+
+
+def _win_spots_source(k: int, stride: int, full: int) -> str:
+    """Source of `win_spots(p, mask)`: empty cells where a disc of `p` would complete a line."""
+    lines = ["def win_spots(p, mask):"]
+    # vertical: only the cells below an empty cell can hold discs
+    lines.append("    r = " + " & ".join(f"(p << {i})" for i in range(1, k)))
+    for s in (stride, stride - 1, stride + 1):
+        # lN: N own discs in a row on the low side of the spot; hN: on the high side
+        lines.append(f"    l1 = p << {s}")
+        lines.append(f"    h1 = p >> {s}")
+        for i in range(2, k):
+            lines.append(f"    l{i} = l{i - 1} & (p << {i * s})")
+            lines.append(f"    h{i} = h{i - 1} & (p >> {i * s})")
+        terms = [f"l{k - 1}", f"h{k - 1}"] + [f"(l{a} & h{k - 1 - a})" for a in range(1, k - 1)]
+        lines.append("    r |= " + " | ".join(terms))
+    lines.append(f"    return r & ({full} ^ mask)")
+    return "\n".join(lines) + "\n"
+
+
+def _has_line_source(k: int, stride: int) -> str:
+    lines = ["def has_line(b):"]
+    for s in (1, stride, stride - 1, stride + 1):
+        # doubling: after each step m marks the starts of runs of `length` discs
+        lines.append("    m = b")
+        length = 1
+        while length * 2 <= k:
+            lines.append(f"    m &= m >> {length * s}")
+            length *= 2
+        if length < k:
+            lines.append(f"    m &= m >> {(k - length) * s}")
+        lines.append("    if m:")
+        lines.append("        return True")
+    lines.append("    return False")
+    return "\n".join(lines) + "\n"
+
+
+def _open_windows_source(k: int, stride: int) -> str:
+    """Source of `open_windows(free)`: number of K-cell windows made only of cells in `free`."""
+    lines = ["def open_windows(free):", "    n = 0"]
+    for s in (1, stride, stride - 1, stride + 1):
+        lines.append("    m = free")
+        length = 1
+        while length * 2 <= k:
+            lines.append(f"    m &= m >> {length * s}")
+            length *= 2
+        if length < k:
+            lines.append(f"    m &= m >> {(k - length) * s}")
+        lines.append("    n += m.bit_count()")
+    lines.append("    return n")
+    return "\n".join(lines) + "\n"
+
+
+def _compile(source: str, name: str) -> Callable:
+    namespace: dict = {}
+    exec(compile(source, f"<bitboard {name}>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+class Geometry:
+    """Constants and specialised functions for one board size, line length and start."""
+
+    def __init__(self, columns: int, rows: int, connect: int, pops: bool,
+                 fixed_columns: tuple[int, ...], max_plies: int) -> None:
+        self.width = w = columns
+        self.height = h = rows
+        self.connect = connect
+        self.pops = pops
+        self.max_plies = max_plies
+        self.stride = stride = h + 1
+        self.bottom = [1 << (c * stride) for c in range(w)]
+        self.column_mask = [((1 << h) - 1) << (c * stride) for c in range(w)]
+        self.bottom_all = sum(self.bottom)
+        self.full = sum(self.column_mask)
+        fixed = {c - 1 for c in fixed_columns}
+        self.fixed_mask = sum(self.column_mask[c] for c in fixed)
+        centre = (w - 1) / 2
+        # centre first, then alternating outwards (left before right)
+        self.order = sorted(range(w), key=lambda c: (abs(c - centre), c))
+        self.order = [c for c in self.order if c not in fixed]
+        self.poppable = [c for c in self.order if c not in fixed] if pops else []
+        row_bits = [sum(1 << (c * stride + r) for c in range(w)) for r in range(h)]
+        # 1-based odd rows (0-based even) and 1-based even rows
+        self.odd_rows = sum(row_bits[r] for r in range(0, h, 2))
+        self.even_rows = sum(row_bits[r] for r in range(1, h, 2))
+        # centre weighting: discs in the middle columns take part in more lines
+        self.centre_masks = []
+        for c in range(w):
+            weight = max(0, connect - int(abs(c - centre) + 0.5))
+            self.centre_masks.append((self.column_mask[c], weight))
+        self.win_spots = _compile(_win_spots_source(connect, stride, self.full), "win_spots")
+        self.has_line = _compile(_has_line_source(connect, stride), "has_line")
+        self.open_windows = _compile(_open_windows_source(connect, stride), "open_windows")
+
+
+def geometry_for(variant) -> Geometry:
+    """The geometry of an `arena.game.Variant` (cached)."""
+    key = (variant.columns, variant.rows, variant.connect, variant.pops, variant.fixed_columns,
+           variant.max_plies)
+    geo = _CACHE.get(key)
+    if geo is None:
+        geo = _CACHE[key] = Geometry(*key)
+    return geo
+
+
+def pop_column(board: int, column_mask: int) -> int:
+    """`board` with column `column_mask` shifted down by one (the bottom disc removed)."""
+    return (board & ~column_mask) | ((board & column_mask) >> 1 & column_mask)

@@ -1,0 +1,134 @@
+"""A bot that misbehaves in the way named by its first argument (for the referee's tests).
+
+Modes that play at all play the first legal move until the misbehaviour is due. `--after N`
+delays the misbehaviour until the bot's N-th move (default 0: at once). `--pidfile PATH` is where
+`grandchild` writes the pid of the process it leaves behind.
+"""
+
+import argparse
+import os
+import signal
+import sys
+import time
+
+from arena.game import Game, format_move, parse_move
+from arena.protocol import parse_game_line, parse_turn_line
+from arena.sdk import variant_from_setup
+
+p = argparse.ArgumentParser()
+p.add_argument("mode")
+p.add_argument("--after", type=int, default=0)
+p.add_argument("--pidfile", default="")
+args = p.parse_args()
+mode = args.mode
+out = sys.stdout
+
+
+def say(text):
+    out.write(text + "\n")
+    out.flush()
+
+
+def leave_grandchild():
+    child = os.fork()
+    if child == 0:
+        if os.fork() == 0:
+            os.setsid()
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            with open(args.pidfile + ".tmp", "w") as f:
+                f.write(str(os.getpid()))
+            os.rename(args.pidfile + ".tmp", args.pidfile)
+            while True:
+                time.sleep(1000)
+        os._exit(0)
+    os.waitpid(child, 0)
+
+
+if mode == "crash_start":
+    sys.exit(3)
+if mode == "ignore_term_start":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        time.sleep(1000)
+if mode in ("ignore_term",):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if mode == "grandchild":
+    leave_grandchild()
+
+variant = None
+my_moves = 0
+for raw in sys.stdin:
+    line = raw.strip()
+    word = line.split(" ", 1)[0]
+    if word == "hello":
+        if mode == "silent_start":
+            while True:
+                time.sleep(1000)
+        if mode == "bad_hello":
+            say("I am a bot")
+            continue
+        say(f"hello name=misbehave-{mode} version=0")
+    elif word == "game":
+        variant = variant_from_setup(parse_game_line(line))
+    elif word == "turn":
+        turn = parse_turn_line(line)
+        game = Game(variant)
+        for token in turn["moves"]:
+            game.push(parse_move(token))
+        move = format_move(game.legal_moves()[0])
+        due = my_moves >= args.after
+        my_moves += 1
+        if not due or mode in ("grandchild", "flood_stderr_ok", "info"):
+            if mode == "flood_stderr_ok":
+                sys.stderr.write("e" * 100_000 + "\n")
+                sys.stderr.flush()
+            if mode == "info":
+                say("info depth 1 score 0")
+                say("info " + "x" * 10_000)
+            say("move " + move)
+            continue
+        if mode == "crash_mid":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        elif mode == "exit_early":
+            sys.exit(0)
+        elif mode == "illegal":
+            say("move d99")
+        elif mode == "wrong_game":
+            say("move d1")  # column 1 is full and fixed in `five`
+        elif mode == "malformed":
+            say("move x4")
+        elif mode == "garbage":
+            say("\x00\x01 garbage")
+        elif mode == "unknown_line":
+            say("thinking very hard")
+        elif mode in ("never", "ignore_term"):
+            while True:
+                time.sleep(1000)
+        elif mode == "late":
+            time.sleep(turn["time_ms"] / 1000 + 1.5)
+            say("move " + move)
+        elif mode == "trickle":
+            while True:
+                out.write("i")
+                out.flush()
+                time.sleep(0.02)
+        elif mode == "flood_stdout":
+            chunk = "x" * 65536
+            while True:
+                out.write(chunk)
+                out.flush()
+        elif mode == "flood_info":
+            while True:
+                out.write("info flood\n" * 1000)
+                out.flush()
+        elif mode == "flood_stderr":
+            while True:
+                sys.stderr.write("e" * 65536)
+                sys.stderr.flush()
+        elif mode == "two_moves":
+            say("move " + move)
+            say("move d99")  # a second answer to the same turn
+        else:
+            say("move " + move)
+    elif word == "quit":
+        break

@@ -1,0 +1,163 @@
+"""The static site without a browser: files, replay frames, downloads and bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.game import Game, parse_move, parse_variant
+from arena.publish.replay import frames_json, replay_frames
+from arena.publish.site import PublishError, build_site, build_site_from_games, slugify
+
+
+def _embedded(page: Path) -> dict:
+    html = page.read_text(encoding="utf-8")
+    match = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', html, re.S)
+    assert match, f"{page.name} has no replay data"
+    return json.loads(match.group(1))
+
+
+def test_replay_frames_follow_the_engine(games_df):
+    popped = 0
+    for row in games_df.itertuples():
+        data = replay_frames(row.variant, row.moves, row.move_ms)
+        game = Game(parse_variant(row.variant))
+        assert data["frames"][0]["board"] == game.board_rows()
+        for frame, token in zip(data["frames"][1:], row.moves.split(), strict=True):
+            move = parse_move(token)
+            game.push(move)
+            assert frame["board"] == game.board_rows()
+            assert frame["kind"] == ("drop" if move > 0 else "pop")
+            assert frame["column"] == abs(move)
+            popped += frame["kind"] == "pop"
+        assert len(data["frames"]) == row.plies + 1
+        assert data["final_board"] == game.board_rows()
+        assert data["winning_cells"] == [list(c) for c in game.winning_cells()]
+        assert data["error"] is None
+        times = json.loads(row.move_ms)
+        assert [f["ms"] for f in data["frames"][1:]] == pytest.approx(times)
+    assert popped > 0
+
+
+def test_replay_frames_report_unplayable_moves():
+    data = replay_frames("classic", "d1 d1 d1 d1 d1 d1 d1 d2")
+    assert data["error"].startswith("ply 7")
+    assert len(data["frames"]) == 7
+    five = replay_frames("five", "d5")
+    assert five["variant"]["fixed_columns"] == [1, 9]
+    assert five["frames"][0]["board"][0][0] in "12"  # outer columns start full
+
+
+def test_frames_json_is_safe_inside_a_script_element():
+    text = frames_json({"x": "</script><!-- & >"})
+    assert "</" not in text and "<!--" not in text
+    assert json.loads(text) == {"x": "</script><!-- & >"}
+
+
+def test_site_files(synthetic_site, games_df):
+    site = synthetic_site
+    for name in ("index.html", "crosstable.html", "plots.html", "games.html", "leaderboard.md",
+                 "static/style.css", "static/site.js", "static/replay.js", "data/games.csv",
+                 "data/games.json", "data/standings.csv", "data/standings.json",
+                 "data/crosstable.csv"):
+        assert (site / name).is_file(), name
+    finished = games_df[games_df["result"].notna()]
+    assert len(list((site / "games").glob("*.html"))) == len(finished)
+    assert len(list((site / "bots").glob("*.html"))) == 3
+    assert list((site / "plots").glob("*.png")) and list((site / "plots").glob("*.svg"))
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for bot in ("alpha", "beta bot", "gamma/γ"):
+        assert f'data-bot="{bot}"' in index
+    for variant in ("classic", "popout", "five"):
+        assert f'data-scope="{parse_variant(variant).spec}"' in index
+    standings = json.loads((site / "data" / "standings.json").read_text())
+    assert set(standings) == {"all", "classic", "five", "popout"}
+    assert len(standings["all"]) == 3
+    md = (site / "leaderboard.md").read_text(encoding="utf-8")
+    assert md.startswith("# Synthetic cup")
+    assert "| 1 |" in md and "beta bot" in md and "## popout" in md
+
+
+def test_game_pages_embed_engine_frames(synthetic_site, games_df):
+    finished = games_df[games_df["result"].notna()]
+    by_id = {row.game_id: row for row in finished.itertuples()}
+    seen = 0
+    for page in sorted((synthetic_site / "games").glob("*.html")):
+        data = _embedded(page)
+        game_id = re.search(r"game (\S+) ·", page.read_text(encoding="utf-8")).group(1)
+        row = by_id[game_id]
+        game = Game(parse_variant(row.variant))
+        for token in row.moves.split():
+            game.push(parse_move(token))
+        assert data["frames"][-1]["board"] == game.board_rows()
+        assert data["game"]["first"] == row.first
+        seen += 1
+    assert seen == len(finished)
+
+
+def test_bot_page_shows_forfeits_with_the_end_of_the_log(synthetic_site, games_df):
+    forfeits = games_df[games_df["forfeit_by"].notna() & games_df["result"].notna()]
+    assert len(forfeits)
+    row = forfeits.iloc[0]
+    bot = row["first"] if row["forfeit_by"] == 1 else row["second"]
+    html = (synthetic_site / "bots" / f"{slugify(bot)}.html").read_text(encoding="utf-8")
+    assert "Traceback: boom" in html
+    assert "thinking 59" in html and "thinking 5\n" not in html  # only the tail
+    assert row["reason"] in html
+    assert "Move times" in html and "<svg class=\"histogram\"" in html
+
+
+def test_site_is_self_contained(synthetic_site):
+    for path in synthetic_site.rglob("*"):
+        if path.suffix not in (".html", ".css", ".js"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), path.name
+        assert "@import" not in text and "fetch(" not in text, path.name
+        assert "url(http" not in text, path.name
+
+
+def test_void_games_only_is_an_error(games_df, tmp_path):
+    void = games_df.assign(result=float("nan"))
+    with pytest.raises(PublishError, match="no finished games"):
+        build_site_from_games(void, tmp_path / "out")
+
+
+def test_cli_missing_results_dir(tmp_path):
+    result = CliRunner().invoke(main, ["publish", str(tmp_path / "nope")])
+    assert result.exit_code != 0
+    assert "does not exist" in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_cli_results_dir_without_a_store(tmp_path):
+    result = CliRunner().invoke(main, ["publish", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_cli_empty_store(tmp_path):
+    store_module = pytest.importorskip("arena.tournament.store")
+    store = store_module.Store(tmp_path)
+    store.close()
+    result = CliRunner().invoke(main, ["publish", str(tmp_path), "--out", str(tmp_path / "s")])
+    assert result.exit_code != 0
+    assert "no finished games" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_publishes_a_games_file(games_df, tmp_path):
+    csv = tmp_path / "games.csv"
+    games_df.to_csv(csv, index=False)
+    result = CliRunner().invoke(main, ["publish", str(csv), "--out", str(tmp_path / "site"),
+                                       "--no-plots"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "site" / "index.html").is_file()
+    assert build_site(csv, tmp_path / "again", plots=False).joinpath("games.html").is_file()

@@ -1,0 +1,171 @@
+"""The alphabeta bot: legal games everywhere, tactics, and exact solving of reference positions."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.game import Game, parse_variant
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "bots" / "alphabeta"
+sys.path.insert(0, str(BOT))
+
+from bitboard import geometry_for  # noqa: E402
+from player import LEVELS, AlphaBetaPlayer  # noqa: E402
+from search import Solver  # noqa: E402
+
+REFERENCE = ROOT.parent / "shared" / "reference" / "connect4"
+
+SPECS = [
+    "classic", "popout", "five", "popout-five",
+    "classic:5x5", "popout:5x4", "classic:9x7", "five:7x5", "popout-five:11x7",
+    "classic:8x5,connect=3", "popout:6x6,max-plies=30", "classic:4x4,max-plies=9",
+]
+
+
+def play_game(variant, players, move_s: float = 0.03) -> Game:
+    """Play a whole game between two `choose(game, deadline)` players; every move must be legal."""
+    game = Game(variant)
+    while game.outcome is None:
+        player = players[game.ply % 2]
+        move = player.choose(game.copy(), time.monotonic() + move_s)
+        assert game.is_legal(move), (variant.spec, game.moves, move)
+        game.push(move)
+    return game
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_plays_legal_games_in_every_preset_and_size(spec):
+    variant = parse_variant(spec)
+    for level in ("easy", "hard"):
+        game = play_game(variant, [AlphaBetaPlayer(variant, level, 1),
+                                   AlphaBetaPlayer(variant, "medium", 2)])
+        assert game.outcome.reason in ("line", "full", "empty", "repetition", "max-plies")
+
+
+def position(spec: str, moves: str) -> Game:
+    game = Game(parse_variant(spec))
+    for token in moves.split():
+        game.push(int(token))
+    return game
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+@pytest.mark.parametrize(
+    "spec, moves, expected",
+    [
+        ("classic", "4 1 4 1 4", 4),  # player 2 must block the vertical three
+        ("classic", "1 1 2 2 3", 4),  # player 2 must block the horizontal three
+        ("classic", "4 4 3 3 2 2", {1, 5}),  # player 1 completes the open three
+        ("popout", "1 2 1 2 1 2", 1),
+        ("five", "3 3 4 4 5 5 6 6", {2, 7}),
+        ("popout-five", "3 3 4 4 5 5 6 6", {2, 7}),
+    ],
+)
+def test_takes_immediate_wins_and_blocks(level, spec, moves, expected):
+    game = position(spec, moves)
+    player = AlphaBetaPlayer(game.variant, level, 0)
+    move = player.choose(game, time.monotonic() + 2.0)
+    assert move in (expected if isinstance(expected, set) else {expected})
+
+
+def test_takes_the_immediate_win_rather_than_blocking():
+    game = position("classic", "1 2 1 2 1 2")  # both have three in a column; player 1 to move
+    assert AlphaBetaPlayer(game.variant, "hard").choose(game, time.monotonic() + 2.0) == 1
+
+
+def test_popout_win_by_popping():
+    # player 1 holds row 2 of columns 1-3; popping its disc under column 4 drops its own disc
+    # from row 3 to row 2 and completes the line
+    game = position("popout", "4 1 1 2 2 3 3 4 4 7")
+    probe = game.copy()
+    assert probe.push(-4) == (1, "line")
+    move = AlphaBetaPlayer(game.variant, "hard").choose(game, time.monotonic() + 2.0)
+    assert game.push(move) == (1, "line")
+
+
+def read_reference(name: str, count: int) -> list[tuple[str, int]]:
+    path = REFERENCE / name
+    if not path.is_file():
+        pytest.skip(f"reference data not found at {path} (needs ../shared/reference)")
+    rows = []
+    for line in path.read_text().splitlines()[:count]:
+        moves, score = line.split()
+        rows.append((moves, int(score)))
+    return rows
+
+
+@pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1"])
+def test_solver_finds_the_exact_value_of_reference_positions(name):
+    solver = Solver(geometry_for(parse_variant("classic")))
+    for moves, expected in read_reference(name, 25):
+        game = position("classic", " ".join(moves))
+        side = game.to_move - 1
+        solver.reset()
+        cur, opp = game.boards[side], game.boards[1 - side]
+        assert solver.solve(cur, opp) == expected, moves
+        weak = solver.solve(cur, opp, weak=True)
+        assert weak == (expected > 0) - (expected < 0), moves
+        if expected > 0:
+            column = solver.move_values(cur, opp, expected)[0]
+            game.push(column + 1)
+            if game.outcome is None:
+                side = game.to_move - 1
+                assert solver.solve(game.boards[side], game.boards[1 - side]) == -expected
+
+
+def test_player_plays_a_winning_move_in_won_reference_positions():
+    for moves, expected in read_reference("Test_L3_R1", 40):
+        if expected <= 0:
+            continue
+        game = position("classic", " ".join(moves))
+        player = AlphaBetaPlayer(game.variant, "hard")
+        move = player.choose(game, time.monotonic() + 5.0)
+        game.push(move)
+        if game.outcome is None:
+            side = game.to_move - 1
+            solver = Solver(geometry_for(game.variant))
+            assert solver.solve(game.boards[side], game.boards[1 - side], weak=True) < 0, moves
+
+
+def test_solver_small_board_values():
+    # four in a row on 4x4 and 5x4 are draws with perfect play (Tromp)
+    for spec in ("classic:4x4", "classic:5x4"):
+        game = Game(parse_variant(spec))
+        solver = Solver(geometry_for(game.variant))
+        assert solver.solve(game.boards[0], game.boards[1], weak=True) == 0
+
+
+def test_keeps_to_a_short_deadline():
+    variant = parse_variant("popout")
+    game = position("popout", "4 4 3 5")
+    player = AlphaBetaPlayer(variant, "hard")
+    start = time.monotonic()
+    player.choose(game, start + 0.05)
+    assert time.monotonic() - start < 0.5  # generous: the machine may be loaded
+
+
+def test_bot_modules_stay_light():
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import player, search, bitboard; "
+        "heavy = [m for m in ('pandas', 'numpy', 'matplotlib', 'click') if m in sys.modules]; "
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(BOT)], capture_output=True, text=True,
+                         cwd=ROOT, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_bot_script_runs_under_the_sdk():
+    if importlib.util.find_spec("arena.sdk") is None:
+        pytest.skip("arena.sdk not written yet")
+    out = subprocess.run([sys.executable, str(BOT / "alphabeta.py"), "--help"],
+                         capture_output=True, text=True, cwd=BOT, timeout=60,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0 and "--level" in out.stdout, out.stderr

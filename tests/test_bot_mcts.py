@@ -1,0 +1,101 @@
+"""The mcts bot: legal games in every preset and size, immediate wins and blocks, deadlines."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.game import Game, parse_variant
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "bots" / "mcts"
+sys.path.insert(0, str(BOT))
+
+from tree import LEVELS, MctsPlayer  # noqa: E402
+
+SPECS = [
+    "classic", "popout", "five", "popout-five",
+    "classic:5x5", "popout:5x4", "classic:9x7", "five:7x5", "popout-five:11x7",
+    "classic:8x5,connect=3", "popout:6x6,max-plies=30", "classic:4x4,max-plies=9",
+]
+
+
+def play_game(variant, players, move_s: float = 0.02) -> Game:
+    game = Game(variant)
+    while game.outcome is None:
+        player = players[game.ply % 2]
+        move = player.choose(game.copy(), time.monotonic() + move_s)
+        assert game.is_legal(move), (variant.spec, game.moves, move)
+        game.push(move)
+    return game
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_plays_legal_games_in_every_preset_and_size(spec):
+    variant = parse_variant(spec)
+    game = play_game(variant, [MctsPlayer(variant, "hard", 1), MctsPlayer(variant, "easy", 2)])
+    assert game.outcome.reason in ("line", "full", "empty", "repetition", "max-plies")
+
+
+def position(spec: str, moves: str) -> Game:
+    game = Game(parse_variant(spec))
+    for token in moves.split():
+        game.push(int(token))
+    return game
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+@pytest.mark.parametrize(
+    "spec, moves, expected",
+    [
+        ("classic", "4 1 4 1 4", {4}),
+        ("classic", "1 1 2 2 3", {4}),
+        ("classic", "4 4 3 3 2 2", {1, 5}),
+        ("classic", "1 2 1 2 1 2", {1}),  # win rather than block
+        ("popout", "1 2 1 2 1 2", {1}),
+        ("five", "3 3 4 4 5 5 6 6", {2, 7}),
+        ("popout-five", "3 3 4 4 5 5 6 6", {2, 7}),
+        ("popout", "4 1 1 2 2 3 3 4 4 7", {-4, 4}),  # popping column 4 wins at once
+    ],
+)
+def test_takes_immediate_wins_and_blocks(level, spec, moves, expected):
+    game = position(spec, moves)
+    move = MctsPlayer(game.variant, level, 0).choose(game, time.monotonic() + 1.0)
+    if spec == "popout" and -4 in expected:
+        assert game.push(move) == (1, "line")
+    else:
+        assert move in expected
+
+
+def test_keeps_to_a_short_deadline():
+    game = position("popout", "4 4 3 5")
+    player = MctsPlayer(game.variant, "hard")
+    start = time.monotonic()
+    player.choose(game, start + 0.05)
+    assert time.monotonic() - start < 0.5  # generous: the machine may be loaded
+    assert player.playouts > 0
+
+
+def test_bot_modules_stay_light():
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import tree, mcts_board; "
+        "heavy = [m for m in ('pandas', 'numpy', 'matplotlib', 'click') if m in sys.modules]; "
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(BOT)], capture_output=True, text=True,
+                         cwd=ROOT, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_bot_script_runs_under_the_sdk():
+    if importlib.util.find_spec("arena.sdk") is None:
+        pytest.skip("arena.sdk not written yet")
+    out = subprocess.run([sys.executable, str(BOT / "mcts.py"), "--help"],
+                         capture_output=True, text=True, cwd=BOT, timeout=60,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0 and "--level" in out.stdout, out.stderr

@@ -1,0 +1,119 @@
+"""BotProcess: deadlines, caps, exit statuses, stderr draining and killing whole trees."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+from arena.process import BotExited, BotLineTooLong, BotProcess, BotStartError, BotTimeout
+from tests.conftest import pid_alive
+
+
+def bot(code: str, tmp_path) -> BotProcess:
+    process = BotProcess([sys.executable, "-c", code], tmp_path)
+    process.start()
+    return process
+
+
+def test_echo_lines_and_environment(tmp_path, no_leftover_processes):
+    code = (
+        "import os, sys\n"
+        "for line in sys.stdin:\n"
+        "    print('got', line.strip(), os.environ['HOME'] != '', os.getcwd(), flush=True)\n"
+    )
+    p = bot(code, tmp_path)
+    try:
+        p.send("a b")
+        line = p.read_line(time.monotonic() + 10)
+        assert line == f"got a b True {tmp_path}"
+        assert p.cpu_ms() >= 0
+    finally:
+        p.close()
+    assert not p.alive
+
+
+def test_timeout_is_an_absolute_deadline_despite_trickling(tmp_path, no_leftover_processes):
+    p = bot("import sys, time\nwhile True:\n    sys.stdout.write('x'); sys.stdout.flush(); "
+            "time.sleep(0.01)\n", tmp_path)
+    try:
+        start = time.monotonic()
+        with pytest.raises(BotTimeout):
+            p.read_line(start + 0.5)
+        assert time.monotonic() - start < 1.5
+    finally:
+        p.close()
+
+
+def test_line_cap(tmp_path, no_leftover_processes):
+    p = bot("import sys\nsys.stdout.write('y' * 200000 + '\\n'); sys.stdout.flush()\n"
+            "import time; time.sleep(30)", tmp_path)
+    try:
+        with pytest.raises(BotLineTooLong):
+            p.read_line(time.monotonic() + 10)
+    finally:
+        p.close()
+
+
+@pytest.mark.parametrize("code,status", [("import sys; sys.exit(7)", "exited with code 7"),
+                                         ("import os; os.abort()", "killed by SIGABRT")])
+def test_exit_status_is_reported(code, status, tmp_path, no_leftover_processes):
+    p = bot(code, tmp_path)
+    try:
+        with pytest.raises(BotExited, match=status):
+            p.read_line(time.monotonic() + 10)
+    finally:
+        p.close()
+
+
+def test_cannot_start(tmp_path):
+    p = BotProcess([str(tmp_path / "missing")], tmp_path)
+    with pytest.raises(BotStartError, match="cannot start"):
+        p.start()
+
+
+def test_stderr_is_drained_and_capped(tmp_path, no_leftover_processes):
+    p = bot("import sys\nsys.stderr.write('e' * 1_000_000); sys.stderr.flush()\n"
+            "print('done', flush=True)\nimport time; time.sleep(30)", tmp_path)
+    try:
+        assert p.read_line(time.monotonic() + 10) == "done"
+        data, dropped = p.take_stderr(wait=0.0)
+        # the writer finished, so everything is counted once the drain thread caught up
+        deadline = time.monotonic() + 5
+        while len(data) + dropped < 1_000_000 and time.monotonic() < deadline:
+            more, more_dropped = p.take_stderr(wait=0.05)
+            data += more
+            dropped += more_dropped
+        assert len(data) <= 64 * 1024 and len(data) + dropped == 1_000_000
+    finally:
+        p.close()
+
+
+def test_close_kills_sigterm_ignoring_tree_with_new_sessions(tmp_path, no_leftover_processes):
+    code = (
+        "import os, signal, subprocess, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "c = subprocess.Popen([sys.executable, '-c', 'import signal, time; "
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(100)'], "
+        "start_new_session=True)\n"
+        "print(c.pid, flush=True)\n"
+        "time.sleep(100)\n"
+    )
+    p = bot(code, tmp_path)
+    child = int(p.read_line(time.monotonic() + 10))
+    assert pid_alive(child)
+    start = time.monotonic()
+    p.close()
+    assert time.monotonic() - start < 3
+    assert not pid_alive(child) and not pid_alive(p.pid)
+
+
+def test_bot_that_never_reads_stdin_times_out_on_send(tmp_path, no_leftover_processes):
+    p = bot("import time; time.sleep(100)", tmp_path)
+    try:
+        with pytest.raises(BotTimeout):
+            for _ in range(100):
+                p.send("z" * 60000, time.monotonic() + 0.3)
+    finally:
+        p.close()

@@ -1,0 +1,79 @@
+"""Building and parsing protocol lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena import protocol
+from arena.game import PRESETS, parse_variant
+from arena.referee import TimeControl
+from arena.sdk import variant_from_setup
+
+
+@pytest.mark.parametrize("spec", [*PRESETS, "popout:8x7", "five:11x8,connect=4",
+                                  "classic,max-plies=20"])
+def test_game_line_round_trip_rebuilds_the_variant(spec):
+    variant = parse_variant(spec)
+    line = protocol.game_line("g 1", 2, variant.describe(), TimeControl().to_dict(), "my bot")
+    assert "\n" not in line and "  " not in line
+    setup = protocol.parse_game_line(line)
+    assert setup["seat"] == 2 and setup["id"] == "g_1" and setup["opponent"] == "my_bot"
+    assert setup["move_ms"] == 1000 and setup["base_ms"] is None
+    rebuilt = variant_from_setup(setup)
+    assert rebuilt == variant and rebuilt.spec == variant.spec
+
+
+def test_variant_without_known_spec_is_rebuilt_from_fields():
+    variant = parse_variant("five:10x7")
+    setup = protocol.parse_game_line(
+        protocol.game_line("x", 1, variant.describe(), TimeControl().to_dict())
+        .replace("spec=five:10x7", "spec=mystery")
+    )
+    rebuilt = variant_from_setup(setup)
+    assert (rebuilt.columns, rebuilt.rows, rebuilt.connect, rebuilt.start, rebuilt.fixed_columns,
+            rebuilt.max_plies) == (10, 7, 5, variant.start, (1, 10), variant.max_plies)
+    assert rebuilt.spec == "mystery"
+    from arena.game import Game
+
+    game = Game(rebuilt)
+    assert not game.is_legal(1) and game.is_legal(2)
+
+
+def test_turn_line():
+    line = protocol.turn_line(["d4", "p4"], 900, None, 12.4)
+    assert line == "turn ply=2 moves=d4,p4 time_ms=900 opponent_time_ms=- last_ms=12"
+    parsed = protocol.parse_turn_line(line + " future=1")
+    assert parsed == {"moves": ["d4", "p4"], "time_ms": 900, "opponent_time_ms": None,
+                      "last_ms": 12}
+    assert protocol.parse_turn_line(protocol.turn_line([], 5, 7))["moves"] == []
+
+
+@pytest.mark.parametrize(
+    "line,expected",
+    [("move d4", ("move", "d4")), ("move p3 ply=4", ("move", "p3")), ("d4", ("move", "d4")),
+     ("4", ("move", "4")), ("  ", ("blank", "")), ("info depth 3", ("info", "depth 3")),
+     ("move x9", ("move", "x9"))],
+)
+def test_parse_bot_line(line, expected):
+    assert protocol.parse_bot_line(line) == expected
+
+
+@pytest.mark.parametrize("line", ["hello", "moves d4", "d4 d5", "x", "move"])
+def test_parse_bot_line_rejects(line):
+    with pytest.raises(protocol.ProtocolError):
+        protocol.parse_bot_line(line)
+
+
+def test_hello():
+    assert protocol.hello_line() == "hello protocol=fiar version=1"
+    reply = protocol.hello_reply("My Bot", "1.0", "A B")
+    assert reply == "hello name=My_Bot version=1.0 author=A_B"
+    assert protocol.parse_hello_reply(reply)["name"] == "My_Bot"
+    for bad in ("hi name=x", "hello version=1", ""):
+        with pytest.raises(protocol.ProtocolError):
+            protocol.parse_hello_reply(bad)
+
+
+def test_end_line_and_truncate():
+    assert protocol.end_line("draw", None, "full", 42) == "end result=draw winner=0 reason=full plies=42"
+    assert protocol.truncate("a\nb" * 200, 10).startswith("a\\nba\\nba\\")

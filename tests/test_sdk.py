@@ -1,0 +1,59 @@
+"""The Python SDK: light import, budgets, and a protocol session driven by hand."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from arena.game import PRESETS
+from arena.sdk import GameSetup, _budget_ms
+from tests.conftest import ROOT
+
+
+def test_import_is_light():
+    code = "import sys, arena.sdk; print(' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, timeout=30, check=True).stdout.split()
+    for heavy in ("click", "pandas", "numpy", "matplotlib", "tomllib", "subprocess", "json"):
+        assert heavy not in out, heavy
+
+
+def setup(move_ms=None, base_ms=None, inc=0) -> GameSetup:
+    return GameSetup("g", PRESETS["classic"], 1, move_ms, base_ms, inc, 5000, 200, "x", {})
+
+
+def test_budget_per_move():
+    assert _budget_ms(setup(move_ms=1000), 1000, 0.0, 0) == 850
+    assert _budget_ms(setup(move_ms=100), 100, 5.0, 0) == 65
+    assert _budget_ms(setup(move_ms=10), 10, 0.0, 0) == 1  # never below 1 ms
+
+
+def test_budget_clock():
+    b = _budget_ms(setup(base_ms=60_000, inc=1000), 60_000, 0.0, 0)
+    assert b == 60_000 / 21 + 800
+    # near the end of the clock: bounded by what is left minus a safety margin
+    assert _budget_ms(setup(base_ms=60_000), 100, 0.0, 40) <= 70
+
+
+def test_sdk_session_by_hand():
+    bot = ROOT / "bots" / "greedy" / "bot.py"
+    lines = [
+        "hello protocol=fiar version=1 future=yes",
+        "something-new a=b",
+        "game id=a seat=1 spec=classic columns=7 rows=6 connect=4 pops=0 fixed=- "
+        "start=-/-/-/-/-/-/- cap=168 move_ms=1000 base_ms=0 increment_ms=0 startup_ms=5000 "
+        "grace_ms=200 opponent=x",
+        "turn ply=6 moves=d1,d7,d1,d7,d1,d7 time_ms=1000 opponent_time_ms=- last_ms=-",
+        "end result=win winner=1 reason=line plies=7",
+        "game id=b seat=2 spec=custom columns=5 rows=4 connect=3 pops=1 fixed=- "
+        "start=-/-/-/-/- cap=80 move_ms=1000 base_ms=0 increment_ms=0 startup_ms=5000 "
+        "grace_ms=200 opponent=x",
+        "turn ply=3 moves=d1,d5,d2 time_ms=1000 opponent_time_ms=- last_ms=-",
+        "quit",
+    ]
+    out = subprocess.run([sys.executable, str(bot)], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, timeout=30,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["hello name=greedy version=1.0 author=arena",
+                                       "move d1", "move d3"]  # win now; then block 1-1-_ (connect 3)

@@ -1,0 +1,105 @@
+"""Schedule properties: balance, seats, pairs, interleaving and stable ids."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tournament_helpers import write_toml
+
+from arena.tournament.config import load_config
+from arena.tournament.schedule import build_schedule, pairings
+
+BASE = """
+name = "s"
+variants = {variants}
+games = {games}
+{extra}
+[[bots]]
+path = "random"
+[[bots]]
+path = "greedy"
+[[bots]]
+path = "random"
+name = "r2"
+args = ["--seed", "2"]
+{more}
+"""
+
+
+def config(tmp_path, variants=('classic', 'popout:5x4'), games=4, extra="", more="",
+           name="s.toml"):
+    body = BASE.format(variants=list(variants), games=games, extra=extra, more=more)
+    body = body.replace("'", '"')
+    return load_config(write_toml(tmp_path / name, body))
+
+
+def test_every_pair_meets_equally_with_each_seat_in_every_variant(tmp_path):
+    cfg = config(tmp_path, games=6)
+    games = build_schedule(cfg)
+    assert len(games) == 3 * 2 * 6  # pairs x variants x games
+    seats = Counter((g.variant.spec, g.first, g.second) for g in games)
+    for variant in cfg.variants:
+        for a, b in pairings(cfg):
+            assert seats[(variant.spec, a, b)] == 3
+            assert seats[(variant.spec, b, a)] == 3
+
+
+def test_games_come_in_seat_swapped_pairs(tmp_path):
+    games = build_schedule(config(tmp_path))
+    by_pair: dict[str, list] = {}
+    for g in games:
+        by_pair.setdefault(g.pair_id, []).append(g)
+    assert all(len(v) == 2 for v in by_pair.values())
+    for first, second in by_pair.values():
+        assert (first.first, first.second) == (second.second, second.first)
+        assert first.variant == second.variant and first.opening == second.opening
+    # the two games of a pair are adjacent in the play order
+    order = [g.pair_id for g in games]
+    assert all(order[i] == order[i + 1] for i in range(0, len(order), 2))
+
+
+def test_rounds_are_interleaved_so_any_round_prefix_is_balanced(tmp_path):
+    cfg = config(tmp_path, games=6)
+    games = build_schedule(cfg)
+    per_round = len(games) // 3
+    for k in range(1, 4):
+        prefix = games[: k * per_round]
+        counts = Counter((g.variant.spec, g.first, g.second) for g in prefix)
+        assert len(set(counts.values())) == 1, counts
+        assert {g.round for g in prefix} == set(range(k))
+
+
+def test_ids_are_unique_and_stable(tmp_path):
+    first = [g.game_id for g in build_schedule(config(tmp_path))]
+    second = [g.game_id for g in build_schedule(config(tmp_path, name="other.toml"))]
+    assert first == second
+    assert len(set(first)) == len(first)
+    assert all(i.startswith("g") and len(i) == 17 for i in first)
+
+
+def test_adding_bots_variants_or_games_keeps_the_old_ids(tmp_path):
+    old = {g.game_id for g in build_schedule(config(tmp_path))}
+    bigger = config(tmp_path, variants=("classic", "popout:5x4", "five"), games=6,
+                    more='[[bots]]\npath = "random"\nname = "r3"\n')
+    new = {g.game_id for g in build_schedule(bigger)}
+    assert old < new
+    assert len(new) == 6 * 3 * 6
+
+
+def test_openings_each_played_twice_with_seats_swapped(tmp_path):
+    (tmp_path / "open.txt").write_text("d4 d4\nd3\nd1 d2 d3\n")
+    body = BASE.format(variants=["classic"], games=2, extra='openings = "open.txt"', more="")
+    body = body.replace("games = 2\n", "").replace("'", '"')
+    cfg = load_config(write_toml(tmp_path / "o.toml", body))
+    games = build_schedule(cfg)
+    assert len(games) == 3 * 3 * 2  # pairs x openings x 2
+    per_pair_opening = Counter((frozenset(g.bots), g.opening) for g in games)
+    assert set(per_pair_opening.values()) == {2}
+    assert {g.opening for g in games} == {(4, 4), (3,), (1, 2, 3)}
+
+
+def test_gauntlet(tmp_path):
+    cfg = config(tmp_path, extra='format = "gauntlet"\ngauntlet_bot = "greedy"')
+    games = build_schedule(cfg)
+    assert all("greedy" in g.bots for g in games)
+    assert len(games) == 2 * 2 * 4
