@@ -50,8 +50,13 @@ def play_match(
     on_game: Callable[[int, GameRecord], None] | None = None,
     stop: threading.Event | None = None,
     game_id_prefix: str = "g",
+    finished: Callable[[], bool] | None = None,
 ) -> MatchResult:
-    """Play `games` games per variant, A and B alternating as first player (A starts)."""
+    """Play `games` games per variant, A and B alternating as first player (A starts).
+
+    `finished` is asked before each game whether the match is decided (e.g. by an SPRT);
+    unlike `stop`, it never interrupts a game in progress.
+    """
     name_a, name_b = distinct_names([spec_a.name, spec_b.name])
     result = MatchResult(name_a, name_b)
     with Player(spec_a, name_a, log_dir, restart_every_game) as a, Player(
@@ -60,6 +65,8 @@ def play_match(
         n = 0
         for variant in variants:
             for i in range(games):
+                if finished is not None and finished():
+                    return result
                 n += 1
                 first, second = (a, b) if i % 2 == 0 else (b, a)
                 record = play_game(

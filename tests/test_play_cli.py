@@ -84,3 +84,20 @@ def test_awk_bot_plays_legal_moves_in_every_preset(no_leftover_processes):
     games = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(games) == 8
     assert all(g["forfeit_by"] is None for g in games), [g["detail"] for g in games]
+
+
+def test_play_sprt_stops_the_match_once_decided(no_leftover_processes):
+    # greedy beats random nearly always: H1 (greedy +200 Elo) is accepted long before 60 games.
+    result = invoke("greedy", "random", "-n", "60", "--move-ms", "2000", "--sprt", "0,200", "--json")
+    assert result.exit_code == 0, result.output
+    games = [json.loads(line) for line in result.stdout.splitlines()]
+    assert 4 <= len(games) < 60
+    assert len(games) % 2 == 0  # stops only after a full seat-swapped pair
+    assert "-> H1" in result.stderr and f"after {len(games)} games" in result.stderr
+
+
+def test_play_sprt_rejects_bad_bounds():
+    result = CliRunner().invoke(play_command, ["random", "random", "--sprt", "50,0"])
+    assert result.exit_code == 2 and "elo0 < elo1" in result.output
+    result = CliRunner().invoke(play_command, ["random", "random", "--sprt", "fifty"])
+    assert result.exit_code == 2 and "ELO0,ELO1" in result.output

@@ -76,13 +76,25 @@ def describe_game(record) -> str:
               help="Write each bot's stderr per game to this folder.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object per game (summary on stderr).")
+@click.option("--sprt", "sprt_bounds", default=None, metavar="ELO0,ELO1",
+              help="Stop the match once an SPRT of H1: A is ELO1 stronger against H0: ELO0 "
+              "decides (then --games is the most games per variant).")
+@click.option("--sprt-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="SPRT false-positive rate.")
+@click.option("--sprt-beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="SPRT false-negative rate.")
+@click.option("--sprt-model", type=click.Choice(["logistic", "normalized", "bayeselo"]),
+              default="logistic", show_default=True, help="Elo model of the SPRT hypotheses.")
 def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, startup_ms, grace_ms,
-            opening, args_a, args_b, restart_every_game, log_dir, as_json) -> None:
+            opening, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
+            sprt_beta, sprt_model) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
 
     A bot is a path to an executable, a .py file, a folder with a bot.toml, or the name of a
-    bundled bot (random, greedy, ...).
+    bundled bot (random, greedy, ...). With --sprt, the match stops as soon as the sequential
+    probability ratio test accepts H0 or H1 (pentanomial over seat-swapped game pairs).
     """
+    sprt = _make_sprt(sprt_bounds, sprt_alpha, sprt_beta, sprt_model)
     from pathlib import Path
 
     from arena.botspec import BotSpecError, resolve_bot
@@ -113,16 +125,24 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
     out = click.echo
 
     def on_game(n: int, record) -> None:
+        if sprt is not None and not record.void:
+            score = record.result if record.first == result_names[0] else 1 - record.result
+            # Games come in seat-swapped pairs per variant: ids 1-2, 3-4, ... of a variant.
+            sprt.add(score, f"{record.variant}:{(n - 1) // 2}")
         if as_json:
             out(json.dumps(_game_dict(record)))
         else:
             out(describe_game(record))
         sys.stdout.flush()
 
+    from arena.botspec import distinct_names
+
+    result_names = distinct_names([spec_a.name, spec_b.name])
     try:
         result = play_match(
             spec_a, spec_b, parsed, games, tc, restart_every_game=restart_every_game,
             log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
+            finished=(lambda: sprt.status() != "continue") if sprt is not None else None,
         )
     except KeyboardInterrupt:
         raise click.Abort() from None
@@ -136,5 +156,20 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
     if result.void_games:
         total += f", {result.void_games} void"
     lines.append(total)
+    if sprt is not None:
+        lines.append(sprt.summary())
     for line in lines:
         click.echo(line, err=as_json)
+
+
+def _make_sprt(bounds: str | None, alpha: float, beta: float, model: str):
+    if bounds is None:
+        return None
+    from arena.ratings.sprt import SPRT
+
+    try:
+        elo0, elo1 = (float(part) for part in bounds.split(","))
+        return SPRT(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model)
+    except ValueError as error:
+        detail = str(error) if "elo0" in str(error) else "expected two numbers ELO0,ELO1, e.g. 0,50"
+        raise click.BadParameter(f"{bounds!r}: {detail}", param_hint="--sprt") from None

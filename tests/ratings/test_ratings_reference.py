@@ -49,6 +49,8 @@ def test_laskos3_anchor_shifts_only():
 
 
 def _elo_rows():
+    if not REF.is_dir():
+        return []  # the module is skipped; collection must not fail
     with open(REF / "elo_vectors.csv", newline="") as fh:
         return list(csv.DictReader(fh))
 
@@ -84,6 +86,8 @@ def test_elo_vectors(row):
 
 
 def _sprt_rows():
+    if not REF.is_dir():
+        return []
     with open(REF / "sprt_vectors.csv", newline="") as fh:
         return list(csv.DictReader(line for line in fh if not line.startswith("#")))
 
@@ -114,6 +118,8 @@ def test_sprt_vectors(row):
 
 
 def _ts_rows():
+    if not REF.is_dir():
+        return []
     return json.loads((REF / "trueskill_vectors.json").read_text())
 
 
