@@ -517,6 +517,18 @@ class SequentialElo:
         return dict(zip(self.names, self.elo.tolist(), strict=True))
 
 
+
+def games_in_order(games: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first, second, result) of the decided games, in ``seq`` order (table order without it);
+    void games (no result) are left out. For the order-dependent ratings."""
+    if "seq" in games.columns and len(games):
+        games = games.sort_values("seq", kind="stable")
+    res = normalise_results(games["result"])
+    keep = ~np.isnan(res)
+    first = np.asarray(games["first"], dtype=object)[keep]
+    second = np.asarray(games["second"], dtype=object)[keep]
+    return first, second, res[keep]
+
 def sequential_elo(
     games: pd.DataFrame,
     k: float = 16.0,
@@ -528,14 +540,7 @@ def sequential_elo(
 
     The result depends on the order of the games (it is labelled so in every output).
     """
-    g = games
-    if "seq" in g.columns and len(g):
-        g = g.sort_values("seq", kind="stable")
-    res = normalise_results(g["result"])
-    keep = ~np.isnan(res)
-    first = np.asarray(g["first"], dtype=object)[keep]
-    second = np.asarray(g["second"], dtype=object)[keep]
-    res = res[keep]
+    first, second, res = games_in_order(games)
     i, j, names = _codes(first, second, names)
     r = [float(initial)] * len(names)
     hist = np.empty((len(res), len(names))) if keep_history else None
@@ -563,14 +568,7 @@ def elo_history(games: pd.DataFrame, points: int = 30, anchor: tuple[str, float]
     Unlike sequential Elo every point is the order-free estimate of the games so far. Bots enter
     the curve once they have played.
     """
-    g = games
-    if "seq" in g.columns and len(g):
-        g = g.sort_values("seq", kind="stable")
-    res = normalise_results(g["result"])
-    keep = ~np.isnan(res)
-    first = np.asarray(g["first"], dtype=object)[keep]
-    second = np.asarray(g["second"], dtype=object)[keep]
-    res = res[keep]
+    first, second, res = games_in_order(games)
     i, j, names = _codes(first, second, None)
     other = i != j
     i, j, res = i[other], j[other], res[other]

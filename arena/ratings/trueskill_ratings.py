@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import trueskill
 
-from arena.ratings.elo import _codes, normalise_results
+from arena.ratings.elo import _codes, games_in_order
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = DEFAULT_MU / 3.0
@@ -98,14 +98,7 @@ def trueskill_ratings(
     draw_probability: None = the observed draw rate of the games (clamped to [0.001, 0.9]).
     tau: dynamics factor added to sigma before every game; 0 for bots of constant strength.
     """
-    g = games
-    if "seq" in g.columns and len(g):
-        g = g.sort_values("seq", kind="stable")
-    res = normalise_results(g["result"])
-    keep = ~np.isnan(res)
-    first = np.asarray(g["first"], dtype=object)[keep]
-    second = np.asarray(g["second"], dtype=object)[keep]
-    res = res[keep]
+    first, second, res = games_in_order(games)
     i, j, names = _codes(first, second, names)
     if draw_probability is None:
         rate = float(np.mean(res == 0.5)) if len(res) else 0.1
