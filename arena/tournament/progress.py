@@ -231,7 +231,9 @@ class Progress:
 
         header = Text(f"{self.title}  " if self.title else "", style="bold")
         header.append(self.status())
-        bar = ProgressBar(total=max(1, self.total), completed=self.done, width=60)
+        # A bar renders without a line end of its own: a one-cell grid gives it one.
+        bar = Table.grid()
+        bar.add_row(ProgressBar(total=max(1, self.total), completed=self.done, width=60))
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column, justify in (("#", "right"), ("bot", "left"), ("games", "right"),
                                 ("score", "right"), ("pct", "right"), ("W-D-L", "right"),
