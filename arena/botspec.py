@@ -77,15 +77,22 @@ def resolve_bot(ref: str, args: Sequence[str] = (), name: str | None = None) -> 
                 f"no bot at {text!r}: not a file or folder, and not a bundled bot ({known})"
             )
     path = path.resolve()
-    if path.is_dir():
-        spec = _from_folder(path)
-    elif path.suffix == ".py":
-        spec = BotSpec(path.stem, [sys.executable, str(path)], path.parent, _hash_file(path),
-                       language="python")
-    elif os.access(path, os.X_OK):
-        spec = BotSpec(path.stem or path.name, [str(path)], path.parent, _hash_file(path))
-    else:
-        raise BotSpecError(f"bot {text!r} is neither executable, a .py file nor a folder")
+    try:
+        if path.is_dir():
+            spec = _from_folder(path)
+        elif not path.is_file():
+            raise BotSpecError(f"bot {text!r} is not a regular file or a folder")
+        elif path.suffix == ".py":
+            spec = BotSpec(path.stem, [sys.executable, str(path)], path.parent, _hash_file(path),
+                           language="python")
+        elif os.access(path, os.X_OK):
+            spec = BotSpec(path.stem or path.name, [str(path)], path.parent, _hash_file(path))
+        else:
+            raise BotSpecError(f"bot {text!r} is neither executable, a .py file nor a folder")
+    except OSError as error:
+        where = error.filename or text
+        raise BotSpecError(f"cannot read bot {text!r}: {where}: {error.strerror or error}") \
+            from None
     spec.args = tuple(spec.args) + tuple(str(a) for a in args)
     if name:
         spec.name = name
@@ -99,9 +106,14 @@ def _from_folder(folder: Path) -> BotSpec:
     import tomllib
 
     try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        text = manifest.read_text(encoding="utf-8-sig")
+        data = tomllib.loads(text)
+    except OSError as error:
+        raise BotSpecError(f"cannot read {str(manifest)!r}: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        if "end of document" in first:  # tomllib gives no line there: it is the last one
+            first += f" (line {max(1, len(text.splitlines()))})"
         raise BotSpecError(f"bad manifest {str(manifest)!r}: {first}") from None
     where = f"manifest {str(manifest)!r}"
     name = data.get("name", folder.name)

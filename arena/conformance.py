@@ -61,6 +61,16 @@ def _hint_for(record: GameRecord) -> str:
     return HINTS.get(record.reason, "")
 
 
+def _stderr_tail(process: BotProcess) -> str:
+    """`; stderr: <last line>` when the bot wrote to stderr (e.g. a traceback), else ''."""
+    try:
+        data, _ = process.take_stderr(wait=0.3)
+    except Exception:  # noqa: BLE001 - only a hint
+        return ""
+    lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    return f"; stderr: {lines[-1][:200]}" if lines else ""
+
+
 def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckResult]:
     """Handshake (with unknown keys), unknown lines, a turn, quit: driven line by line."""
     results = []
@@ -77,7 +87,7 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckR
                 "handshake", True,
                 f"name={hello['name']} version={hello.get('version', '-')}, {startup:.0f} ms"))
         except (BotIOError, protocol.ProtocolError) as error:
-            detail = getattr(error, "detail", str(error))
+            detail = getattr(error, "detail", str(error)) + _stderr_tail(process)
             results.append(CheckResult("handshake", False, detail, HINTS["handshake"]))
             return results
         variant = parse_variant("popout")

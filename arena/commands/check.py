@@ -25,7 +25,11 @@ def command(bot, bot_args, games, move_ms, startup_ms) -> None:
     from arena.referee import TimeControl
 
     try:
-        spec = resolve_bot(bot, shlex.split(bot_args))
+        extra = shlex.split(bot_args)
+    except ValueError as error:
+        raise click.BadParameter(f"{bot_args!r}: {error}", param_hint="'--args'") from None
+    try:
+        spec = resolve_bot(bot, extra)
     except (BotSpecError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     tc = TimeControl(move_ms=move_ms, startup_ms=startup_ms)

@@ -17,7 +17,8 @@ def command(results_dir: Path, fmt: str, out: Path | None) -> None:
     """Export the games of a results directory as CSV or JSONL (one row per game)."""
     import sqlite3
 
-    from arena.tournament.export import export_games
+    from arena.tournament.export import ExportError, export_games
+    from arena.tournament.store import StoreError
 
     try:
         count = export_games(results_dir, fmt, out)
@@ -27,9 +28,16 @@ def command(results_dir: Path, fmt: str, out: Path | None) -> None:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
-    except FileNotFoundError as error:
+    except (ExportError, StoreError) as error:
         raise click.ClickException(str(error)) from None
-    except (sqlite3.Error, OSError) as error:
+    except OSError as error:
+        if error.filename is None and isinstance(error, FileNotFoundError):
+            raise click.ClickException(str(error)) from None  # no results in DIR
+        if out is not None and error.filename is not None:
+            raise click.ClickException(
+                f"cannot write {out}: {error.strerror or error}") from None
+        raise click.ClickException(f"cannot export {results_dir}: {error}") from None
+    except sqlite3.Error as error:
         raise click.ClickException(f"cannot export {results_dir}: {error}") from None
     if out is not None:
         click.echo(f"{count} games written to {out}", err=True)

@@ -98,29 +98,34 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
     from pathlib import Path
 
     from arena.botspec import BotSpecError, resolve_bot
-    from arena.game import IllegalMoveError, MoveError, VariantError, parse_move, parse_variant
+    from arena.game import VariantError, parse_variant
     from arena.match import play_match
     from arena.referee import TimeControl
 
+    def split_args(text: str, option: str) -> list[str]:
+        try:
+            return shlex.split(text)
+        except ValueError as error:
+            raise click.BadParameter(f"{text!r}: {error}", param_hint=option) from None
+
+    extra_a, extra_b = split_args(args_a, "'--args-a'"), split_args(args_b, "'--args-b'")
     try:
-        spec_a = resolve_bot(bot_a, shlex.split(args_a))
-        spec_b = resolve_bot(bot_b, shlex.split(args_b))
+        spec_a = resolve_bot(bot_a, extra_a)
+        spec_b = resolve_bot(bot_b, extra_b)
         parsed = [parse_variant(v) for v in variants]
         if move_ms is None and base_ms is None:
             move_ms = 1000
         tc = TimeControl(move_ms=move_ms, base_ms=base_ms, increment_ms=increment_ms,
                          startup_ms=startup_ms, grace_ms=grace_ms)
-        opening_moves = [parse_move(t) for t in opening.split()]
-        from arena.game import Game
-
-        for variant in parsed:
-            g = Game(variant)
-            for m in opening_moves:
-                g.push(m)
-            if g.outcome is not None:
-                raise ValueError(f"opening {opening!r} ends the game in {variant.spec}")
-    except (BotSpecError, VariantError, MoveError, IllegalMoveError, ValueError) as error:
+    except (BotSpecError, VariantError, ValueError) as error:
         raise click.ClickException(str(error)) from None
+    opening_moves = _check_opening(opening, parsed)
+    if log_dir:
+        try:
+            Path(log_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise click.BadParameter(f"cannot create {log_dir}: {error.strerror or error}",
+                                     param_hint="'--log-dir'") from None
 
     out = click.echo
 
@@ -160,6 +165,28 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
         lines.append(sprt.summary())
     for line in lines:
         click.echo(line, err=as_json)
+
+
+def _check_opening(opening: str, variants) -> list[int]:  # noqa: ANN001
+    """The --opening moves, checked to be legal and not game-ending in every variant."""
+    from arena.game import Game, IllegalMoveError, MoveError, parse_move
+
+    try:
+        moves = [parse_move(t) for t in opening.split()]
+    except MoveError as error:
+        raise click.BadParameter(f"{opening!r}: {error}", param_hint="'--opening'") from None
+    for variant in variants:
+        game = Game(variant)
+        for token, move in zip(opening.split(), moves, strict=True):
+            try:
+                game.push(move)
+            except IllegalMoveError as error:
+                raise click.BadParameter(f"{opening!r}: move {token!r} in {variant.spec}: {error}",
+                                         param_hint="'--opening'") from None
+        if game.outcome is not None:
+            raise click.BadParameter(f"{opening!r} ends the game in {variant.spec}",
+                                     param_hint="'--opening'")
+    return moves
 
 
 def _make_sprt(bounds: str | None, alpha: float, beta: float, model: str):

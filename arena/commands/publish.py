@@ -25,7 +25,11 @@ def command(results: str, out_dir: str | None, no_plots: bool) -> None:
         out = build_site(results, out_dir, plots=not no_plots)
     except PublishError as error:
         raise click.ClickException(str(error)) from None
-    except (ValueError, OSError) as error:  # GamesFileError and friends: one line, no traceback
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        raise click.ClickException(f"cannot build the site: {where}{error.strerror or error}") \
+            from None
+    except ValueError as error:  # GamesFileError and friends: one line, no traceback
         text = str(error).strip().splitlines()
         raise click.ClickException(text[0] if text else type(error).__name__) from None
     click.echo(f"site written to {out}/index.html")

@@ -74,16 +74,29 @@ def _record_lines(arguments: tuple[str, ...]):
         arguments = ("-",)
     for argument in arguments:
         if argument == "-":
-            for number, line in enumerate(sys.stdin, start=1):
-                if line.strip() and not line.lstrip().startswith("#"):
-                    yield f"stdin:{number}", line
+            data = sys.stdin.buffer.read()
+            yield from _lines_of(data, "stdin", "standard input")
+        elif os.path.isdir(argument):
+            raise click.ClickException(f"{argument} is a directory, not a file of records")
         elif os.path.isfile(argument):
             try:
-                with open(argument, encoding="utf-8") as handle:
-                    for number, line in enumerate(handle, start=1):
-                        if line.strip() and not line.lstrip().startswith("#"):
-                            yield f"{argument}:{number}", line
-            except (OSError, UnicodeDecodeError) as error:
-                raise click.ClickException(f"cannot read {argument}: {error}") from None
+                with open(argument, "rb") as handle:
+                    data = handle.read()
+            except OSError as error:
+                raise click.ClickException(
+                    f"cannot read {argument}: {error.strerror or error}") from None
+            yield from _lines_of(data, argument, argument)
         else:
             yield "record", argument
+
+
+def _lines_of(data: bytes, label: str, name: str):
+    """The record lines of a file's bytes (UTF-8, a BOM is fine), skipping blanks and comments."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise click.ClickException(
+            f"cannot read {name}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield f"{label}:{number}", line

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import signal
+import sqlite3
 import sys
 from functools import partial
 from pathlib import Path
@@ -58,6 +59,8 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         raise click.ClickException(str(error)) from None
     except OSError as error:
         raise click.ClickException(f"cannot use {config.output}: {error}") from None
+    except sqlite3.Error as error:  # the store turns known cases into StoreError; a last guard
+        raise click.ClickException(f"{config.output}: results database error: {error}") from None
 
     if result.backup is not None:
         click.echo(f"Previous results moved to {result.backup}")
@@ -77,11 +80,15 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         from arena.tournament.store import Store
 
         standings = Standings([b.name for b in config.bots])
-        with Store(config.output) as store:
-            for first, second, res, reason, _variant in store.results():
-                standings.add(first, second, res, reason)
-        for line in standings.lines():
-            click.echo(line)
+        try:
+            with Store(config.output) as store:
+                for first, second, res, reason, _variant in store.results():
+                    standings.add(first, second, res, reason)
+        except (StoreError, sqlite3.Error) as error:
+            click.echo(f"warning: cannot show the standings: {error}", err=True)
+        else:
+            for line in standings.lines():
+                click.echo(line)
     rate = result.played / result.elapsed if result.elapsed > 0 else 0.0
     if result.played:
         click.echo(

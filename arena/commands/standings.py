@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
 from arena.reports.render import FORMATS
@@ -19,6 +21,9 @@ def parse_anchor(value: str | None) -> tuple[str, float] | None:
     except ValueError:
         raise click.BadParameter(f"{elo!r} is not a number (expected BOT=ELO)",
                                  param_hint="'--anchor'") from None
+    if not math.isfinite(rating):
+        raise click.BadParameter(f"{elo.strip()!r} is not a finite Elo (expected BOT=ELO)",
+                                 param_hint="'--anchor'")
     return bot.strip(), rating
 
 

@@ -76,18 +76,20 @@ def load_results(path: Path) -> tuple[Any, dict, Path | None]:
     logs: Path | None = None
     if path.is_dir():
         load = _store_loader()
+        from arena.tournament.store import StoreError
+
         try:
             games = load(path)
         except PublishError:
             raise
-        except (FileNotFoundError, ValueError, OSError) as error:
+        except (FileNotFoundError, ValueError, OSError, StoreError) as error:
             raise PublishError(f"cannot read results in {path}: {_one_line(error)}") from None
         try:
             read_settings = _require("arena.tournament.store", "read_settings")
             settings = dict(read_settings(path) or {})
         except PublishError:
             settings = {}
-        except (FileNotFoundError, ValueError, OSError, KeyError):
+        except (FileNotFoundError, ValueError, OSError, KeyError, StoreError):
             settings = {}
         if (path / "logs").is_dir():
             logs = path / "logs"
@@ -554,8 +556,7 @@ def build_site_from_games(
     bot_links = {b: f"bots/{bot_slug(b)}.html" for b in bots}
     game_links = {g: f"games/{game_slug(g)}.html" for g in games["game_id"]}
 
-    if out.exists() and not out.is_dir():
-        raise PublishError(f"output path {out} exists and is not a directory")
+    _check_out_dir(out)
     out.mkdir(parents=True, exist_ok=True)
     for sub in ("games", "bots", "data", "plots", "static"):
         folder = out / sub
@@ -653,6 +654,27 @@ def build_site_from_games(
         context = _bot_context(bot, games, standings, scopes, logs, time_limit, by_id, infos)
         render("bot.html", out / bot_links[bot], "../", page="bot", **context)
     return out
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse an output folder whose contents the build would delete or mix with other files.
+
+    The build replaces the games/, bots/, plots/ and static/ folders of a previous site; in a
+    results directory (games.db) or a folder that holds such subfolders but no site, refuse.
+    """
+    if out.exists() and not out.is_dir():
+        raise PublishError(f"output path {out} exists and is not a directory")
+    if not out.is_dir():
+        return
+    if (out / "games.db").exists():
+        raise PublishError(f"output folder {out} is a results directory (it holds games.db); "
+                           f"write the site elsewhere, e.g. --out {out / 'site'}")
+    if not (out / "index.html").is_file():
+        taken = [sub for sub in ("games", "bots", "plots", "static") if (out / sub).exists()]
+        if taken:
+            raise PublishError(
+                f"output folder {out} holds a {taken[0]}/ folder but no site (index.html); the "
+                "build would replace it: choose a new or empty folder")
 
 
 def _plot_title(stem: str) -> str:

@@ -65,17 +65,21 @@ def load_games(path: str | Path) -> pd.DataFrame:
             raise GamesFileError(
                 f"{path}: cannot read a results directory (arena.tournament.store: {exc})"
             ) from exc
+        from arena.tournament.store import StoreError
+
         try:
             frame = store_load(path)
         except GamesFileError:
             raise
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, StoreError) as exc:  # already one line naming the file
             raise GamesFileError(str(exc)) from exc
         except Exception as exc:  # noqa: BLE001 - turn store errors into one line
             raise GamesFileError(f"{path}: cannot load the results: {exc}") from exc
         return _complete(frame, str(path))
     if not path.exists():
         raise GamesFileError(f"{path}: no such file or directory")
+    if not path.is_file():
+        raise GamesFileError(f"{path}: not a regular file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
         raw = _read_jsonl(path)
@@ -90,23 +94,66 @@ def load_games(path: str | Path) -> pd.DataFrame:
 
 
 def _read_csv(path: Path, sep: str) -> pd.DataFrame:
+    """Read with the csv module (BOM, CRLF and blank lines are fine), keeping each row's line."""
+    import csv
+
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    header: list[str] | None = None
+    header_line = start = 0
     try:
-        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except pd.errors.EmptyDataError as exc:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle, delimiter=sep, skipinitialspace=True, strict=True)
+            while True:
+                start = reader.line_num + 1
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    break
+                if not any(field.strip() for field in row):
+                    continue  # a blank line
+                if header is None:
+                    header, header_line = [field.strip() for field in row], start
+                    continue
+                if len(row) > len(header) and any(f.strip() for f in row[len(header):]):
+                    raise GamesFileError(
+                        f"{path} line {start}: {len(row)} fields, but the header (line "
+                        f"{header_line}) names {len(header)} columns")
+                rows.append((row + [""] * len(header))[: len(header)])
+                lines.append(start)
+    except UnicodeDecodeError as exc:
+        raise GamesFileError(f"{path}: not UTF-8 text: {exc.reason}") from exc
+    except csv.Error as exc:
+        raise GamesFileError(f"{path} line {start}: not a readable CSV file: {exc}") from exc
+    except OSError as exc:
+        raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if header is None:
         raise GamesFileError(f"{path}: the file is empty (expected a header with columns "
-                             "first,second,result)") from exc
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        msg = " ".join(str(exc).split())
-        raise GamesFileError(f"{path}: not a readable CSV file: {msg}") from exc
+                             "first,second,result)")
+    seen: set[str] = set()
+    for name in header:
+        key = name.lower()
+        if key in seen:
+            raise GamesFileError(f"{path} line {header_line}: column {name!r} appears twice "
+                                 "in the header")
+        seen.add(key)
+    frame = pd.DataFrame(rows, columns=header, dtype=object)
+    frame.attrs["lines"] = lines
+    return frame
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
     records = []
     lines = []
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise GamesFileError(f"{path}: not UTF-8 text: {exc.reason}") from exc
+    except OSError as exc:
+        raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if not text.strip():
+        raise GamesFileError(f"{path}: the file is empty (expected one JSON object per line "
+                             "with first, second, result)")
     stripped = text.lstrip()
     if stripped.startswith("["):  # a JSON array of objects
         try:
@@ -148,7 +195,7 @@ def _normalise(raw: pd.DataFrame, path: Path, first_line: int) -> pd.DataFrame:
             frame = frame.rename(columns={alias: canon})
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
-        have = ", ".join(frame.columns[:8]) or "none"
+        have = ", ".join(" ".join(str(c).split())[:40] for c in frame.columns[:8]) or "none"
         raise GamesFileError(f"{path}: missing column(s) {', '.join(missing)} "
                              f"(need first, second, result; found: {have})")
 

@@ -229,7 +229,7 @@ def plot_variant_scores(games: pd.DataFrame, order: Sequence[str]) -> Figure | N
     """Heatmap bot x variant of each bot's score (%), bots in overall rating order."""
     variants = variants_of(games)
     variants = [v for v in variants if v != ""] or []
-    if not variants:
+    if not variants or not order:
         return None
     n, m = len(order), len(variants)
     data = np.full((n, m), np.nan)
@@ -358,6 +358,8 @@ def write_plots(games_df: pd.DataFrame, out_dir: str | Path,
     ``first_player`` and ``move_times`` (the last only when move times were recorded).
     """
     out = Path(out_dir)
+    if not pd.to_numeric(games_df["result"], errors="coerce").notna().any():
+        return []  # no rated games (none at all, or only void ones): nothing to draw
     out.mkdir(parents=True, exist_ok=True)
     if standings is None:
         standings = compute_standings(games_df, anchor=anchor)

@@ -30,6 +30,7 @@ from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError,
 from arena.game import parse_variant as _parse_variant
 
 FORMATS = ("round-robin", "gauntlet")
+MAX_GAMES = 1_000_000  # games in one schedule (it is built in memory)
 RESTART_POLICIES = ("on-failure", "every-game")
 
 
@@ -299,7 +300,7 @@ def load_config(
     """Read and check a tournament file; raise `ConfigError` naming the key and line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such tournament file") from None
     except (OSError, UnicodeDecodeError) as error:
@@ -308,7 +309,12 @@ def load_config(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         match = re.search(r"line (\d+)", str(error))
-        where = f"{path}:{match.group(1)}" if match else str(path)
+        if match:
+            where = f"{path}:{match.group(1)}"
+        elif "end of document" in str(error):  # e.g. an unclosed [ or """ : the last line
+            where = f"{path}:{max(1, len(text.splitlines()))}"
+        else:
+            where = str(path)
         raise ConfigError(f"{where}: not valid TOML: {error}") from None
 
     check = _Checker(path, text)
@@ -368,6 +374,11 @@ def load_config(
         raise check.error(f"'concurrency' must be at least 1, got {conc}", "concurrency")
 
     seed = data.get("seed", 0)
+    if "output" in data and not data["output"].strip():
+        raise check.error("'output' is empty: name a results directory, e.g. \"results/NAME\"",
+                          "output")
+    if "\x00" in data.get("output", ""):
+        raise check.error("'output' contains a NUL character", "output")
     output = Path(data.get("output", f"results/{name}"))
 
     time_control = _time_control(check, data.get("time", {}))
@@ -396,6 +407,19 @@ def load_config(
         openings = _read_openings(openings_file, variants)
         if not openings:
             raise check.error(f"openings file {data['openings']!r} holds no openings", "openings")
+
+    pairs = len(bots) - 1 if fmt == "gauntlet" else len(bots) * (len(bots) - 1) // 2
+    total = pairs * sum(
+        games if games is not None
+        else 2 * max(1, sum(o.variant in (None, v.spec) for o in openings))
+        for v in variants
+    )
+    if total > MAX_GAMES:
+        raise check.error(
+            f"the schedule would hold {total:,} games, more than arena plays in one tournament "
+            f"({MAX_GAMES:,}): lower 'games' or split the tournament",
+            "games" if games is not None else "openings",
+        )
 
     return TournamentConfig(
         name=name,
@@ -470,6 +494,9 @@ def _bots(check: _Checker, raw: Any, base: Path, resolver: Resolver | None) -> l
         key = "path" if "path" in item else "command"
         if key == "path":
             ref = item["path"]
+            if not ref.strip():
+                raise check.error("'path' is empty: name a bot folder, script, executable or "
+                                  "bundled bot", "path", "bots", index)
         else:
             command = item["command"]
             parts = shlex.split(command) if isinstance(command, str) else [str(p) for p in command]
@@ -508,7 +535,15 @@ def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
     openings: list[Opening] = []
     seen: set[tuple[str | None, tuple[int, ...]]] = set()
     specs = {v.spec for v in variants}
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: the openings file is not UTF-8 text ({error.reason} at byte "
+                          f"{error.start})") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the openings file: {error.strerror or error}") \
+            from None
+    for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
-from arena.tournament.store import DB_NAME, GAME_COLUMNS, db_path, iter_game_rows
+from arena.tournament.store import GAME_COLUMNS, db_path, iter_game_rows, missing_results
 
 FORMATS = ("csv", "jsonl")
 
@@ -40,16 +40,53 @@ def write_games(rows: Iterable[dict], fmt: str, out: TextIO) -> int:
     return count
 
 
+class ExportError(ValueError):
+    """An output file that must not or cannot be written (one-line message)."""
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_target(results_dir: str | Path, target: Path) -> None:
+    """Refuse to write the export over the results database (or any SQLite database)."""
+    database = db_path(results_dir)
+    protected = [database, database.with_name(database.name + "-wal"),
+                 database.with_name(database.name + "-shm")]
+    resolved = target.resolve()
+    if any(resolved == p.resolve() for p in protected):
+        raise ExportError(f"--out {target} is the results database itself: choose another file")
+    if target.exists() and not target.is_file():
+        raise ExportError(f"--out {target} exists and is not a regular file")
+    try:
+        with open(target, "rb") as handle:
+            head = handle.read(len(SQLITE_MAGIC))
+    except OSError:
+        return
+    if head == SQLITE_MAGIC:
+        raise ExportError(f"--out {target} is an SQLite database; refusing to overwrite it")
+
+
 def export_games(results_dir: str | Path, fmt: str = "csv", out: str | Path | None = None) -> int:
-    """Export every stored game (in `seq` order) to a file, or to stdout when `out` is None."""
+    """Export every stored game (in `seq` order) to a file, or to stdout when `out` is None.
+
+    The database is checked before anything is written; a file is written to a temporary name
+    and renamed, so an existing file is replaced only by a complete export.
+    """
     if not db_path(results_dir).is_file():
-        raise FileNotFoundError(f"no tournament results in {results_dir} (missing {DB_NAME})")
-    rows = iter_game_rows(results_dir)
-    if out is None or str(out) == "-":
+        raise FileNotFoundError(missing_results(results_dir))
+    to_stdout = out is None or str(out) == "-"
+    if not to_stdout:
+        check_target(results_dir, Path(out))
+    rows = iter_game_rows(results_dir)  # opens and checks the database (StoreError)
+    if to_stdout:
         return write_games(rows, fmt, sys.stdout)
     target = Path(out)
     tmp = target.with_name(target.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as handle:
-        count = write_games(rows, fmt, handle)
-    tmp.replace(target)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            count = write_games(rows, fmt, handle)
+        tmp.replace(target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return count

@@ -84,6 +84,10 @@ CREATE INDEX IF NOT EXISTS games_by_pair ON games(pair_id);
 """
 
 
+_LEFT_AS_IS = ("; it was left untouched: use another results directory, or --fresh to move it "
+               "to a backup folder and start over")
+
+
 class StoreError(RuntimeError):
     """A results directory that cannot be used (locked, newer schema, inconsistent settings)."""
 
@@ -95,6 +99,43 @@ def now_iso() -> str:
 def db_path(results_dir: str | Path) -> Path:
     path = Path(results_dir)
     return path if path.suffix == ".db" else path / DB_NAME
+
+
+def _db_error(path: Path, error: sqlite3.Error, hint: str = "") -> str:
+    """One line for an SQLite error on a results database (corrupt, not a database, locked)."""
+    text = str(error)
+    if isinstance(error, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text or "encrypted" in text
+    ):
+        return f"{path} is damaged or not an arena results database ({text}){hint}"
+    return f"{path}: cannot use the results database: {text}"
+
+
+def _check_schema(conn: sqlite3.Connection, path: Path, hint: str = "") -> int | None:
+    """The schema version of an arena database; StoreError if it is not one this arena reads.
+
+    None for an empty database (a new store). Raises sqlite3.Error for a file that
+    is not an SQLite database at all (callers turn that into a StoreError).
+    """
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        return None
+    if "meta" not in tables or "games" not in tables:
+        shown = ", ".join(sorted(tables)[:6])
+        raise StoreError(f"{path} is an SQLite database but not an arena results database "
+                         f"(tables: {shown}); it was left untouched")
+    value = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    try:
+        version = int(value[0]) if value else 0
+    except (TypeError, ValueError):
+        raise StoreError(f"{path}: unreadable schema version {value[0]!r} in its meta table; "
+                         "it was left untouched") from None
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} was written by a newer arena (schema {version}, this arena reads "
+            f"{SCHEMA_VERSION}){hint}"
+        )
+    return version
 
 
 def _jsonish(value: Any) -> str:
@@ -113,22 +154,29 @@ class Store:
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / LOG_DIR).mkdir(exist_ok=True)
         self.path = self.dir / DB_NAME
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
-        self.conn.execute("PRAGMA busy_timeout=10000")
-        version = self._schema_version()
-        if version > SCHEMA_VERSION:
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"{self.path} is not a file: cannot store the games there")
+        try:
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: cannot open the results database: {error}") from None
+        try:
+            self.conn.execute("PRAGMA busy_timeout=10000")
+            # Check what the file holds before changing anything in it.
+            _check_schema(self.conn, self.path, hint="; upgrade arena or use --fresh")
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            with self.transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self.conn.execute(statement)
+                self._set_meta("schema_version", str(SCHEMA_VERSION))
+        except StoreError:
             self.conn.close()
-            raise StoreError(
-                f"{self.path} was written by a newer arena (schema {version}, this arena reads "
-                f"{SCHEMA_VERSION}); upgrade arena or use --fresh"
-            )
-        with self.transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self.conn.execute(statement)
-            self._set_meta("schema_version", str(SCHEMA_VERSION))
+            raise
+        except sqlite3.Error as error:
+            self.conn.close()
+            raise StoreError(_db_error(self.path, error, _LEFT_AS_IS)) from None
 
     # -- plumbing -------------------------------------------------------------------------------
     def transaction(self):
@@ -144,15 +192,6 @@ class Store:
                 return False
 
         return _Tx()
-
-    def _schema_version(self) -> int:
-        row = self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name='meta'"
-        ).fetchone()
-        if not row:
-            return 0
-        value = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        return int(value[0]) if value else 0
 
     def _set_meta(self, key: str, value: str) -> None:
         self.conn.execute(
@@ -187,7 +226,16 @@ class Store:
 
     def stored_fingerprint(self) -> dict | None:
         text = self.meta("fingerprint")
-        return json.loads(text) if text else None
+        try:
+            value = json.loads(text) if text else None
+        except ValueError:
+            value = None
+        if value is not None and not isinstance(value, dict):
+            value = None
+        if value is None and text:
+            raise StoreError(f"{self.path}: the stored settings are unreadable (meta "
+                             "'fingerprint'); use --fresh to start over")
+        return value
 
     def conflicts(self, fingerprint: Mapping[str, Any]) -> list[str]:
         """Why stored games would be inconsistent with a tournament of this fingerprint."""
@@ -345,12 +393,49 @@ def _cmd(fp: Mapping[str, Any]) -> str:
 
 
 # -- readers ------------------------------------------------------------------------------------
+def missing_results(results_dir: str | Path) -> str:
+    """Why `results_dir` holds no results database (one line)."""
+    directory, path = Path(results_dir), db_path(results_dir)
+    if directory.is_file() and directory != path:
+        return f"{results_dir} is a file, not a results directory"
+    if not directory.exists():
+        return f"no tournament results in {results_dir}: no such directory"
+    return f"no tournament results in {results_dir} (missing {path.name})"
+
+
 def _connect_read(results_dir: str | Path) -> sqlite3.Connection:
+    """A connection to a results database that is known to be readable by this arena.
+
+    Raises FileNotFoundError if there is none, StoreError if it is damaged, not an arena
+    database or from a newer arena.
+    """
     path = db_path(results_dir)
     if not path.is_file():
-        raise FileNotFoundError(f"no tournament results in {results_dir} (missing {path.name})")
-    conn = sqlite3.connect(path, timeout=10)
+        raise FileNotFoundError(missing_results(results_dir))
+    try:
+        conn = sqlite3.connect(path, timeout=10)
+    except sqlite3.Error as error:
+        raise StoreError(_db_error(path, error)) from None
+    try:
+        if _check_schema(conn, path, hint="; upgrade arena to read it") is None:
+            raise StoreError(f"{path} holds no games table (an empty database)")
+    except StoreError:
+        conn.close()
+        raise
+    except sqlite3.Error as error:
+        conn.close()
+        raise StoreError(_db_error(path, error)) from None
     return conn
+
+
+def _query(results_dir: str | Path, sql: str) -> list[tuple]:
+    conn = _connect_read(results_dir)
+    try:
+        return conn.execute(sql).fetchall()
+    except sqlite3.Error as error:
+        raise StoreError(_db_error(db_path(results_dir), error)) from None
+    finally:
+        conn.close()
 
 
 def load_games(results_dir: str | Path):
@@ -361,11 +446,7 @@ def load_games(results_dir: str | Path):
     """
     import pandas as pd
 
-    conn = _connect_read(results_dir)
-    try:
-        rows = conn.execute(f"SELECT {', '.join(GAME_COLUMNS)} FROM games ORDER BY seq").fetchall()
-    finally:
-        conn.close()
+    rows = _query(results_dir, f"SELECT {', '.join(GAME_COLUMNS)} FROM games ORDER BY seq")
     frame = pd.DataFrame.from_records(rows, columns=list(GAME_COLUMNS))
     for column in ("result", "winner", "forfeit_by"):
         frame[column] = frame[column].astype("float64")
@@ -378,37 +459,58 @@ def load_games(results_dir: str | Path):
 
 
 def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
-    """Stored games as dicts (games-table columns), in `seq` order, without pandas."""
+    """Stored games as dicts (games-table columns), in `seq` order, without pandas.
+
+    The database is opened and checked at the call (errors are raised here, before any row);
+    the rows are then read lazily.
+    """
+    path = db_path(results_dir)
     conn = _connect_read(results_dir)
     try:
         cursor = conn.execute(f"SELECT {', '.join(GAME_COLUMNS)} FROM games ORDER BY seq")
-        for row in cursor:
-            yield dict(zip(GAME_COLUMNS, row, strict=True))
-    finally:
+    except sqlite3.Error as error:
         conn.close()
+        raise StoreError(_db_error(path, error)) from None
+
+    def rows() -> Iterable[dict]:
+        try:
+            for row in cursor:
+                yield dict(zip(GAME_COLUMNS, row, strict=True))
+        except sqlite3.Error as error:
+            raise StoreError(_db_error(path, error)) from None
+        finally:
+            conn.close()
+
+    return rows()
 
 
 def read_settings(results_dir: str | Path) -> dict:
     """Tournament name, file, settings (incl. time control, variants), bots, timestamps, version."""
     conn = _connect_read(results_dir)
     try:
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        bots = []
-        for row in conn.execute(
-            "SELECT name, ref, command, args, cwd, program_hash, version, author, language "
-            "FROM bots ORDER BY rowid"
-        ):
-            name, ref, command, args, cwd, program_hash, version, author, language = row
-            bots.append({
-                "name": name, "ref": ref, "command": json.loads(command), "args": json.loads(args),
-                "cwd": cwd, "program_hash": program_hash, "version": version, "author": author,
-                "language": language,
-            })
-        counts = conn.execute(
-            "SELECT COUNT(*), SUM(result IS NULL) FROM games"
-        ).fetchone()
+        return _read_settings(conn)
+    except sqlite3.Error as error:
+        raise StoreError(_db_error(db_path(results_dir), error)) from None
     finally:
         conn.close()
+
+
+def _read_settings(conn: sqlite3.Connection) -> dict:
+    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    bots = []
+    for row in conn.execute(
+        "SELECT name, ref, command, args, cwd, program_hash, version, author, language "
+        "FROM bots ORDER BY rowid"
+    ):
+        name, ref, command, args, cwd, program_hash, version, author, language = row
+        bots.append({
+            "name": name, "ref": ref, "command": json.loads(command), "args": json.loads(args),
+            "cwd": cwd, "program_hash": program_hash, "version": version, "author": author,
+            "language": language,
+        })
+    counts = conn.execute(
+        "SELECT COUNT(*), SUM(result IS NULL) FROM games"
+    ).fetchone()
     settings = json.loads(meta.get("settings", "{}"))
     order = {b["name"]: i for i, b in enumerate(settings.get("bots", []))}
     bots.sort(key=lambda b: order.get(b["name"], len(order)))
@@ -477,11 +579,15 @@ def move_aside(results_dir: str | Path) -> Path | None:
     path = directory / DB_NAME
     if not path.exists():
         return None
-    conn = sqlite3.connect(path)
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        conn.close()
+    if path.is_file():
+        try:
+            conn = sqlite3.connect(path)
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            pass  # a damaged database is moved aside as it is, with its -wal file
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     backup = directory / f"backup-{stamp}"
     suffix = 1
