@@ -115,7 +115,9 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckR
         try:
             process.send(protocol.end_line("draw", None, "max-plies", 2))
             process.send(protocol.QUIT_LINE)
-            status = process.proc.wait(2.0)
+            status = process.wait_exit(2.0)  # not reaped: close() does that, safely
+            if status is None:
+                raise TimeoutError("still running")
             results.append(CheckResult("quit", True, f"exited by itself ({status})"))
         except Exception:  # noqa: BLE001 - timeout or broken pipe: both mean it did not quit
             results.append(CheckResult("quit", False, "still running 2 s after 'quit'",

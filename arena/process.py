@@ -42,6 +42,21 @@ _attributed: set[int] = set()  # pids seen belonging to a bot (candidates for re
 _subreaper_done = False
 
 
+def _after_fork_in_child() -> None:
+    """A forked child (e.g. a tournament worker) owns none of its parent's bots, may have been
+    forked while another thread held the registry lock, and is not a subreaper (the setting is
+    not inherited): start from a clean registry."""
+    global _registry_lock, _subreaper_done
+    _registry_lock = threading.Lock()
+    _live_children.clear()
+    _attributed.clear()
+    _subreaper_done = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class BotIOError(Exception):
     """Base class for a bot's failure to do I/O as expected."""
 
@@ -261,11 +276,52 @@ class BotProcess:
         return data, dropped
 
     def poll(self) -> int | None:
-        return None if self.proc is None else self.proc.poll()
+        """The bot's exit status (negative: killed by that signal), None while it runs.
+
+        The bot process is not reaped here: see `_exit_status`."""
+        return self._exit_status()
 
     @property
     def alive(self) -> bool:
-        return self.proc is not None and not self.closed and self.proc.poll() is None
+        return self.proc is not None and not self.closed and self._exit_status() is None
+
+    def _exit_status(self) -> int | None:
+        """Exit status of the bot process, or None while it runs, WITHOUT reaping it.
+
+        The bot is reaped only at the end of `close()`, once its process group and session are
+        gone. Until then its pid, which is also the id of its group and session, cannot be given
+        to another process, so signalling the group or scanning for its session never touches a
+        stranger (such as the bot of a game that another thread starts meanwhile).
+        """
+        proc = self.proc
+        if proc is None:
+            return None
+        if proc.returncode is not None:
+            return proc.returncode
+        try:
+            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped already (not by this class)
+            return proc.poll()
+        except AttributeError:  # pragma: no cover - no waitid on this platform
+            return proc.poll()
+        if info is None or info.si_pid == 0:
+            return None
+        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+    def wait_exit(self, timeout: float) -> int | None:
+        """Wait up to `timeout` seconds for the bot to exit (without reaping it); its status or
+        None if it still runs."""
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while True:
+            status = self._exit_status()
+            if status is not None:
+                return status
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            time.sleep(min(delay, remaining))
+            delay = min(2 * delay, 0.02)
 
     def status(self) -> str:
         return describe_status(self.poll())
@@ -305,17 +361,10 @@ class BotProcess:
         """
         buf = self._buf
         while True:
-            i = buf.find(b"\n")
-            if i >= 0:
-                if i > self.line_cap:
-                    raise BotLineTooLong(
-                        f"line over the cap of {self.line_cap} bytes",
-                        f"line of {i} bytes: {bytes(buf[:80])!r}...",
-                    )
-                line = buf[:i].decode("utf-8", "replace")
-                del buf[: i + 1]
-                return line[:-1] if line.endswith("\r") else line
-            if len(buf) > self.line_cap:
+            line = self._take_line()
+            if line is not None:
+                return line
+            if self._unfinished_over_cap():
                 raise BotLineTooLong(
                     f"line over the cap of {self.line_cap} bytes without a newline",
                     f"{len(buf)}+ bytes without a newline: {bytes(buf[:80])!r}...",
@@ -337,10 +386,34 @@ class BotProcess:
             wait = min(remaining, 0.05) if stop is not None else min(remaining, 0.25)
             if self._poll.poll(wait * 1000 + 0.5):
                 self._read_chunk()
-            elif self.proc.poll() is not None:
+            elif self._exit_status() is not None:
                 # Exited, though a grandchild may still hold the pipe open: drain what is there.
                 self._read_available()
                 self._eof = True
+
+    def _take_line(self) -> str | None:
+        """The first complete line of the buffer, removed from it with its ending (`\n` or
+        `\r\n`, which do not count towards the cap); None if there is none yet.
+        Raises BotLineTooLong."""
+        buf = self._buf
+        i = buf.find(b"\n")
+        if i < 0:
+            return None
+        end = i - 1 if i > 0 and buf[i - 1] == 0x0D else i
+        if end > self.line_cap:
+            raise BotLineTooLong(
+                f"line over the cap of {self.line_cap} bytes",
+                f"line of {end} bytes: {bytes(buf[:80])!r}...",
+            )
+        line = buf[:end].decode("utf-8", "replace")
+        del buf[: i + 1]
+        return line
+
+    def _unfinished_over_cap(self) -> bool:
+        """True if the buffer holds no newline and already more than a line may hold (a `\r`
+        after exactly `line_cap` bytes may still be followed by its `\n`)."""
+        n = len(self._buf)
+        return n > self.line_cap + 1 or (n == self.line_cap + 1 and self._buf[-1] != 0x0D)
 
     def _read_chunk(self) -> None:
         try:
@@ -353,7 +426,7 @@ class BotProcess:
             self._eof = True
 
     def _read_available(self) -> None:
-        while not self._eof and self._poll.poll(0) and len(self._buf) <= self.line_cap:
+        while not self._eof and self._poll.poll(0) and len(self._buf) <= self.line_cap + 1:
             self._read_chunk()
 
     def fileno(self) -> int:
@@ -365,20 +438,22 @@ class BotProcess:
         at once (a complete line, an over-long line, end of output or an exited process)."""
         self._read_available()
         return (
-            b"\n" in self._buf or len(self._buf) > self.line_cap or self._eof
-            or self.proc.poll() is not None
+            b"\n" in self._buf or self._unfinished_over_cap() or self._eof
+            or self._exit_status() is not None
         )
 
     def pending_lines(self) -> list[str]:
         """Complete lines already sent by the bot, without waiting (for unsolicited output)."""
         self._read_available()
         lines = []
-        while b"\n" in self._buf:
-            i = self._buf.find(b"\n")
-            if i > self.line_cap:
-                break
-            lines.append(self._buf[:i].decode("utf-8", "replace").rstrip("\r"))
-            del self._buf[: i + 1]
+        while True:
+            try:
+                line = self._take_line()
+            except BotLineTooLong:
+                break  # left in the buffer: `read_line` reports it
+            if line is None:
+                return lines
+            lines.append(line)
         return lines
 
     def cpu_ms(self) -> float:
@@ -395,7 +470,7 @@ class BotProcess:
                 self._cpu_ms = time.clock_gettime(self._cpu_clock) * 1000
                 return self._cpu_ms
             except OSError:
-                if self.proc is not None and self.proc.poll() is None:
+                if self.proc is not None and self._exit_status() is None:
                     self._cpu_clock = None  # not supported here: use /proc from now on
                 else:
                     return self._cpu_ms
@@ -407,12 +482,7 @@ class BotProcess:
     # --- ending -------------------------------------------------------------------------------
 
     def _wait_exit(self, timeout: float) -> int | None:
-        if self.proc is None:
-            return None
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
+        return self.wait_exit(timeout)
 
     def close(self, quit_line: str | None = "quit", quit_grace: float = 0.5,
               term_grace: float = 0.2) -> None:
@@ -421,14 +491,14 @@ class BotProcess:
             return
         self.closed = True
         proc = self.proc
-        if quit_line is not None and proc.poll() is None:
+        if quit_line is not None and self._exit_status() is None:
             try:
                 self.send(quit_line, time.monotonic() + 0.05)
                 self._wait_exit(quit_grace)
             except (BotIOError, OSError):
                 pass
         owned = self._owned_pids()
-        if proc.poll() is None:
+        if self._exit_status() is None:
             self._signal_group(signal.SIGTERM)
             for pid in owned:
                 _kill(pid, signal.SIGTERM)
@@ -442,7 +512,7 @@ class BotProcess:
             self._signal_group(signal.SIGKILL)
             for pid in current:
                 _kill(pid, signal.SIGKILL)
-            if proc.poll() is None:
+            if self._exit_status() is None:
                 self._wait_exit(0.5)
             for pid in current:
                 _reap(pid)
@@ -453,6 +523,11 @@ class BotProcess:
             if not any(_is_running(pid) for pid in current):
                 break
             time.sleep(0.005)
+        # Only now, with its group and session gone, may the bot's pid be released.
+        try:
+            proc.wait(5.0)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILLed, cannot take long
+            pass
         # Orphans we killed become our zombies (subreaper) a moment later: reap them.
         for _ in range(40):
             if not any(_read_stat(pid) for pid in seen):

@@ -143,15 +143,16 @@ def parse_bot_line(line: str) -> tuple[str, str]:
     stripped = line.strip()
     if not stripped:
         return "blank", ""
-    word, _, rest = stripped.partition(" ")
+    word, *more = stripped.split(None, 1)  # any whitespace separates words (e.g. a tab)
+    rest = more[0] if more else ""
     if word == "info":
-        return "info", rest.strip()
+        return "info", rest
     if word == "move":
         token = rest.split()
         if not token:
             raise ProtocolError("'move' without a move token")
         return "move", token[0]
-    if " " not in stripped and _looks_like_move(stripped):
+    if not more and _looks_like_move(stripped):
         return "move", stripped
     raise ProtocolError(f"unknown line {truncate(stripped)!r}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import sys
 
 import click
@@ -143,6 +144,7 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
     from arena.botspec import distinct_names
 
     result_names = distinct_names([spec_a.name, spec_b.name])
+    previous = _catch_sigterm()
     try:
         result = play_match(
             spec_a, spec_b, parsed, games, tc, restart_every_game=restart_every_game,
@@ -151,6 +153,11 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
         )
     except KeyboardInterrupt:
         raise click.Abort() from None
+    except _Terminated:
+        sys.exit(128 + signal.SIGTERM)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     lines = []
     if len(parsed) > 1:
         for variant in parsed:
@@ -165,6 +172,24 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
         lines.append(sprt.summary())
     for line in lines:
         click.echo(line, err=as_json)
+
+
+class _Terminated(BaseException):
+    """SIGTERM during a match: unwinds like Ctrl-C, so that the bots are ended and reaped."""
+
+
+def _on_sigterm(signum, frame) -> None:  # noqa: ARG001
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: let the clean-up finish
+    raise _Terminated()
+
+
+def _catch_sigterm():
+    """Turn SIGTERM into `_Terminated` (main thread only); returns the previous handler."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _on_sigterm)
 
 
 def _check_opening(opening: str, variants) -> list[int]:  # noqa: ANN001
