@@ -87,6 +87,36 @@ class Aborted(Exception):
     """The stop event was set while waiting for a bot."""
 
 
+HOME_PREFIX = "arena-bot-"
+_homes_swept = False
+
+
+def _sweep_stale_homes() -> None:
+    """Remove the bots' HOME folders left behind by arenas that were killed outright.
+
+    An arena that gets SIGKILL cannot clean up; its folders carry its pid, so the next arena
+    removes those whose owner is gone (once per process).
+    """
+    global _homes_swept
+    if _homes_swept:
+        return
+    _homes_swept = True
+    for folder in Path(tempfile.gettempdir()).glob(f"{HOME_PREFIX}*-*"):
+        owner = folder.name[len(HOME_PREFIX):].partition("-")[0]
+        if owner.isdigit() and not _pid_exists(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _pid_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def make_subreaper() -> bool:
     """Make this process a child subreaper (Linux only); returns whether it is one."""
     global _subreaper_done
@@ -217,7 +247,8 @@ class BotProcess:
 
     def start(self) -> None:
         make_subreaper()
-        self._home = tempfile.mkdtemp(prefix="arena-bot-")
+        _sweep_stale_homes()
+        self._home = tempfile.mkdtemp(prefix=f"{HOME_PREFIX}{os.getpid()}-")
         env = minimal_env(self._home, self.token.partition("=")[2])
         with _registry_lock:
             try:

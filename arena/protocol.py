@@ -14,7 +14,6 @@ VERSION = 1
 
 LINE_CAP = 64 * 1024  # longest line a bot may send, in bytes (newline excluded)
 INFO_CAP = 4 * 1024  # info text kept per move, in characters (the rest is dropped, not a loss)
-TURN_OUTPUT_CAP = 1024 * 1024  # bytes of output a bot may send while answering one turn
 DETAIL_CAP = 200  # offending text kept in a forfeit detail, in characters
 
 

@@ -301,3 +301,23 @@ def test_play_stopped_mid_move_ends_its_bots(tmp_path, sig, code):
     assert proc.returncode == code, err
     assert "Traceback" not in err
     assert not pid_alive(bot_pid)  # ended (and reaped) before the command returned
+
+
+def test_bot_homes_left_by_a_killed_arena_are_swept(tmp_path):
+    # An arena killed with SIGKILL leaves its bots' HOME folders; the next arena removes them.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f"arena-bot-{dead.pid}-abc"
+    (stale / "cache").mkdir(parents=True)
+    alive = tmp_path / f"arena-bot-{os.getpid()}-keep"
+    alive.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "random", "random", "--games", "1"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert not stale.exists()
+    assert alive.exists()  # its owner (this test process) is alive
+    # The arena's own HOME folders are gone after a clean exit.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name]

@@ -35,8 +35,14 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 120,
 
 
 def start_cli(*args: str, cwd: Path | None = None) -> subprocess.Popen:
+    """Start the CLI in the background; a runner killed outright cannot remove its bots' temp
+    folders, so with a `cwd` they go in a folder of it, which the test's tmp_path cleans up."""
+    env = None
+    if cwd is not None:
+        (cwd / ".tmp").mkdir(exist_ok=True)
+        env = {**os.environ, "TMPDIR": str(cwd / ".tmp")}
     return subprocess.Popen([*CLI, *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=env)
 
 
 def stored_ids(results: Path) -> list[str]:
