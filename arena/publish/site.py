@@ -309,6 +309,29 @@ def _score_view(rows: list[dict]) -> None:
         row["pct"] = row["score"] if _isnum(row.get("score")) else ((w + d / 2) / n if n else None)
 
 
+
+def public_command(words: list) -> str:
+    """A bot's command line as shown on a public page: without the publisher's own paths.
+
+    The interpreter shows as `python`, files of this project relative to it, and other absolute
+    paths as their last two parts.
+    """
+    from arena.process import PROJECT_ROOT
+
+    shown = []
+    for word in map(str, words):
+        path = Path(word)
+        if not path.is_absolute():
+            shown.append(word)
+        elif path.name.startswith("python"):
+            shown.append("python")
+        elif path.is_relative_to(PROJECT_ROOT):
+            shown.append(str(path.relative_to(PROJECT_ROOT)))
+        else:
+            shown.append(str(Path("…", *path.parts[-2:])))
+    return " ".join(shown)
+
+
 def _bot_infos(games: Any, settings: dict) -> dict[str, dict]:
     """Versions and program hashes of every bot, from the games table and the settings."""
     infos: dict[str, dict] = {}
@@ -338,7 +361,7 @@ def _bot_infos(games: Any, settings: dict) -> dict[str, dict]:
                 words = list(value) if isinstance(value, list | tuple) else [str(value)]
                 if key == "command" and isinstance(entry.get("args"), list | tuple):
                     words += [str(a) for a in entry["args"]]
-                info["command"] = " ".join(str(w) for w in words)
+                info["command"] = public_command(words)
         for key in ("ref", "author", "language"):
             if entry.get(key):
                 info[key] = str(entry[key])

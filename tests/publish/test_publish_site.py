@@ -161,3 +161,15 @@ def test_cli_publishes_a_games_file(games_df, tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "site" / "index.html").is_file()
     assert build_site(csv, tmp_path / "again", plots=False).joinpath("games.html").is_file()
+
+
+def test_public_command_hides_the_publishers_paths():
+    import sys
+
+    from arena.process import PROJECT_ROOT
+    from arena.publish.site import public_command
+
+    words = [sys.executable, str(PROJECT_ROOT / "bots" / "mcts" / "mcts.py"), "--level", "easy"]
+    assert public_command(words) == "python bots/mcts/mcts.py --level easy"
+    assert public_command(["/home/ada/work/mybot/run", "-q"]) == "…/mybot/run -q"
+    assert public_command(["node", "bot.js"]) == "node bot.js"
