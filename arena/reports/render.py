@@ -21,6 +21,7 @@ def _num(x: object, digits: int = 1, signed: bool = False) -> str:
         return "-"
     if math.isinf(f):
         return "+inf" if f > 0 else "-inf"
+    f = round(f, digits) + 0.0  # a value that rounds to zero prints as 0, never as -0
     return f"{f:+.{digits}f}" if signed else f"{f:.{digits}f}"
 
 
