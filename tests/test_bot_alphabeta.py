@@ -18,7 +18,7 @@ sys.path.insert(0, str(BOT))
 
 from bitboard import geometry_for  # noqa: E402
 from player import LEVELS, AlphaBetaPlayer  # noqa: E402
-from search import Solver  # noqa: E402
+from search import Searcher, Solver  # noqa: E402
 
 REFERENCE = ROOT.parent / "shared" / "reference" / "connect4"
 
@@ -132,6 +132,24 @@ def test_player_plays_a_winning_move_in_won_reference_positions():
             side = game.to_move - 1
             solver = Solver(geometry_for(game.variant))
             assert solver.solve(game.boards[side], game.boards[1 - side], weak=True) < 0, moves
+
+
+def test_evaluation_values_zugzwang_control():
+    # player 1 threatens row 3 (odd) in columns 1 and 5, player 2 has no threat: player 1's game
+    variant = parse_variant("classic")
+    game = Game.from_rows(variant, [".......", ".......", ".......",
+                                    ".111...",
+                                    ".212...",
+                                    "2121.2."], to_move=2)
+    geo = geometry_for(variant)
+    searcher = Searcher(geo)
+    values = []
+    for side in (0, 1):
+        cur, opp = game.boards[side], game.boards[1 - side]
+        mask = cur | opp
+        values.append(searcher.evaluate(cur, opp, side, geo.win_spots(cur, mask),
+                                        geo.win_spots(opp, mask)))
+    assert values[0] > 200 and values[1] < -200, values
 
 
 def test_solver_small_board_values():

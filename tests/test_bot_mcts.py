@@ -72,6 +72,24 @@ def test_takes_immediate_wins_and_blocks(level, spec, moves, expected):
         assert move in expected
 
 
+def test_popout_threat_search_finds_a_double_threat():
+    # player 1 holds columns 3 and 4 at the bottom: a third disc beside them threatens both ends
+    game = position("popout", "3 3 4 4")
+    player = MctsPlayer(game.variant, "hard", 0)
+    win = player._forced_win(game.boards[0], game.boards[1], game.ply, 1,
+                             time.monotonic() + 60)
+    assert win in (2, 5)
+    # and the player plays one of them (or wins as fast another way)
+    move = player.choose(game, time.monotonic() + 1.0)
+    assert move in (2, 5)
+
+
+def test_heuristic_leaves_only_for_long_popout_lines():
+    assert MctsPlayer(parse_variant("popout-five"), "hard", 0).evaluated
+    assert not MctsPlayer(parse_variant("popout"), "hard", 0).evaluated
+    assert not MctsPlayer(parse_variant("five"), "hard", 0).evaluated
+
+
 def test_keeps_to_a_short_deadline():
     game = position("popout", "4 4 3 5")
     player = MctsPlayer(game.variant, "hard")

@@ -27,7 +27,7 @@ class Level:
 LEVELS = {
     "easy": Level(max_depth=2, noise=60, solve_empties=0, time_share=0.3),
     "medium": Level(max_depth=4, noise=8, solve_empties=12, time_share=0.5),
-    "hard": Level(max_depth=64, noise=0, solve_empties=26, time_share=1.0),
+    "hard": Level(max_depth=64, noise=0, solve_empties=30, time_share=1.0),
 }
 DEFAULT_LEVEL = "hard"
 
@@ -48,7 +48,13 @@ class AlphaBetaPlayer:
         self.solved: int | None = None  # exact (weak) value found for the last move, if any
 
     def new_game(self) -> None:
+        """Between games (outside any move's time): empty the tables, whose clearing or
+        freeing would otherwise cost tens of milliseconds in the middle of a move."""
         self.solve_limit = self.level.solve_empties
+        self.searcher.tt.clear()
+        self.searcher.history.clear()
+        if self.solver is not None:
+            self.solver.reset()
 
     def _history_keys(self, game) -> list[int]:
         """Search keys of every position of the game so far (for the repetition rule)."""
@@ -132,6 +138,11 @@ class AlphaBetaPlayer:
                 move, score, scores = searcher.root_search(cur, opp, side, ply, depth, order,
                                                            allowed)
             except Timeout:
+                # the root moves go best first: once the previous best has been searched at
+                # this depth, the best move found so far is at least as good a choice
+                move, score, searched = searcher.partial
+                if searched and order and self.level.noise == 0 and score > -MATE:
+                    best, self.last_score = move, score
                 break
             best, self.last_depth, self.last_score = move, depth, score
             order = sorted(scores, key=scores.__getitem__, reverse=True)
@@ -139,7 +150,8 @@ class AlphaBetaPlayer:
                 break
             if not self.variant.pops and depth >= empties:
                 break
-            # the next depth costs a few times this one: do not start what cannot finish
-            if time.monotonic() - start > 0.45 * (stop - start):
+            # the next depth costs a few times this one: do not start what has no chance to
+            # get past its first move
+            if time.monotonic() - start > 0.6 * (stop - start):
                 break
         return best

@@ -199,6 +199,7 @@ class Searcher:
         self.deadline: float | None = None
         self.eval_noise = 0
         self.rng = random.Random(seed)
+        self.partial: tuple[int, int, int] = (0, 0, 0)  # (best move, score, moves searched)
         self._node = self._build()
 
     # -- position keys -------------------------------------------------------------------------
@@ -224,6 +225,8 @@ class Searcher:
             if w:
                 weights[w] = weights.get(w, 0) | cm
         centre = sorted(weights.items())
+        if not geo.pops:
+            return self._build_zugzwang_eval(centre)
 
         def evaluate(cur: int, opp: int, side: int, my: int, op: int) -> int:
             """Static score for the side to move; `my`/`op` are the empty winning spots."""
@@ -238,6 +241,67 @@ class Searcher:
             for w, cm in centre:
                 s += w * ((cur & cm).bit_count() - (opp & cm).bit_count())
             return s + 4  # tempo
+
+        return evaluate
+
+    def _build_zugzwang_eval(self, centre):
+        """Evaluation for drop-only variants after Allis' threat analysis (zugzwang control).
+
+        With an even number of empty cells when player 1 is to move, the second player can
+        answer every move in the same column ("follow-up") and so claims every even row (1-based),
+        the first player every odd row. Only the lowest threat (empty cell completing a line) of a
+        column with no threat of the opponent below it is counted. The values follow what the
+        exact solver says of positions 18-24 empty cells from the end (classic and five, games
+        of alphabeta against mcts): player 1 with an odd threat wins when player 2 has no odd
+        threat (even with even threats), and is at best level when it has one; without an odd
+        threat of player 1, player 2 is ahead, clearly so with an even threat, winning with two.
+        """
+        geo = self.geo
+        full = geo.full
+        potential = geo.potential
+        h = geo.height
+        # rows parity: player 1 (side 0) wants odd rows (1-based), player 2 even rows
+        odd, even = geo.odd_rows, geo.even_rows
+        if (geo.full & ~geo.fixed_mask).bit_count() % 2:
+            # an odd number of playable cells swaps who claims which parity
+            odd, even = even, odd
+        steps = range(max(0, h - 2))
+
+        def above(t: int) -> int:
+            u = (t << 1) & full
+            for _ in steps:
+                u |= (u << 1) & full
+            return u
+
+        def evaluate(cur: int, opp: int, side: int, my: int, op: int) -> int:
+            if side == 0:
+                t1, t2, b1, b2 = my, op, cur, opp
+            else:
+                t1, t2, b1, b2 = op, my, opp, cur
+            a1 = above(t1) if t1 else 0
+            a2 = above(t2) if t2 else 0
+            g1 = t1 & ~a1 & ~a2
+            g2 = t2 & ~a2 & ~a1
+            o1 = (g1 & odd).bit_count()
+            if o1:
+                o2 = (g2 & odd).bit_count()
+                if o2:
+                    s = 60 * (o1 - o2) - 60
+                else:
+                    s = 220 + 40 * o1
+            else:
+                s = -40
+                if g2 & odd:
+                    s -= 60
+                e2 = (g2 & even).bit_count()
+                if e2:
+                    s -= 120 if e2 == 1 else 280
+            s += 8 * ((t1 & ~g1).bit_count() - (t2 & ~g2).bit_count())
+            s += 60 * ((t1 & (t1 >> 1)).bit_count() - (t2 & (t2 >> 1)).bit_count())
+            s += 4 * (potential(b1, full & ~b2) - potential(b2, full & ~b1))
+            for w, cm in centre:
+                s += w * ((b1 & cm).bit_count() - (b2 & cm).bit_count())
+            return (s if side == 0 else -s) + 4  # tempo
 
         return evaluate
 
@@ -400,6 +464,7 @@ class Searcher:
             kids.sort(key=lambda k: rank.get(k[0], len(rank)))
         alpha, beta = -WIN - 1, WIN + 1
         best, best_move = -WIN - 2, kids[0][0]
+        self.partial = (best_move, best, 0)
         scores: dict[int, int] = {}
         seen = self.seen
         noise = self.eval_noise
@@ -422,6 +487,8 @@ class Searcher:
                 best, best_move = score, mv
                 if score > alpha:
                     alpha = score
+            # what an interrupted search can still use: the best of the moves searched so far
+            self.partial = (best_move, best, len(scores))
         return best_move, best, scores
 
 

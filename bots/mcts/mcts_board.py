@@ -67,6 +67,26 @@ def _open_windows_source(k: int, stride: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _potential_source(k: int, stride: int) -> str:
+    """Source of `potential(own, free)`: number of K-cell windows made only of cells in `free`
+    (the cells not held by the opponent) holding at least K-2 (at least 1) discs of `own`."""
+    from itertools import combinations
+
+    need = max(1, k - 2)
+    lines = ["def potential(own, free):", "    n = 0"]
+    for s in (1, stride, stride - 1, stride + 1):
+        lines.append("    w = " + " & ".join(["free"] + [f"(free >> {i * s})" for i in range(1, k)]))
+        for i in range(k):
+            lines.append(f"    a{i} = own >> {i * s}" if i else "    a0 = own")
+        groups = list(combinations(range(k), need))
+        if len(groups) > 40:  # long lines: count windows with any disc
+            groups = [(i,) for i in range(k)]
+        terms = ["(" + " & ".join(f"a{i}" for i in g) + ")" for g in groups]
+        lines.append("    n += (w & (" + " | ".join(terms) + ")).bit_count()")
+    lines.append("    return n")
+    return "\n".join(lines) + "\n"
+
+
 def _compile(source: str, name: str) -> Callable:
     namespace: dict = {}
     exec(compile(source, f"<bitboard {name}>", "exec"), namespace)  # noqa: S102
@@ -107,6 +127,7 @@ class Geometry:
         self.win_spots = _compile(_win_spots_source(connect, stride, self.full), "win_spots")
         self.has_line = _compile(_has_line_source(connect, stride), "has_line")
         self.open_windows = _compile(_open_windows_source(connect, stride), "open_windows")
+        self.potential = _compile(_potential_source(connect, stride), "potential")
 
 
 def geometry_for(variant) -> Geometry:

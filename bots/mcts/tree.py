@@ -7,6 +7,12 @@ has only that child and, in drop-only variants, a node facing a threat has only 
 so short tactics are solved exactly. Repetition is not tracked inside the tree (an approximation);
 the ply cap, full boards and empty boards end games as in the engine.
 
+PopOut variants: the tree leaves out moves the opponent punishes at once, and a threat-space
+search at the root plays forced wins and prunes the moves that allow one. With lines of 5 or more
+(where random playouts end mostly undecided), a new node is scored by a heuristic evaluation
+rather than a random playout (`PLAYOUT_CAP`) and starts with a few virtual visits at that value
+(`PRIOR_VISITS`).
+
 Levels (`--level`): `easy` (150 playouts), `medium` (1500 playouts, half the budget), `hard`
 (default: the whole budget).
 """
@@ -25,16 +31,19 @@ from mcts_board import Geometry, geometry_for, pop_column
 class Level:
     max_playouts: int
     time_share: float
+    deep_check: bool = True  # PopOut: prune root moves refuted by a two-ply look-ahead
 
 
 LEVELS = {
-    "easy": Level(max_playouts=150, time_share=0.3),
+    "easy": Level(max_playouts=150, time_share=0.3, deep_check=False),
     "medium": Level(max_playouts=1500, time_share=0.5),
     "hard": Level(max_playouts=10**9, time_share=1.0),
 }
 DEFAULT_LEVEL = "hard"
 EXPLORATION = 0.9
 POP_SHARE = 0.05  # share of random pops in PopOut playouts
+PRIOR_VISITS = 4  # PopOut: virtual visits of a new node at its heuristic value
+PLAYOUT_CAP = 0  # PopOut, K >= 5: no random playout, the heuristic evaluation of the new node
 
 
 class Node:
@@ -60,6 +69,8 @@ class MctsPlayer:
         self.geo: Geometry = geometry_for(variant)
         self.rng = random.Random(seed)
         self.playouts = 0
+        # PopOut with lines of 5 or more: heuristic evaluation instead of random playouts
+        self.evaluated = self.geo.pops and self.geo.connect >= 5
         self._playout = self._build_playout()
 
     # -- rules on bitboards --------------------------------------------------------------------
@@ -89,6 +100,20 @@ class MctsPlayer:
                 if geo.has_line(pop_column(cur, geo.column_mask[c])):
                     return [-(c + 1)]
                 out.append(-(c + 1))
+        if geo.pops and len(out) > 1 and self.level.deep_check:
+            # PopOut: leave out the moves the opponent punishes at once (when others exist), so
+            # that the tree follows forced lines as it does in drop-only variants
+            play, wins_now = self.play, self._wins_now
+            safe = []
+            for move in out:
+                ncur, nopp, term = play(cur, opp, 0, move)
+                if term is None:
+                    if not wins_now(ncur, nopp):
+                        safe.append(move)
+                elif term >= 0.5:
+                    safe.append(move)
+            if safe:
+                return safe
         return out
 
     def play(self, cur: int, opp: int, ply: int, move: int) -> tuple[int, int, float | None]:
@@ -125,10 +150,30 @@ class MctsPlayer:
         pops = geo.pops
         cap = self.variant.max_plies
         rand = self.rng.random
+        # long lines with pops: random playouts end mostly undecided, evaluate instead
+        length_cap = PLAYOUT_CAP if self.evaluated else 10**9
 
-        def playout(cur: int, opp: int, side: int, ply: int) -> int | None:
-            """Winner (0/1, the side index) of a quick playout, None for a draw."""
+        potential = geo.potential
+
+        def cutoff(cur: int, opp: int, side: int) -> float:
+            """Heuristic result (reward of side 0) of an unfinished playout: threats (empty
+            cells completing a line, stacked pairs) and open windows holding K-2 discs."""
+            mask = cur | opp
+            mine = win_spots(cur, mask)
+            theirs = win_spots(opp, mask)
+            d = 4 * (mine.bit_count() - theirs.bit_count())
+            d += 6 * ((mine & (mine >> 1)).bit_count() - (theirs & (theirs >> 1)).bit_count())
+            d += potential(cur, full & ~opp) - potential(opp, full & ~cur)
+            v = 0.5 + max(-0.4, min(0.4, 0.03 * d))
+            return v if side == 0 else 1.0 - v
+
+        def playout(cur: int, opp: int, side: int, ply: int) -> int | float | None:
+            """Winner (0/1, the side index) of a quick playout, None for a draw; a cut-off
+            playout (PopOut: `PLAYOUT_CAP` plies) returns a float, the reward of side 0."""
+            stop = ply + length_cap
             while True:
+                if ply >= stop:
+                    return cutoff(cur, opp, side)
                 mask = cur | opp
                 possible = (mask + bottom_all) & full
                 if win_spots(cur, mask) & possible:
@@ -168,7 +213,21 @@ class MctsPlayer:
                 cur, opp = no, nm
                 side = 1 - side
 
+        self.cutoff = cutoff
         return playout
+
+    def prior(self, move: int, child_cur: int, child_opp: int, child_side: int) -> float:
+        """Heuristic reward of the player who made `move` (PopOut progressive bias): the
+        cut-off evaluation of the new position, nudged towards central drops."""
+        v = self.cutoff(child_cur, child_opp, child_side)
+        v = v if child_side == 1 else 1.0 - v
+        geo = self.geo
+        if move > 0:
+            half = (geo.width - 1) / 2 or 1
+            v += 0.08 * (1 - abs(move - 1 - half) / half)
+        # a little noise: without random playouts the search is nearly deterministic, and
+        # matches would repeat the same games
+        return v + 0.04 * (self.rng.random() - 0.5)
 
     @staticmethod
     def _safe_moves(game, moves: list[int]) -> list[int]:
@@ -191,6 +250,64 @@ class MctsPlayer:
                 safe.append(move)
         return safe or moves
 
+    def _all_moves(self, cur: int, opp: int) -> list[int]:
+        """Every legal move (engine ints) of the side to move on bitboards."""
+        geo = self.geo
+        possible = ((cur | opp) + geo.bottom_all) & geo.full
+        out = [c + 1 for c in geo.order if possible & geo.column_mask[c]]
+        out += [-(c + 1) for c in geo.poppable if cur & geo.bottom[c]]
+        return out
+
+    def _wins_now(self, cur: int, opp: int) -> bool:
+        """Whether the side to move (`cur`) has a move that wins at once (drop or pop)."""
+        geo = self.geo
+        mask = cur | opp
+        if geo.win_spots(cur, mask) & (mask + geo.bottom_all) & geo.full:
+            return True
+        has_line = geo.has_line
+        for c in geo.poppable:
+            if cur & geo.bottom[c] and has_line(pop_column(cur, geo.column_mask[c])):
+                return True
+        return False
+
+    def _forced_win(self, cur: int, opp: int, ply: int, depth: int, stop: float) -> int:
+        """A move with which the side to move (`cur`) wins by force within `depth` threats:
+        it wins at once, or every answer loses at once (a double threat, a zugzwang), or it
+        threatens a win and every answer that parries it leads to such a forced win again.
+        0 if none found. Bitboard rules (repetition aside); only threatening moves are
+        followed, so it is cheap; raises `TimeoutError` at `stop`."""
+        if time.monotonic() > stop:
+            raise TimeoutError
+        play, wins_now, all_moves = self.play, self._wins_now, self._all_moves
+        candidates = []
+        for move in all_moves(cur, opp):
+            c1, o1, term = play(cur, opp, ply, move)
+            if term is not None:
+                if term == 1.0:
+                    return move
+                continue
+            candidates.append((move, c1, o1))
+        for move, c1, o1 in candidates:
+            # the opponent (c1) to move must not win now; a move that threatens a win is
+            # followed deeper, any other only for zugzwang (every answer loses at once)
+            if wins_now(c1, o1):
+                continue
+            deeper = depth > 1 and wins_now(o1, c1)
+            for answer in all_moves(c1, o1):
+                c2, o2, term = play(c1, o1, ply + 1, answer)
+                if term is not None:
+                    if term >= 0.5:
+                        break  # the answer wins or draws at once
+                    continue
+                if wins_now(c2, o2):
+                    continue  # the answer loses at once
+                if deeper and self._forced_win(c2, o2, ply + 2, depth - 1, stop):
+                    continue
+                break  # this answer holds
+            else:
+                return move
+        return 0
+
     # -- search --------------------------------------------------------------------------------
     def choose(self, game, deadline: float) -> int:
         start = time.monotonic()
@@ -207,7 +324,32 @@ class MctsPlayer:
             return root.untried[0]
         remaining = max(0.0, deadline - start)
         stop = start + max(0.0, remaining - max(0.003, 0.05 * remaining)) * self.level.time_share
+        if self.geo.pops and self.level.deep_check:
+            # PopOut: short tactics (chains of threats by drops and pops) escape the playouts:
+            # play a forced win, prune the moves that allow one (deeper while time allows,
+            # within a third of the budget)
+            check_stop = start + 0.35 * (stop - start)
+            kept = root.untried
+            try:
+                for depth in range(1, 7):
+                    win = self._forced_win(root.cur, root.opp, root.ply, depth, check_stop)
+                    if win and win in legal:
+                        return win
+                    found = []
+                    for move in root.untried:
+                        ncur, nopp, term = self.play(root.cur, root.opp, root.ply, move)
+                        if term is None and self._forced_win(ncur, nopp, root.ply + 1, depth,
+                                                             check_stop):
+                            continue
+                        found.append(move)
+                    kept = found or kept
+            except TimeoutError:
+                pass
+            root.untried = kept
+            if len(root.untried) == 1:
+                return root.untried[0]
         limit = self.level.max_playouts
+        prior_visits = PRIOR_VISITS if self.evaluated and self.level.deep_check else 0
         playout = self._playout
         rand = self.rng.random
         log, sqrt = math.log, math.sqrt
@@ -236,6 +378,10 @@ class MctsPlayer:
                 child = Node(move, ncur, nopp, 1 - node.side, node.ply + 1, term)
                 if term is None:
                     child.untried = self.moves(ncur, nopp)
+                    if prior_visits:
+                        # virtual visits at the heuristic value: a prior for the selection
+                        child.visits = prior_visits
+                        child.score = prior_visits * self.prior(move, ncur, nopp, child.side)
                 node.children.append(child)
                 node = child
                 path.append(node)
@@ -244,7 +390,12 @@ class MctsPlayer:
                 reward = node.terminal
             else:
                 winner = playout(node.cur, node.opp, node.side, node.ply)
-                reward = 0.5 if winner is None else (1.0 if winner != node.side else 0.0)
+                if winner is None:
+                    reward = 0.5
+                elif winner.__class__ is float:  # a cut-off playout: reward of side 0
+                    reward = winner if node.side == 1 else 1.0 - winner
+                else:
+                    reward = 1.0 if winner != node.side else 0.0
             # backpropagation
             for node in reversed(path):
                 node.visits += 1
