@@ -6,7 +6,7 @@ directory, once with one game at a time and once with one per core, and prints
 Each setting is run `--repeat` times and the best rate is kept, as other work on the machine
 only ever slows a run down; the load average before the runs is printed for context.
 
-    python bench/throughput.py [--games 8] [--bots 4] [--variant classic] [--cores N]
+    python bench/throughput.py [--games 100] [--bots 4] [--variant classic] [--cores N]
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ def games_per_second(path: Path, concurrency: int, output: Path,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20, help="games per pairing (even)")
+    parser.add_argument("--games", type=int, default=100,
+                        help="games per pairing (even); enough that the bots' start-up, a fixed cost"
+                        " per bot and worker, does not dominate")
     parser.add_argument("--repeat", type=int, default=3, help="runs per setting (best is kept)")
     parser.add_argument("--bots", type=int, default=4)
     parser.add_argument("--variant", default="classic")

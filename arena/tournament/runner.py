@@ -18,7 +18,7 @@ import signal
 import threading
 import time
 import traceback
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +28,7 @@ from arena.tournament.progress import FORFEIT_REASONS, Progress
 from arena.tournament.schedule import ScheduledGame, build_schedule
 from arena.tournament.store import LOG_DIR, RunLock, Store, StoreError, move_aside
 
+WORKER_QUEUE = 2  # games sent to a worker ahead of its results
 PLAYERS_PER_WORKER = 8  # bot processes a worker keeps warm (least recently used are closed)
 
 
@@ -243,8 +244,11 @@ class Runner:
                         progress: Progress, result: RunResult) -> None:
         work = _Pending(pending, window=2 * len(pool.workers))
         versions: dict[str, str] = {}
-        for wid in range(len(pool.workers)):
-            pool.assign(wid, work)
+        # Each worker gets a second game queued behind the one it plays, so that it never
+        # waits while the coordinator commits another worker's result.
+        for _ in range(WORKER_QUEUE):
+            for wid in range(len(pool.workers)):
+                pool.assign(wid, work)
         while pool.busy():
             if self.stop.is_set():
                 pool.stop_all()
@@ -257,7 +261,8 @@ class Runner:
                     progress.note(result.error)
                     self.stop.set()
                 continue
-            game = pool.inflight.pop(wid, None)
+            queued = pool.inflight.get(wid)
+            game = queued.popleft() if queued and kind != "exit" else None
             if kind == "error" and game is not None:
                 if result.error is None:
                     result.error = f"internal error in game {game.game_id}: {payload}"
@@ -345,7 +350,8 @@ def _close(player) -> None:
 
 
 class _ProcessPool:
-    """Worker processes (forked), one game in flight each; the coordinator assigns the games."""
+    """Worker processes (forked), each with up to WORKER_QUEUE games sent; the coordinator
+    assigns the games and is told of each one's end, in the order they were sent."""
 
     def __init__(self, runner: Runner, count: int) -> None:
         import multiprocessing
@@ -366,7 +372,7 @@ class _ProcessPool:
             for wid in range(count)
         ]
         self.warm: list[OrderedDict[str, None]] = [OrderedDict() for _ in range(count)]
-        self.inflight: dict[int, ScheduledGame] = {}
+        self.inflight: dict[int, deque[ScheduledGame]] = {}  # per worker, in the order sent
         self.open = set(range(count))  # workers that have not said "exit"
         self.finished: set[int] = set()  # workers told to finish
         for worker in self.workers:
@@ -384,7 +390,7 @@ class _ProcessPool:
             warm.move_to_end(name)
         while len(warm) > PLAYERS_PER_WORKER:
             warm.popitem(last=False)
-        self.inflight[wid] = game
+        self.inflight.setdefault(wid, deque()).append(game)
         self.tasks[wid].put((game.variant, game.first, game.second, game.opening, game.game_id))
 
     def finish(self, wid: int) -> None:
@@ -400,7 +406,7 @@ class _ProcessPool:
     def stop_all(self) -> None:
         self._signal_stop()
         for wid in self.open:
-            if wid not in self.inflight:
+            if not self.inflight.get(wid):
                 self.finish(wid)
 
     def exited(self, wid: int) -> None:
