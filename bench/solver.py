@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
 
-from bitboard import geometry_for  # noqa: E402
 from search import Solver  # noqa: E402
 
+from arena.bitboard import geometry_for  # noqa: E402
 from arena.game import PRESETS, Game  # noqa: E402
 
 REFERENCE = ROOT.parent / "shared" / "reference" / "connect4"
@@ -106,15 +106,16 @@ def main(argv: list[str] | None = None) -> int:
                     won_ok += 1
         n = len(rows)
         failed |= solved < n or won_ok < won
-        print(f"{name} positions: {n} count")
-        print(f"{name} solved: {100.0 * solved / n:.1f} %")
-        print(f"{name} wrong: {wrong} count")
-        print(f"{name} over budget: {slow} count")
-        print(f"{name} winning move found: {100.0 * won_ok / max(1, won):.1f} % of {won} won")
-        print(f"{name} mean time: {1000.0 * total_time / n:.3f} ms")
-        print(f"{name} worst time: {1000.0 * worst:.3f} ms")
-        print(f"{name} mean nodes: {total_nodes / n:.0f} nodes")
-        print(f"{name} nodes per second: {total_nodes / total_time:.0f} nodes/s")
+        print(f"{name}_positions: {n} count")
+        print(f"{name}_solved: {100.0 * solved / n:.1f} %")
+        print(f"{name}_wrong: {wrong} count")
+        print(f"{name}_over_budget: {slow} count")
+        print(f"{name}_winning_move_found: {100.0 * won_ok / max(1, won):.1f} %")
+        print(f"{name}_won_positions: {won} count")
+        print(f"{name}_mean_time: {1000.0 * total_time / n:.3f} ms")
+        print(f"{name}_worst_time: {1000.0 * worst:.3f} ms")
+        print(f"{name}_mean_nodes: {total_nodes / n:.0f} nodes")
+        print(f"{name}_nodes_per_second: {total_nodes / total_time:.0f} nodes/s")
     return 1 if failed else 0
 
 

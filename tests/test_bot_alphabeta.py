@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bots" / "alphabeta"
 sys.path.insert(0, str(BOT))
 
-from bitboard import geometry_for  # noqa: E402
 from player import LEVELS, AlphaBetaPlayer  # noqa: E402
 from search import Searcher, Solver  # noqa: E402
+
+from arena.bitboard import geometry_for  # noqa: E402
 
 REFERENCE = ROOT.parent / "shared" / "reference" / "connect4"
 
@@ -171,7 +172,7 @@ def test_keeps_to_a_short_deadline():
 
 def test_bot_modules_stay_light():
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import player, search, bitboard; "
+        "import sys; sys.path.insert(0, sys.argv[1]); import player, search, arena.bitboard; "
         "heavy = [m for m in ('pandas', 'numpy', 'matplotlib', 'click') if m in sys.modules]; "
         "print(heavy)"
     )

@@ -101,7 +101,7 @@ def test_keeps_to_a_short_deadline():
 
 def test_bot_modules_stay_light():
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import tree, mcts_board; "
+        "import sys; sys.path.insert(0, sys.argv[1]); import tree, arena.bitboard; "
         "heavy = [m for m in ('pandas', 'numpy', 'matplotlib', 'click') if m in sys.modules]; "
         "print(heavy)"
     )

@@ -12,8 +12,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from bitboard import Geometry, geometry_for
 from search import MATE, Searcher, Solver, Timeout
+
+from arena.bitboard import Geometry, geometry_for
 
 
 @dataclass(frozen=True)

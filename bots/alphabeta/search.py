@@ -20,7 +20,7 @@ import random
 import time
 from collections.abc import Iterable
 
-from bitboard import Geometry, pop_column
+from arena.bitboard import Geometry, pop_column
 
 
 class Timeout(Exception):

@@ -24,7 +24,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from mcts_board import Geometry, geometry_for, pop_column
+from arena.bitboard import Geometry, geometry_for, pop_column
 
 
 @dataclass(frozen=True)

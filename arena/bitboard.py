@@ -1,4 +1,5 @@
-"""Fast bitboard helpers specialised per variant (shared in spirit with bots/mcts/bitboard.py).
+"""Fast bitboard helpers for search bots, specialised per variant (used by bots/alphabeta and
+bots/mcts; light to import, like `arena.sdk`).
 
 Same layout as the engine (`arena.game.state`): column c owns bits c*(R+1) .. c*(R+1)+R-1, bottom
 first, plus an always-empty sentinel bit on top. A position is two ints: `cur` (the discs of the
