@@ -11,11 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 MISBEHAVE = ROOT / "tests" / "bots_misbehaving" / "misbehave.py"
 
 
-def descendant_pids(root: int | None = None) -> list[int]:
-    """Live (non-zombie) descendants of this process, found through /proc parent links."""
-    root = os.getpid() if root is None else root
-    parents: dict[int, int] = {}
-    states: dict[int, str] = {}
+def process_table() -> dict[int, tuple[int, str]]:
+    """{pid: (parent pid, state letter)} of every process, from /proc."""
+    table: dict[int, tuple[int, str]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -25,13 +23,19 @@ def descendant_pids(root: int | None = None) -> list[int]:
         except OSError:
             continue
         fields = data[data.rfind(b")") + 2:].split()
-        parents[int(name)] = int(fields[1])
-        states[int(name)] = fields[0].decode()
+        table[int(name)] = (int(fields[1]), fields[0].decode())
+    return table
+
+
+def descendant_pids(root: int | None = None) -> list[int]:
+    """Live (non-zombie) descendants of this process, found through /proc parent links."""
+    root = os.getpid() if root is None else root
+    table = process_table()
     found, frontier = set(), {root}
     while frontier:
-        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - found
+        frontier = {pid for pid, (ppid, _) in table.items() if ppid in frontier} - found
         found |= frontier
-    return sorted(pid for pid in found if states.get(pid) not in ("Z", "X"))
+    return sorted(pid for pid in found if table.get(pid, (0, "X"))[1] not in ("Z", "X"))
 
 
 def pid_alive(pid: int) -> bool:

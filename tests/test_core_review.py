@@ -30,7 +30,7 @@ from arena.game import parse_variant
 from arena.process import BotExited, BotLineTooLong, BotProcess, BotTimeout
 from arena.protocol import LINE_CAP, ProtocolError, parse_bot_line
 from arena.referee import Player, TimeControl, play_game
-from tests.conftest import MISBEHAVE, pid_alive
+from tests.conftest import MISBEHAVE, pid_alive, process_table
 
 
 def _bot(code: str, cwd: Path, line_cap: int = LINE_CAP) -> BotProcess:
@@ -49,19 +49,7 @@ def _state(pid: int) -> str | None:
 
 
 def _zombie_children(pid: int) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
-        fields = data[data.rfind(b")") + 2:].split()
-        if int(fields[1]) == pid and fields[0] == b"Z":
-            found.append(int(name))
-    return found
+    return [child for child, (ppid, state) in process_table().items() if ppid == pid and state == "Z"]
 
 
 # --- the bot's pid stays reserved until close() ----------------------------------------------
