@@ -189,9 +189,19 @@ def _hash_folder(folder: Path) -> str:
 def distinct_names(names: Sequence[str]) -> list[str]:
     """Display names made distinct: a repeated name gets `#2`, `#3`, ... appended."""
     seen: dict[str, int] = {}
+    taken = set(names)
     out = []
     for name in names:
         count = seen.get(name, 0) + 1
         seen[name] = count
-        out.append(name if count == 1 else f"{name}#{count}")
+        if count == 1:
+            out.append(name)
+            continue
+        candidate = f"{name}#{count}"
+        while candidate in taken:  # e.g. a bot already named "x#2" besides two named "x"
+            count += 1
+            candidate = f"{name}#{count}"
+        seen[name] = count
+        taken.add(candidate)
+        out.append(candidate)
     return out

@@ -18,11 +18,13 @@ class MatchResult:
     b: str
     records: list[GameRecord] = field(default_factory=list)
 
-    def score(self, variant: str | None = None) -> tuple[int, int, int]:
-        """(wins, draws, losses) of bot A, over non-void games (of one variant if given)."""
+    def score(self, variant: str | None = None, move_ms: int | None = None) -> tuple[int, int, int]:
+        """(wins, draws, losses) of bot A, over non-void games (of one variant / move limit if given)."""
         w = d = losses = 0
         for rec in self.records:
             if rec.void or (variant is not None and rec.variant != variant):
+                continue
+            if move_ms is not None and rec.time_control.get("move_ms") != move_ms:
                 continue
             name = rec.winner_name
             if name is None:
@@ -43,7 +45,7 @@ def play_match(
     spec_b: BotSpec,
     variants: Sequence[Variant],
     games: int,
-    time_control: TimeControl,
+    time_control: TimeControl | Sequence[TimeControl],
     restart_every_game: bool = False,
     log_dir: Path | None = None,
     opening: Sequence[int | str] = (),
@@ -54,6 +56,8 @@ def play_match(
 ) -> MatchResult:
     """Play `games` games per variant, A and B alternating as first player (A starts).
 
+    With several time controls, the whole series is played under each in turn.
+
     `finished` is asked before each game whether the match is decided (e.g. by an SPRT);
     unlike `stop`, it never interrupts a game in progress.
     """
@@ -63,17 +67,19 @@ def play_match(
         spec_b, name_b, log_dir, restart_every_game
     ) as b:
         n = 0
-        for variant in variants:
-            for i in range(games):
-                if finished is not None and finished():
-                    return result
-                n += 1
-                first, second = (a, b) if i % 2 == 0 else (b, a)
-                record = play_game(
-                    variant, first, second, time_control, opening,
-                    game_id=f"{game_id_prefix}{n:04d}", stop=stop,
-                )
-                result.records.append(record)
-                if on_game is not None:
-                    on_game(n, record)
+        controls = [time_control] if isinstance(time_control, TimeControl) else list(time_control)
+        for tc in controls:
+            for variant in variants:
+                for i in range(games):
+                    if finished is not None and finished():
+                        return result
+                    n += 1
+                    first, second = (a, b) if i % 2 == 0 else (b, a)
+                    record = play_game(
+                        variant, first, second, tc, opening,
+                        game_id=f"{game_id_prefix}{n:04d}", stop=stop,
+                    )
+                    result.records.append(record)
+                    if on_game is not None:
+                        on_game(n, record)
     return result

@@ -81,7 +81,7 @@ def main() -> None:
     print(f"elo_interval_coverage: {100 * inside:.1f} %")
     print(f"standings_rows: {len(table)} count")
     games_per_s = len(games) / next(v for n, v, _ in results if n == "compute_standings_total")
-    print(f"standings_throughput: {games_per_s:,.0f} games/s")
+    print(f"standings_throughput: {games_per_s:.0f} games/s")
 
 
 if __name__ == "__main__":

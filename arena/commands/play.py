@@ -26,6 +26,7 @@ def _game_dict(record) -> dict:
         "plies": record.plies,
         "moves": record.moves,
         "opening": record.opening,
+        "time_control": record.time_control,
         "move_ms": record.move_ms,
         "move_cpu_ms": record.move_cpu_ms,
         "started_at": record.started_at,
@@ -57,8 +58,9 @@ def describe_game(record) -> str:
               help="Variant spec (repeat for several), e.g. classic, popout:8x7, five.")
 @click.option("--games", "-n", default=2, show_default=True, type=click.IntRange(min=1),
               help="Games per variant; the first player alternates, A first.")
-@click.option("--move-ms", type=click.IntRange(min=1), default=None,
-              help="Per-move limit in ms [default: 1000 unless --base-ms is given].")
+@click.option("--move-ms", "move_ms_values", type=click.IntRange(min=1), multiple=True,
+              help="Per-move limit in ms [default: 1000 unless --base-ms is given]; repeat it "
+              "to play the whole match under each limit in turn.")
 @click.option("--base-ms", type=click.IntRange(min=1), default=None,
               help="Clock: base time per game in ms.")
 @click.option("--increment-ms", type=click.IntRange(min=0), default=0, show_default=True,
@@ -86,7 +88,7 @@ def describe_game(record) -> str:
               show_default=True, help="SPRT false-negative rate.")
 @click.option("--sprt-model", type=click.Choice(["logistic", "normalized", "bayeselo"]),
               default="logistic", show_default=True, help="Elo model of the SPRT hypotheses.")
-def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, startup_ms, grace_ms,
+def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, startup_ms, grace_ms,
             opening, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
             sprt_beta, sprt_model) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
@@ -114,10 +116,11 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
         spec_a = resolve_bot(bot_a, extra_a)
         spec_b = resolve_bot(bot_b, extra_b)
         parsed = [parse_variant(v) for v in variants]
-        if move_ms is None and base_ms is None:
-            move_ms = 1000
-        tc = TimeControl(move_ms=move_ms, base_ms=base_ms, increment_ms=increment_ms,
-                         startup_ms=startup_ms, grace_ms=grace_ms)
+        limits: list[int | None] = list(dict.fromkeys(move_ms_values))
+        if not limits:
+            limits = [1000 if base_ms is None else None]
+        tcs = [TimeControl(move_ms=limit, base_ms=base_ms, increment_ms=increment_ms,
+                           startup_ms=startup_ms, grace_ms=grace_ms) for limit in limits]
     except (BotSpecError, VariantError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     opening_moves = _check_opening(opening, parsed)
@@ -147,7 +150,7 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
     previous = _catch_sigterm()
     try:
         result = play_match(
-            spec_a, spec_b, parsed, games, tc, restart_every_game=restart_every_game,
+            spec_a, spec_b, parsed, games, tcs, restart_every_game=restart_every_game,
             log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
             finished=(lambda: sprt.status() != "continue") if sprt is not None else None,
         )
@@ -159,6 +162,12 @@ def command(bot_a, bot_b, variants, games, move_ms, base_ms, increment_ms, start
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     lines = []
+    if len(tcs) > 1:
+        for tc in tcs:
+            for variant in parsed:
+                w, d, losses = result.score(variant.spec, tc.move_ms)
+                lines.append(f"{variant.spec} at {tc.move_ms} ms/move: {result.a} vs {result.b}: "
+                             f"W {w} D {d} L {losses}")
     if len(parsed) > 1:
         for variant in parsed:
             w, d, losses = result.score(variant.spec)

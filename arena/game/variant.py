@@ -128,7 +128,20 @@ _OPTION_KEYS = {"connect": "connect", "k": "connect", "max-plies": "max_plies", 
 
 
 def parse_variant(spec: str) -> Variant:
-    """Parse `PRESET[:COLSxROWS][,connect=K][,max-plies=N]`, e.g. `popout:8x7` or `classic:9x7,connect=5`."""
+    """Parse `PRESET[:COLSxROWS][,connect=K][,max-plies=N]`, e.g. `popout:8x7` or `classic:9x7,connect=5`.
+
+    Every error names the bad part and lists the presets.
+    """
+    try:
+        return _parse_variant(spec)
+    except VariantError as error:
+        message = str(error)
+        if "; presets: " not in message:
+            message += f"; presets: {', '.join(_PRESET_SHAPES)}"
+        raise VariantError(message) from None
+
+
+def _parse_variant(spec: str) -> Variant:
     text = spec.strip().lower()
     if not text:
         raise VariantError(f"empty variant spec; presets: {', '.join(_PRESET_SHAPES)}")

@@ -154,6 +154,16 @@ def fmt(x: Any, digits: int = 1) -> str:
     return text
 
 
+def fmt_ms(x: Any) -> str:
+    """A move time: sub-millisecond times as `<1`, short ones with a decimal."""
+    if not _isnum(x):
+        return "–"
+    value = float(x)
+    if value < 1:
+        return "<1"
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
 def fmt_int(x: Any) -> str:
     return str(int(float(x))) if _isnum(x) else "–"
 
@@ -417,7 +427,7 @@ def _settings_items(settings: dict) -> list[tuple[str, str]]:
     if isinstance(nested, dict) and _isnum(nested.get("games")):
         items.append(("Games per pairing", str(nested["games"])))
     for key, value in merged.items():
-        text = _settings_text(value)
+        text = public_command([value]) if key in ("file", "openings_file") else _settings_text(value)
         if text == "" or (key in ("void_games", "openings") and not value):
             continue
         label = _SETTINGS_LABELS.get(key, key.replace("_", " ").capitalize())
@@ -539,7 +549,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(fmt=fmt, fmt_int=fmt_int, fmt_signed=fmt_signed, fmt_pct=fmt_pct,
+    env.filters.update(fmt=fmt, fmt_ms=fmt_ms, fmt_int=fmt_int, fmt_signed=fmt_signed, fmt_pct=fmt_pct,
                        fmt_result=fmt_result)
     return env
 

@@ -90,7 +90,9 @@ def compute_standings(
 
     Columns: rank, bot, games, wins, draws, losses, points, score (points / games), elo, elo_lo,
     elo_hi (95 % interval), elo_se, ts_mu, ts_sigma, ts_conservative (mu - 3 sigma), forfeits,
-    and ``elo_seq`` when ``sequential_k`` is given (order-dependent K-factor Elo).
+    elo_interval (how the interval was computed: ``covariance`` or ``bootstrap``),
+    ``first_move_elo`` (the fitted first-move advantage) when ``first_move`` is set, and
+    ``elo_seq`` when ``sequential_k`` is given (order-dependent K-factor Elo).
     ``df.attrs`` holds ``method`` (how the numbers were computed), ``games``, ``variant``,
     ``first_move`` (fitted advantage or None) and ``notes``.
     """
@@ -116,7 +118,13 @@ def compute_standings(
     table["ts_conservative"] = ts.conservative
     forf = forfeits_by_bot(selected)
     table["forfeits"] = [int(forf.loc[b, "total"]) if b in forf.index else 0 for b in names]
-    columns = list(STANDINGS_COLUMNS)
+    # Say in every output (csv and json too, not only the table notes) how the intervals were
+    # computed, and the fitted first-move advantage when it was asked for.
+    table["elo_interval"] = "bootstrap" if fit.interval.startswith("bootstrap") else "covariance"
+    columns = [*STANDINGS_COLUMNS, "elo_interval"]
+    if first_move:
+        table["first_move_elo"] = fit.first_move
+        columns.append("first_move_elo")
     if sequential_k is not None:
         seq = sequential_elo(g, k=sequential_k, names=names)
         table["elo_seq"] = seq.elo

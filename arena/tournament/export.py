@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
-from arena.tournament.store import GAME_COLUMNS, db_path, iter_game_rows, missing_results
+from arena.tournament.store import EXPORT_COLUMNS, db_path, iter_game_rows, missing_results
 
 FORMATS = ("csv", "jsonl")
 
@@ -27,14 +27,14 @@ def write_games(rows: Iterable[dict], fmt: str, out: TextIO) -> int:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     count = 0
     if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=list(GAME_COLUMNS), lineterminator="\n")
+        writer = csv.DictWriter(out, fieldnames=list(EXPORT_COLUMNS), lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in GAME_COLUMNS})
+            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in EXPORT_COLUMNS})
             count += 1
     else:
         for row in rows:
-            record = {k: _clean(row.get(k)) for k in GAME_COLUMNS}
+            record = {k: _clean(row.get(k)) for k in EXPORT_COLUMNS}
             out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
             count += 1
     return count

@@ -35,6 +35,7 @@ GAME_COLUMNS: tuple[str, ...] = (
 )
 # Stored as well, but not part of the DataFrame contract.
 EXTRA_COLUMNS: tuple[str, ...] = ("round", "arena_version")
+EXPORT_COLUMNS: tuple[str, ...] = GAME_COLUMNS + EXTRA_COLUMNS  # every stored field of a game
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -459,7 +460,7 @@ def load_games(results_dir: str | Path):
 
 
 def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
-    """Stored games as dicts (games-table columns), in `seq` order, without pandas.
+    """Stored games as dicts (every stored field: `EXPORT_COLUMNS`), in `seq` order, without pandas.
 
     The database is opened and checked at the call (errors are raised here, before any row);
     the rows are then read lazily.
@@ -467,7 +468,7 @@ def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
     path = db_path(results_dir)
     conn = _connect_read(results_dir)
     try:
-        cursor = conn.execute(f"SELECT {', '.join(GAME_COLUMNS)} FROM games ORDER BY seq")
+        cursor = conn.execute(f"SELECT {', '.join(EXPORT_COLUMNS)} FROM games ORDER BY seq")
     except sqlite3.Error as error:
         conn.close()
         raise StoreError(_db_error(path, error)) from None
@@ -475,7 +476,7 @@ def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
     def rows() -> Iterable[dict]:
         try:
             for row in cursor:
-                yield dict(zip(GAME_COLUMNS, row, strict=True))
+                yield dict(zip(EXPORT_COLUMNS, row, strict=True))
         except sqlite3.Error as error:
             raise StoreError(_db_error(path, error)) from None
         finally:

@@ -173,3 +173,9 @@ def test_public_command_hides_the_publishers_paths():
     assert public_command(words) == "python bots/mcts/mcts.py --level easy"
     assert public_command(["/home/ada/work/mybot/run", "-q"]) == "…/mybot/run -q"
     assert public_command(["node", "bot.js"]) == "node bot.js"
+
+
+def test_move_times_below_a_millisecond_are_not_shown_as_zero():
+    from arena.publish.site import fmt_ms
+
+    assert [fmt_ms(0.2), fmt_ms(3.25), fmt_ms(120.4), fmt_ms(None)] == ["<1", "3.2", "120", "–"]

@@ -10,6 +10,7 @@ from tournament_helpers import run_cli
 
 from arena.tournament.export import export_games
 from arena.tournament.store import (
+    EXPORT_COLUMNS,
     GAME_COLUMNS,
     RunLock,
     Store,
@@ -163,13 +164,14 @@ def test_export_csv_and_jsonl(tmp_path):
     import pandas as pd
 
     df = pd.read_csv(out)
-    assert list(df.columns) == list(GAME_COLUMNS)
+    assert list(df.columns) == list(EXPORT_COLUMNS)
     assert df.result.isna().tolist() == [False, True]
     result = run_cli("export", str(tmp_path), "--format", "jsonl")
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["game_id"] for r in records] == ["g1", "g2"]
-    assert records[1]["result"] is None and list(records[0]) == list(GAME_COLUMNS)
+    assert records[1]["result"] is None and list(records[0]) == list(EXPORT_COLUMNS)
+    assert records[0]["arena_version"] and "round" in records[0]
 
 
 def test_export_of_a_missing_directory_is_a_one_line_error(tmp_path):

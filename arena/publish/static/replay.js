@@ -136,7 +136,7 @@
     var text = "Ply " + i + " of " + (frames.length - 1);
     if (f.ply > 0) {
       text += " · " + name(f.seat) + (f.kind === "pop" ? " pops column " : " drops into column ") + f.column;
-      if (f.ms !== null && f.ms !== undefined) text += " (" + Math.round(f.ms) + " ms)";
+      if (f.ms !== null && f.ms !== undefined) text += " (" + (f.ms < 1 ? "<1" : f.ms < 10 ? f.ms.toFixed(1) : Math.round(f.ms)) + " ms)";
     } else {
       text += " · start position";
     }
