@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.game import Game, parse_variant
+from tests.bot_helpers import SPECS, play_game, position
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bots" / "alphabeta"
@@ -23,22 +24,7 @@ from arena.bitboard import geometry_for  # noqa: E402
 
 REFERENCE = ROOT.parent / "shared" / "reference" / "connect4"
 
-SPECS = [
-    "classic", "popout", "five", "popout-five",
-    "classic:5x5", "popout:5x4", "classic:9x7", "five:7x5", "popout-five:11x7",
-    "classic:8x5,connect=3", "popout:6x6,max-plies=30", "classic:4x4,max-plies=9",
-]
 
-
-def play_game(variant, players, move_s: float = 0.03) -> Game:
-    """Play a whole game between two `choose(game, deadline)` players; every move must be legal."""
-    game = Game(variant)
-    while game.outcome is None:
-        player = players[game.ply % 2]
-        move = player.choose(game.copy(), time.monotonic() + move_s)
-        assert game.is_legal(move), (variant.spec, game.moves, move)
-        game.push(move)
-    return game
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -49,12 +35,6 @@ def test_plays_legal_games_in_every_preset_and_size(spec):
                                    AlphaBetaPlayer(variant, "medium", 2)])
         assert game.outcome.reason in ("line", "full", "empty", "repetition", "max-plies")
 
-
-def position(spec: str, moves: str) -> Game:
-    game = Game(parse_variant(spec))
-    for token in moves.split():
-        game.push(int(token))
-    return game
 
 
 @pytest.mark.parametrize("level", sorted(LEVELS))

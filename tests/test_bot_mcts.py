@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.game import Game, parse_variant
+from arena.game import parse_variant
+from tests.bot_helpers import SPECS, play_game, position
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bots" / "mcts"
@@ -18,35 +19,14 @@ sys.path.insert(0, str(BOT))
 
 from tree import LEVELS, MctsPlayer  # noqa: E402
 
-SPECS = [
-    "classic", "popout", "five", "popout-five",
-    "classic:5x5", "popout:5x4", "classic:9x7", "five:7x5", "popout-five:11x7",
-    "classic:8x5,connect=3", "popout:6x6,max-plies=30", "classic:4x4,max-plies=9",
-]
-
-
-def play_game(variant, players, move_s: float = 0.02) -> Game:
-    game = Game(variant)
-    while game.outcome is None:
-        player = players[game.ply % 2]
-        move = player.choose(game.copy(), time.monotonic() + move_s)
-        assert game.is_legal(move), (variant.spec, game.moves, move)
-        game.push(move)
-    return game
-
 
 @pytest.mark.parametrize("spec", SPECS)
 def test_plays_legal_games_in_every_preset_and_size(spec):
     variant = parse_variant(spec)
-    game = play_game(variant, [MctsPlayer(variant, "hard", 1), MctsPlayer(variant, "easy", 2)])
+    game = play_game(variant, [MctsPlayer(variant, "hard", 1), MctsPlayer(variant, "easy", 2)],
+                     move_s=0.02)
     assert game.outcome.reason in ("line", "full", "empty", "repetition", "max-plies")
 
-
-def position(spec: str, moves: str) -> Game:
-    game = Game(parse_variant(spec))
-    for token in moves.split():
-        game.push(int(token))
-    return game
 
 
 @pytest.mark.parametrize("level", sorted(LEVELS))
