@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from arena.game import Game, parse_variant
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Every preset, odd sizes, other line lengths and short ply caps.
 SPECS = [
@@ -31,3 +36,22 @@ def position(spec: str, moves: str) -> Game:
     for token in moves.split():
         game.push(int(token))
     return game
+
+
+def heavy_modules_after_import(bot_folder: Path, *modules: str) -> list[str]:
+    """Which heavy packages importing a bot's modules (from its folder) pulls in: should be none."""
+    code = (
+        f"import sys; sys.path.insert(0, sys.argv[1]); import {', '.join(modules)}; "
+        "print(','.join(m for m in ('pandas', 'numpy', 'matplotlib', 'click') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(bot_folder)], capture_output=True,
+                         text=True, cwd=ROOT, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return [name for name in out.stdout.strip().split(",") if name]
+
+
+def bot_help(script: Path) -> subprocess.CompletedProcess:
+    """`script --help` run as the arena runs bots: from its folder, with a minimal environment."""
+    return subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
+                          cwd=script.parent, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -11,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.game import Game, parse_variant
-from tests.bot_helpers import SPECS, play_game, position
+from tests.bot_helpers import SPECS, bot_help, heavy_modules_after_import, play_game, position
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bots" / "alphabeta"
@@ -151,20 +149,9 @@ def test_keeps_to_a_short_deadline():
 
 
 def test_bot_modules_stay_light():
-    code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import player, search, arena.bitboard; "
-        "heavy = [m for m in ('pandas', 'numpy', 'matplotlib', 'click') if m in sys.modules]; "
-        "print(heavy)"
-    )
-    out = subprocess.run([sys.executable, "-c", code, str(BOT)], capture_output=True, text=True,
-                         cwd=ROOT, timeout=60)
-    assert out.stdout.strip() == "[]", out.stderr
+    assert heavy_modules_after_import(BOT, "player", "search", "arena.bitboard") == []
 
 
 def test_bot_script_runs_under_the_sdk():
-    if importlib.util.find_spec("arena.sdk") is None:
-        pytest.skip("arena.sdk not written yet")
-    out = subprocess.run([sys.executable, str(BOT / "alphabeta.py"), "--help"],
-                         capture_output=True, text=True, cwd=BOT, timeout=60,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    out = bot_help(BOT / "alphabeta.py")
     assert out.returncode == 0 and "--level" in out.stdout, out.stderr
