@@ -14,8 +14,7 @@ from arena.game.variant import (
     build_variant,
     parse_variant,
 )
-
-REASONS = ("line", "full", "empty", "repetition", "max-plies")
+from arena.reasons import END_REASONS as REASONS
 
 __all__ = [
     "Game",

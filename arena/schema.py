@@ -1,0 +1,72 @@
+"""The one definition of the games table: every column, its SQL type, its pandas dtype, its meaning.
+
+The store's SQL, the DataFrame loaders, `GameRecord.to_row`, exports, `arena play --json` and
+docs/DESIGN.md's table all derive from `GAME_COLUMNS`; add a column here and nowhere else by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    sql: str        # SQLite type and constraints for the store's CREATE TABLE
+    dtype: str      # pandas dtype of the loaded DataFrame ("float64" for nullable numbers)
+    doc: str        # one line for docs/DESIGN.md
+    in_frame: bool = True   # part of the DataFrame contract (False: stored and exported only)
+
+
+GAME_COLUMNS: tuple[Column, ...] = (
+    Column("game_id", "TEXT PRIMARY KEY", "string",
+           "deterministic id from the schedule (any unique string for `arena play`)"),
+    Column("seq", "INTEGER NOT NULL UNIQUE", "int64", "order in which games finished (1-based)"),
+    Column("variant", "TEXT NOT NULL", "string", "canonical variant spec"),
+    Column("first", "TEXT NOT NULL", "string", "display name of the bot in seat 1 (moved first)"),
+    Column("second", "TEXT NOT NULL", "string", "display name of the bot in seat 2"),
+    Column("result", "REAL", "float64", "score of `first`: 1, 0.5 or 0; NaN for a void game"),
+    Column("winner", "INTEGER", "float64", "the winning seat, 1 or 2; NaN for a draw"),
+    Column("reason", "TEXT NOT NULL DEFAULT ''", "string",
+           "how it ended: a rule ending, a forfeit or `void` (arena/reasons.py)"),
+    Column("forfeit_by", "INTEGER", "float64", "seat (1/2) that forfeited, NaN if none"),
+    Column("plies", "INTEGER NOT NULL DEFAULT 0", "int64", "number of moves played"),
+    Column("moves", "TEXT NOT NULL DEFAULT ''", "string", "space-separated canonical move tokens"),
+    Column("opening", "TEXT NOT NULL DEFAULT ''", "string",
+           "opening moves (space-separated tokens, may be empty)"),
+    Column("pair_id", "TEXT NOT NULL DEFAULT ''", "string",
+           "shared by the two games with the same start and swapped seats"),
+    Column("move_ms", "TEXT NOT NULL DEFAULT '[]'", "string",
+           "JSON list of wall-clock ms per ply, in ply order (opening plies 0)"),
+    Column("move_cpu_ms", "TEXT NOT NULL DEFAULT '[]'", "string", "JSON list of CPU ms per ply"),
+    Column("detail", "TEXT NOT NULL DEFAULT ''", "string",
+           "forfeit detail (offending text, exit code/signal), truncated; empty otherwise"),
+    Column("started_at", "TEXT NOT NULL DEFAULT ''", "string", "ISO-8601 UTC"),
+    Column("finished_at", "TEXT NOT NULL DEFAULT ''", "string", "ISO-8601 UTC"),
+    Column("first_hash", "TEXT NOT NULL DEFAULT ''", "string", "program hash of `first`"),
+    Column("second_hash", "TEXT NOT NULL DEFAULT ''", "string", "program hash of `second`"),
+    Column("first_version", "TEXT NOT NULL DEFAULT ''", "string", "version from `first`'s handshake"),
+    Column("second_version", "TEXT NOT NULL DEFAULT ''", "string",
+           "version from `second`'s handshake"),
+    Column("round", "INTEGER", "float64", "schedule round (tournaments only)", in_frame=False),
+    Column("arena_version", "TEXT NOT NULL DEFAULT ''", "string", "arena version that played it",
+           in_frame=False),
+)
+
+COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in GAME_COLUMNS}
+# The DataFrame contract, in order.
+FRAME_COLUMNS: tuple[str, ...] = tuple(c.name for c in GAME_COLUMNS if c.in_frame)
+# Every stored field of a game (exports write all of them).
+STORED_COLUMNS: tuple[str, ...] = tuple(c.name for c in GAME_COLUMNS)
+
+
+def create_table_sql(table: str = "games") -> str:
+    body = ",\n    ".join(f"{c.name} {c.sql}" for c in GAME_COLUMNS)
+    return f"CREATE TABLE IF NOT EXISTS {table} (\n    {body}\n);"
+
+
+def markdown_table() -> str:
+    """docs/DESIGN.md's games-table section is this text (a test pins it)."""
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    lines += [f"| `{c.name}` | {c.dtype} | {c.doc} |" for c in GAME_COLUMNS if c.in_frame]
+    return "\n".join(lines)

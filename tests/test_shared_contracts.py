@@ -1,0 +1,55 @@
+"""The leaf contracts every part imports: reasons, percentiles, timestamps, the games-table spec."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+
+import numpy as np
+import pytest
+
+from arena.clock import utc_now_iso
+from arena.game import REASONS as ENGINE_REASONS
+from arena.reasons import ALL_REASONS, END_REASONS, FORFEIT_REASONS, Reason, is_forfeit
+from arena.schema import FRAME_COLUMNS, STORED_COLUMNS, create_table_sql
+from arena.stats import percentile, time_summary
+
+
+def test_reason_sets_partition_the_vocabulary():
+    assert set(END_REASONS) | set(FORFEIT_REASONS) | {"void"} == set(ALL_REASONS) == {r.value for r in Reason}
+    assert not set(END_REASONS) & set(FORFEIT_REASONS)
+    assert is_forfeit("timeout") and not is_forfeit("line") and not is_forfeit("void")
+
+
+def test_engine_outcomes_use_the_shared_vocabulary():
+    assert tuple(ENGINE_REASONS) == END_REASONS
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 57])
+def test_percentile_agrees_with_numpy(n):
+    rng = random.Random(n)
+    values = [rng.uniform(0, 100) for _ in range(n)]
+    for q in (0, 1, 50, 90, 99, 100):
+        assert percentile(values, q) == pytest.approx(float(np.percentile(values, q)))
+
+
+def test_percentile_of_ten_values_is_interpolated():
+    assert percentile(list(range(1, 11)), 90) == pytest.approx(9.1)
+    assert percentile([], 50) is None
+    with pytest.raises(ValueError):
+        percentile([1.0], 101)
+    assert time_summary([]) == {"n": 0, "mean": None, "p50": None, "p90": None, "p99": None, "max": None}
+    assert time_summary([2.0, 4.0])["mean"] == 3.0
+
+
+def test_timestamps_are_utc_milliseconds():
+    stamp = utc_now_iso()
+    assert stamp.endswith("Z") and len(stamp) == len("2026-11-30T22:15:03.412Z")
+    assert datetime.fromisoformat(stamp).utcoffset().total_seconds() == 0
+
+
+def test_schema_frame_columns_are_a_prefix_order_of_the_stored_ones():
+    assert set(FRAME_COLUMNS) < set(STORED_COLUMNS)
+    assert FRAME_COLUMNS[:3] == ("game_id", "seq", "variant")
+    sql = create_table_sql()
+    assert all(f"\n    {name} " in sql for name in STORED_COLUMNS)
