@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "standings": "Ratings and standings from a results directory or a games file.",
     "plot": "Plot ratings, head-to-head and timing charts.",
     "publish": "Build a static leaderboard website from a results directory.",
+    "league": "A league: submit bots while it plays; games go where they settle the ranking.",
 }
 
 

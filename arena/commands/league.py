@@ -1,0 +1,154 @@
+"""`arena league`: a league that bots join while it plays (init, submit, remove, run, status)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def _fail(error: BaseException) -> click.ClickException:
+    return click.ClickException(str(error).splitlines()[0] if str(error) else type(error).__name__)
+
+
+@click.group(name="league")
+def command() -> None:
+    """A league: bots are submitted while play goes on, and each next pair of games goes where it
+    settles the ranking fastest. A league folder works with standings, plot, export and publish."""
+
+
+@command.command(name="init")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--variants", "variants", multiple=True,
+              help="Variant specs, comma-separated or repeated (default: classic).")
+@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Per-move limit in ms.")
+@click.option("--startup-ms", type=click.IntRange(min=0), default=5000, show_default=True,
+              help="Allowance to start and answer the handshake, in ms.")
+def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int) -> None:
+    """Create a league in FOLDER."""
+    from arena.game import VariantError, parse_variant
+    from arena.league.registry import LeagueError, init_league
+
+    specs = [v.strip() for text in variants for v in text.split(",") if v.strip()] or ["classic"]
+    try:
+        canonical = list(dict.fromkeys(parse_variant(v).spec for v in specs))
+        init_league(folder, {"variants": canonical,
+                             "time_control": {"move_ms": move_ms, "startup_ms": startup_ms}})
+    except (VariantError, LeagueError) as error:
+        raise _fail(error) from None
+    click.echo(f"league created in {folder} ({', '.join(canonical)}; {move_ms} ms per move); "
+               f"add bots with `arena league submit {folder} PATH`")
+
+
+@command.command(name="submit")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--name", help="The bot's name in the league (default: its bot.toml name or file name).")
+@click.option("--author", default="", help="Who submitted it (shown on the site).")
+def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
+    """Check the bot at PATH and add it to the league (a new version if NAME is already there)."""
+    from arena.botspec import resolve_bot
+    from arena.conformance import run_checks
+    from arena.league import registry
+    from arena.league.runner import time_control_of
+
+    try:
+        registry.open_league(folder)
+        source = registry.check_source(path)
+        spec = resolve_bot(str(source))
+        name = (name or spec.name).strip()
+        if not name or any(c in name for c in "@/\\") or name != name.strip():
+            raise registry.LeagueError(f"bad bot name {name!r}: no '@', '/' or '\\', not empty")
+        report = run_checks(spec, time_control_of(registry.settings(folder)))
+        if not report.ok:
+            for result in report.results:
+                if not result.ok:
+                    click.echo(f"FAIL  {result.name}: {result.detail}"
+                               + (f" (hint: {result.hint})" if result.hint else ""), err=True)
+            raise registry.LeagueError(f"{name} was refused: it failed the conformance check "
+                                       f"(`arena check {path}` shows the full report); nothing was stored")
+        entry, spec = registry.snapshot(folder, source, name)
+        entrant = registry.add_version(folder, name, entry, spec, author=author)
+    except (registry.LeagueError, OSError, ValueError) as error:
+        raise _fail(error) from None
+    replaced = f" (replaces {name}@{entrant.version - 1})" if entrant.version > 1 else ""
+    click.echo(f"submitted {entrant.display}{replaced}: program {entrant.program_hash}, "
+               f"{len(report.results)} checks passed")
+
+
+@command.command(name="remove")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("name")
+def remove(folder: Path, name: str) -> None:
+    """Retire bot NAME: its games stay, it gets no new ones."""
+    from arena.league import registry
+
+    try:
+        retired = registry.retire(folder, name)
+    except registry.LeagueError as error:
+        raise _fail(error) from None
+    click.echo(f"retired {', '.join(retired)}")
+
+
+@command.command(name="run")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
+              help="Pairs of games at once (default: the number of cores).")
+@click.option("--until", "until", default=None,
+              help="Stop after N games of this run (200), a duration (30m, 2h) or 'settled'.")
+@click.option("--publish-every", type=click.IntRange(min=1), default=None,
+              help="Rebuild the site (FOLDER/site) every N games.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the scheduler's tie-breaks.")
+def run(folder: Path, concurrency: int | None, until: str | None, publish_every: int | None,
+        seed: int) -> None:
+    """Play the league until stopped (Ctrl-C, SIGTERM) or until --until; resumable at any time."""
+    import os
+
+    from arena.league import registry
+    from arena.league.runner import LeagueRunner, Until
+    from arena.tournament.store import StoreError
+
+    try:
+        stop_when = Until.parse(until)
+        runner = LeagueRunner(folder, concurrency=concurrency or os.cpu_count() or 1, until=stop_when,
+                              publish_every=publish_every, seed=seed, out=click.echo)
+        click.echo(f"league {folder}: playing (Ctrl-C stops; games in flight are replayed later)")
+        summary = runner.run()
+    except (registry.LeagueError, StoreError, ValueError) as error:
+        raise _fail(error) from None
+    if publish_every and summary.games:
+        runner._publish()
+    click.echo(f"Done: {summary.games} games this run; {summary.stopped_by}.")
+
+
+@command.command(name="status")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.pass_context
+def status(ctx: click.Context, folder: Path) -> None:
+    """Bots, versions, games, what is being played now, and the current standings."""
+    from arena.league import registry
+    from arena.league.runner import read_status
+
+    try:
+        entrants = registry.entrants(folder)
+        games, total = registry.game_counts(folder)
+    except registry.LeagueError as error:
+        raise _fail(error) from None
+    click.echo(f"{len(entrants)} version(s) of {len({e.name for e in entrants})} bot(s), {total} games")
+    for e in entrants:
+        state = "active" if e.active else f"retired {e.retired_at}"
+        by = f", by {e.author}" if e.author else ""
+        click.echo(f"  {e.display:<24} {games.get(e.display, 0):>6} games  {state}{by}")
+    running = read_status(folder)
+    if running is None:
+        click.echo("not running")
+    else:
+        playing = ", ".join(f"{p['first']} vs {p['second']} ({p['variant']})" for p in running["playing"])
+        click.echo(f"running (pid {running['pid']}, {running['games_this_run']} games this run); "
+                   f"playing: {playing or 'nothing'}")
+    if total:
+        from arena.commands.standings import command as standings
+
+        click.echo("")
+        ctx.invoke(standings, input_path=str(folder))

@@ -1,0 +1,235 @@
+"""A league's entrants: immutable bot snapshots, their versions, and who is still scheduled.
+
+A league is a folder: `games.db` (the tournament store's schema plus the `league_entrants` table
+below), `bots/<name>/<hash>/` (one immutable snapshot per submitted version, addressed by its
+content hash), `logs/` and, once published, `site/`. `submit`, `remove` and `league run` are
+separate processes: entrants are changed in short SQLite transactions (WAL, busy timeout), and the
+running league re-reads them before each scheduling decision, so no restart is needed. Games are
+still written by `league run` alone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.botspec import BotSpec, BotSpecError, resolve_bot
+from arena.clock import utc_now_iso
+from arena.tournament.store import DB_NAME, Store
+
+SNAPSHOT_DIR = "bots"
+LEAGUE_MARK = "league"  # meta key: the folder is a league, not a tournament's results
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS league_entrants (
+    display TEXT PRIMARY KEY,        -- NAME@VERSION: the name in the games table
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    program_hash TEXT NOT NULL,
+    entry TEXT NOT NULL,             -- path of the bot inside the league folder
+    author TEXT NOT NULL DEFAULT '',
+    language TEXT NOT NULL DEFAULT '',
+    submitted_at TEXT NOT NULL,
+    retired_at TEXT,                 -- set by `remove` or when a newer version replaces it
+    UNIQUE(name, version)
+);
+"""
+
+
+class LeagueError(RuntimeError):
+    """A league folder or a submission that cannot be used (one line, says why)."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    display: str
+    name: str
+    version: int
+    program_hash: str
+    entry: str
+    author: str
+    language: str
+    submitted_at: str
+    retired_at: str | None
+
+    @property
+    def active(self) -> bool:
+        return self.retired_at is None
+
+
+def display_name(name: str, version: int) -> str:
+    return f"{name}@{version}"
+
+
+def init_league(folder: str | Path, settings: dict[str, Any]) -> Path:
+    """Create a league folder (refused if it already holds a league or a tournament's results)."""
+    folder = Path(folder)
+    if (folder / DB_NAME).exists():
+        kind = "a league" if is_league(folder) else "a tournament's results"
+        raise LeagueError(f"{folder} already holds {kind}; choose a new folder")
+    with Store(folder) as store, store.transaction() as conn:
+        conn.execute(f"INSERT OR REPLACE INTO meta(key, value) VALUES('{LEAGUE_MARK}', '1')")
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('settings', ?)",
+                     (json.dumps(settings, sort_keys=True),))
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('created_at', ?)", (utc_now_iso(),))
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+    (folder / SNAPSHOT_DIR).mkdir(exist_ok=True)
+    return folder
+
+
+def is_league(folder: str | Path) -> bool:
+    path = Path(folder) / DB_NAME
+    if not path.is_file():
+        return False
+    try:
+        with _connect(Path(folder), readonly=True) as conn:
+            return conn.execute(f"SELECT 1 FROM meta WHERE key='{LEAGUE_MARK}'").fetchone() is not None
+    except sqlite3.Error:
+        return False
+
+
+@contextmanager
+def _connect(folder: Path, readonly: bool = False) -> Iterator[sqlite3.Connection]:
+    path = folder / DB_NAME
+    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def open_league(folder: str | Path) -> Path:
+    """The league folder, checked: one line saying what is wrong otherwise."""
+    folder = Path(folder)
+    if not (folder / DB_NAME).is_file():
+        raise LeagueError(f"{folder} is not a league: no {DB_NAME} (create one with `arena league init {folder}`)")
+    if not is_league(folder):
+        raise LeagueError(f"{folder} holds a tournament's results, not a league")
+    return folder
+
+
+def settings(folder: str | Path) -> dict[str, Any]:
+    with _connect(open_league(folder), readonly=True) as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key='settings'").fetchone()
+    return json.loads(row[0]) if row else {}
+
+
+def entrants(folder: str | Path) -> list[Entrant]:
+    """Every version ever submitted, oldest first."""
+    with _connect(open_league(folder), readonly=True) as conn:
+        rows = conn.execute(
+            "SELECT display, name, version, program_hash, entry, author, language, submitted_at,"
+            " retired_at FROM league_entrants ORDER BY submitted_at, name, version").fetchall()
+    return [Entrant(*row) for row in rows]
+
+
+def game_counts(folder: str | Path) -> tuple[dict[str, int], int]:
+    """Games per bot (display name) and in all, read-only."""
+    with _connect(open_league(folder), readonly=True) as conn:
+        per_bot: dict[str, int] = {}
+        for first, second, n in conn.execute("SELECT first, second, COUNT(*) FROM games GROUP BY 1, 2"):
+            per_bot[first] = per_bot.get(first, 0) + n
+            per_bot[second] = per_bot.get(second, 0) + n
+        total = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    return per_bot, total
+
+
+def active_entrants(folder: str | Path) -> list[Entrant]:
+    return [e for e in entrants(folder) if e.active]
+
+
+def spec_of(folder: str | Path, entrant: Entrant) -> BotSpec:
+    """The runnable spec of a stored snapshot, checked against its recorded hash."""
+    spec = resolve_bot(str(Path(folder) / entrant.entry), name=entrant.display)
+    if spec.program_hash != entrant.program_hash:
+        raise LeagueError(f"snapshot of {entrant.display} was changed on disk (hash {spec.program_hash}, "
+                          f"stored {entrant.program_hash}); resubmit the bot")
+    return spec
+
+
+def snapshot(folder: Path, source: Path, name: str) -> tuple[Path, BotSpec]:
+    """Copy a bot (folder or single program) under the league, addressed by its content hash.
+
+    The copy is made in a temporary folder first and renamed into place, so a crash never leaves
+    half a snapshot; the same content submitted twice shares one snapshot.
+    """
+    spec = resolve_bot(str(source))
+    target = folder / SNAPSHOT_DIR / name / spec.program_hash
+    entry = target / (source.name if source.is_file() else "")
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
+        try:
+            if source.is_dir():
+                shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=True,
+                                ignore=shutil.ignore_patterns("__pycache__", ".git", "*.pyc"))
+            else:
+                shutil.copy2(source, staging / source.name)
+            staging.rename(target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    copied = resolve_bot(str(entry))
+    if copied.program_hash != spec.program_hash:
+        raise LeagueError(f"the copy of {source} does not hash like the original "
+                          f"({copied.program_hash} vs {spec.program_hash}); was it changing?")
+    return entry, spec
+
+
+def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, author: str = "") -> Entrant:
+    """Store a new version of `name` and retire the previous one, in one transaction."""
+    folder = open_league(folder)
+    stamp = utc_now_iso()
+    with _connect(folder) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            last = conn.execute("SELECT COALESCE(MAX(version), 0) FROM league_entrants WHERE name=?",
+                                (name,)).fetchone()[0]
+            version = int(last) + 1
+            conn.execute("UPDATE league_entrants SET retired_at=? WHERE name=? AND retired_at IS NULL",
+                         (stamp, name))
+            conn.execute(
+                "INSERT INTO league_entrants(display, name, version, program_hash, entry, author,"
+                " language, submitted_at) VALUES(?,?,?,?,?,?,?,?)",
+                (display_name(name, version), name, version, spec.program_hash,
+                 entry.relative_to(folder).as_posix(), author or spec.author, spec.language, stamp))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return next(e for e in entrants(folder) if e.display == display_name(name, version))
+
+
+def retire(folder: str | Path, name: str) -> list[str]:
+    """Retire every active version of `name` (games kept, no new ones); the displays retired."""
+    folder = open_league(folder)
+    with _connect(folder) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        rows = conn.execute("SELECT display FROM league_entrants WHERE name=? AND retired_at IS NULL",
+                            (name,)).fetchall()
+        conn.execute("UPDATE league_entrants SET retired_at=? WHERE name=? AND retired_at IS NULL",
+                     (utc_now_iso(), name))
+        conn.execute("COMMIT")
+    if not rows:
+        known = sorted({e.name for e in entrants(folder)})
+        raise LeagueError(f"no active bot named {name!r} in the league"
+                          + (f" (bots: {', '.join(known)})" if known else " (it has no bots yet)"))
+    return [r[0] for r in rows]
+
+
+def check_source(path: str | Path) -> Path:
+    """The folder or program file to snapshot: a path, or a bundled bot's name."""
+    source = Path(path).expanduser()
+    try:
+        spec = resolve_bot(str(path))
+    except BotSpecError as error:
+        raise LeagueError(str(error)) from None
+    return source.resolve() if source.exists() else spec.cwd

@@ -1,0 +1,299 @@
+"""`arena league run`: play a league continuously, where each next pair of games settles the most.
+
+The coordinator (this module) is the only writer of games: worker threads play one seat-swapped
+pair of games each (two bot processes per pair, closed after it) and hand every finished game
+back; it is stored in its own transaction at once. Entrants are re-read before every scheduling
+decision, so `submit` and `remove` from other processes take effect without a restart.
+
+Crash safety: a game is stored whole or not at all. Game ids are `P<pair>-1`/`P<pair>-2` with
+pair numbers above every stored one, so nothing is stored twice; a pair cut in half by a crash is
+completed first on the next run (the missing seat, same variant and opening), which keeps seats
+exactly balanced per pair.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.game import parse_variant
+from arena.league import registry
+from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_variant, is_settled
+from arena.ratings.elo import count_pairs, fit_elo
+from arena.referee import GameAborted, GameRecord, Player, TimeControl, play_game
+from arena.tournament.store import LOG_DIR, RunLock, Store
+
+STATUS_FILE = ".league-status.json"
+IDLE_WAIT_S = 1.0  # how often an idle league looks for new submissions
+
+
+@dataclass(frozen=True)
+class Until:
+    """When `league run` stops by itself: games played by this run, a duration, or settled."""
+
+    games: int | None = None
+    seconds: float | None = None
+    settled: bool = False
+
+    @staticmethod
+    def parse(text: str | None) -> Until:
+        if text is None or not text.strip():
+            return Until()
+        text = text.strip().lower()
+        if text == "settled":
+            return Until(settled=True)
+        if text.isdigit() and int(text) > 0:
+            return Until(games=int(text))
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(s|m|h|d)", text)
+        if match and float(match[1]) > 0:
+            scale = {"s": 1, "m": 60, "h": 3600, "d": 86400}[match[2]]
+            return Until(seconds=float(match[1]) * scale)
+        raise ValueError(f"--until {text!r}: expected a number of games (200), a duration "
+                         "(90s, 30m, 2h, 1d) or 'settled'")
+
+
+@dataclass
+class PairJob:
+    pair_no: int
+    first: str   # plays seat 1 in the pair's first game
+    second: str
+    variant: str
+    opening: list[str]
+    seats: tuple[int, ...] = (1, 2)  # which of the pair's games to play (a half pair has one)
+
+    @property
+    def pair_id(self) -> str:
+        return f"P{self.pair_no:07d}"
+
+
+@dataclass
+class RunSummary:
+    games: int = 0
+    stopped_by: str = ""
+    forfeits: Counter = field(default_factory=Counter)
+
+
+def time_control_of(settings: dict[str, Any]) -> TimeControl:
+    raw = settings.get("time_control") or {}
+    return TimeControl(**{k: v for k, v in raw.items() if v is not None})
+
+
+class LeagueRunner:
+    def __init__(self, folder: str | Path, concurrency: int = 2, until: Until | None = None,
+                 publish_every: int | None = None, seed: int = 0,
+                 out: Callable[[str], None] = print) -> None:
+        self.folder = registry.open_league(folder)
+        self.settings = registry.settings(self.folder)
+        self.variants = [parse_variant(v).spec for v in self.settings.get("variants", ["classic"])]
+        self.openings: list[list[str]] = [o.split() for o in self.settings.get("openings", [])] or [[]]
+        self.tc = time_control_of(self.settings)
+        self.concurrency = max(1, concurrency)
+        self.until = until or Until()
+        self.publish_every = publish_every
+        self.scheduler = Scheduler(SchedulerSettings(**self.settings.get("scheduler", {})), seed=seed)
+        self.out = out
+        self.stop = threading.Event()
+        self.finished: queue.Queue[tuple[PairJob, int, GameRecord | BaseException | None]] = queue.Queue()
+        self.in_flight: dict[int, PairJob] = {}
+        self.summary = RunSummary()
+
+    # -- the loop -------------------------------------------------------------------------------
+    def run(self) -> RunSummary:
+        started = time.monotonic()
+        with RunLock(self.folder), Store(self.folder) as store, \
+                ThreadPoolExecutor(self.concurrency, thread_name_prefix="league") as pool, \
+                _stop_on_signals(self.stop):
+            next_pair = self._next_pair_no(store)
+            backlog = self._half_pairs(store)
+            try:
+                while not self.stop.is_set():
+                    reason = self._should_stop(store, started)
+                    if reason:
+                        self.summary.stopped_by = reason
+                        break
+                    while len(self.in_flight) < self.concurrency:
+                        job = backlog.pop(0) if backlog else self._choose(store, next_pair)
+                        if job is None:
+                            break
+                        next_pair = max(next_pair, job.pair_no + 1)
+                        self.in_flight[job.pair_no] = job
+                        pool.submit(self._play_pair, job)
+                    self._write_status()
+                    self._collect(store, wait=IDLE_WAIT_S)
+            finally:
+                self.stop.set()  # games in flight are aborted: not stored, played again later
+                pool.shutdown(wait=True)
+                while not self.finished.empty():
+                    self._collect(store, wait=0)
+                self._clear_status()
+        if not self.summary.stopped_by:
+            self.summary.stopped_by = "stopped"
+        return self.summary
+
+    def _should_stop(self, store: Store, started: float) -> str:
+        if self.until.games is not None and self.summary.games >= self.until.games:
+            return f"{self.summary.games} games played"
+        if self.until.seconds is not None and time.monotonic() - started >= self.until.seconds:
+            return "time is up"
+        if self.until.settled and not self.in_flight:
+            active = [e.display for e in registry.active_entrants(self.folder)]
+            counts = self._counts(store, active)
+            if len(active) >= 2 and counts.total_games() > 0 and \
+                    is_settled(fit_elo(counts), counts, active, self.scheduler.settings):
+                return "the ranking is settled"
+        return ""
+
+    # -- scheduling -----------------------------------------------------------------------------
+    def _counts(self, store: Store, active: list[str]):
+        rows = [r for r in store.results() if r[2] is not None]
+        names = sorted({*active, *(r[0] for r in rows), *(r[1] for r in rows)})
+        return count_pairs([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], names=names)
+
+    def _choose(self, store: Store, pair_no: int) -> PairJob | None:
+        active = [e.display for e in registry.active_entrants(self.folder)]
+        busy = [(j.first, j.second) for j in self.in_flight.values()]
+        picks = self.scheduler.choose(self._counts(store, active), active, k=1, in_flight=busy)
+        if not picks:
+            return None
+        a, b = picks[0]
+        by_bot_variant: Counter = Counter()
+        for first, second, result, _, variant in store.results():
+            if result is not None:
+                by_bot_variant[(first, variant)] += 1
+                by_bot_variant[(second, variant)] += 1
+        variant = balanced_variant(self.variants, by_bot_variant, a, b)
+        opening = self.openings[pair_no % len(self.openings)]
+        return PairJob(pair_no, a, b, variant, opening)
+
+    @staticmethod
+    def _next_pair_no(store: Store) -> int:
+        row = store.conn.execute("SELECT MAX(pair_id) FROM games WHERE pair_id LIKE 'P%'").fetchone()
+        return int(row[0][1:]) + 1 if row and row[0] else 1
+
+    def _half_pairs(self, store: Store) -> list[PairJob]:
+        """Pairs a crash cut in half, whose two bots are still active: the missing seat, first."""
+        active = {e.display for e in registry.active_entrants(self.folder)}
+        rows = store.conn.execute(
+            "SELECT pair_id, MIN(game_id), first, second, variant, opening FROM games "
+            "WHERE pair_id LIKE 'P%' AND result IS NOT NULL GROUP BY pair_id HAVING COUNT(*) = 1"
+        ).fetchall()
+        jobs = []
+        for pair_id, game_id, first, second, variant, opening in rows:
+            if {first, second} <= active:
+                played_seat = int(game_id.rsplit("-", 1)[1])
+                a, b = (first, second) if played_seat == 1 else (second, first)
+                jobs.append(PairJob(int(pair_id[1:]), a, b, variant, opening.split(),
+                                    seats=(3 - played_seat,)))
+        return jobs
+
+    # -- playing (worker threads) ---------------------------------------------------------------
+    def _play_pair(self, job: PairJob) -> None:
+        specs = {e.display: e for e in registry.entrants(self.folder)}
+        players: list[Player] = []
+        try:
+            a = Player(registry.spec_of(self.folder, specs[job.first]), job.first,
+                       log_dir=self.folder / LOG_DIR)
+            players.append(a)
+            b = Player(registry.spec_of(self.folder, specs[job.second]), job.second,
+                       log_dir=self.folder / LOG_DIR)
+            players.append(b)
+            variant = parse_variant(job.variant)
+            for seat_game in job.seats:
+                first, second = (a, b) if seat_game == 1 else (b, a)
+                record = play_game(variant, first, second, self.tc, opening=job.opening,
+                                   game_id=f"{job.pair_id}-{seat_game}", stop=self.stop)
+                self.finished.put((job, seat_game, record))
+        except GameAborted:
+            pass
+        except Exception as error:  # noqa: BLE001 - reported by the coordinator, the league goes on
+            self.finished.put((job, 0, error))
+        finally:
+            for player in players:
+                player.close()
+            self.finished.put((job, -1, None))  # the pair is over
+
+    # -- storing (coordinator) ------------------------------------------------------------------
+    def _collect(self, store: Store, wait: float) -> None:
+        try:
+            job, seat_game, item = self.finished.get(timeout=wait) if wait else self.finished.get_nowait()
+        except queue.Empty:
+            return
+        if seat_game == -1:
+            self.in_flight.pop(job.pair_no, None)
+            return
+        if isinstance(item, BaseException):
+            self.out(f"pair {job.pair_id} ({job.first} vs {job.second}) not played: {item}")
+            return
+        assert isinstance(item, GameRecord)
+        store.add_game(item.to_row(), pair_id=job.pair_id)
+        self.summary.games += 1
+        if item.forfeit_by:
+            loser = item.first if item.forfeit_by == 1 else item.second
+            self.summary.forfeits[loser] += 1
+            self.out(f"{loser} forfeited {item.game_id} ({item.reason}: {item.detail[:80]})")
+        if self.publish_every and self.summary.games % self.publish_every == 0:
+            self._publish()
+
+    def _publish(self) -> None:
+        from arena.publish.site import build_site
+
+        try:
+            build_site(self.folder)
+        except Exception as error:  # noqa: BLE001 - a failed publish never stops the league
+            self.out(f"publish failed: {error}")
+
+    # -- status for `league status` -------------------------------------------------------------
+    def _write_status(self) -> None:
+        status = {"pid": os.getpid(), "games_this_run": self.summary.games,
+                  "playing": [{"pair": j.pair_id, "first": j.first, "second": j.second,
+                               "variant": j.variant} for j in self.in_flight.values()]}
+        path = self.folder / STATUS_FILE
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(status))
+        temporary.replace(path)
+
+    def _clear_status(self) -> None:
+        (self.folder / STATUS_FILE).unlink(missing_ok=True)
+
+
+class _stop_on_signals:  # noqa: N801 - used as a context manager, reads like one
+    """SIGINT, SIGTERM and SIGHUP set the stop event (main thread only), restored afterwards."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+        self.saved: dict[int, Any] = {}
+
+    def __enter__(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            self.saved[sig] = signal.signal(sig, lambda *_: self.stop.set())
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+
+
+def read_status(folder: str | Path) -> dict[str, Any] | None:
+    """What a running league is playing now (None when none runs)."""
+    path = Path(folder) / STATUS_FILE
+    try:
+        status = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(int(status.get("pid", 0)), 0)
+    except (OSError, ValueError):
+        return None  # a stale file from a killed run
+    return status
