@@ -8,10 +8,9 @@ import sqlite3
 import pytest
 from tournament_helpers import run_cli
 
+from arena.schema import FRAME_COLUMNS, STORED_COLUMNS
 from arena.tournament.export import export_games
 from arena.tournament.store import (
-    EXPORT_COLUMNS,
-    GAME_COLUMNS,
     RunLock,
     Store,
     StoreError,
@@ -50,7 +49,7 @@ def test_games_round_trip_with_the_design_columns(tmp_path):
         sync = store.conn.execute("PRAGMA synchronous").fetchone()[0]
         assert (mode, sync) == ("wal", 2)
     df = load_games(tmp_path)
-    assert list(df.columns) == list(GAME_COLUMNS)
+    assert list(df.columns) == list(FRAME_COLUMNS)
     assert list(df.seq) == [1, 2]
     assert df.result.tolist() == [1.0, 0.5]
     assert df.winner.isna().tolist() == [False, True]
@@ -164,13 +163,13 @@ def test_export_csv_and_jsonl(tmp_path):
     import pandas as pd
 
     df = pd.read_csv(out)
-    assert list(df.columns) == list(EXPORT_COLUMNS)
+    assert list(df.columns) == list(STORED_COLUMNS)
     assert df.result.isna().tolist() == [False, True]
     result = run_cli("export", str(tmp_path), "--format", "jsonl")
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["game_id"] for r in records] == ["g1", "g2"]
-    assert records[1]["result"] is None and list(records[0]) == list(EXPORT_COLUMNS)
+    assert records[1]["result"] is None and list(records[0]) == list(STORED_COLUMNS)
     assert records[0]["arena_version"] and "round" in records[0]
 
 
