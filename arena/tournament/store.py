@@ -365,7 +365,9 @@ class Store:
                     "ON CONFLICT(name) DO UPDATE SET ref=excluded.ref, command=excluded.command,"
                     " args=excluded.args, cwd=excluded.cwd, program_hash=excluded.program_hash,"
                     " version=CASE WHEN excluded.version != '' THEN excluded.version ELSE"
-                    " bots.version END, author=excluded.author, language=excluded.language,"
+                    " bots.version END, author=CASE WHEN excluded.author != '' THEN"
+                    " excluded.author ELSE bots.author END, language=CASE WHEN"
+                    " excluded.language != '' THEN excluded.language ELSE bots.language END,"
                     " last_seen=excluded.last_seen",
                     (
                         entry.name,
@@ -386,6 +388,13 @@ class Store:
         if version:
             with self.transaction():
                 self.conn.execute("UPDATE bots SET version=? WHERE name=?", (version, name))
+
+    def set_bot_author(self, name: str, author: str) -> None:
+        """The author a bot gave in its handshake; its `bot.toml`'s `author`, if any, wins."""
+        if author:
+            with self.transaction():
+                self.conn.execute("UPDATE bots SET author=? WHERE name=? AND author=''",
+                                  (author, name))
 
     # -- games ----------------------------------------------------------------------------------
     def finished_ids(self) -> set[str]:
