@@ -224,6 +224,11 @@ def test_a_read_only_copy_is_read_by_a_user_who_cannot_write_it(shared_tmp):
             capture_output=True, text=True, env=_env(), timeout=120)
         assert export.returncode == 0, export.stderr
         assert len(export.stdout.splitlines()) == 4
+        standings = subprocess.run(
+            [*prefix, sys.executable, "-m", "arena", "standings", str(folder), "--format", "csv"],
+            capture_output=True, text=True, env=_env(), timeout=120)
+        assert standings.returncode == 0, standings.stderr
+        assert "a" in standings.stdout and "b" in standings.stdout
         assert folder_state(folder) == before
 
 
