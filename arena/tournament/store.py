@@ -220,10 +220,12 @@ class Store:
                             conn.execute("ROLLBACK")
                         except sqlite3.Error:
                             pass
-                    if value is None:
-                        value = error
-                    if not _disk_full(value):
+                    if value is None:  # the COMMIT failed
+                        if _disk_full(error):
+                            raise StoreError(self._disk_full_message()) from None
                         raise
+                    # A failed ROLLBACK after an error (SQLite may have rolled back already):
+                    # the error that caused it is the one to report.
                 if value is not None and _disk_full(value):
                     raise StoreError(self._disk_full_message()) from None
                 return False
