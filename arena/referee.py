@@ -23,6 +23,7 @@ from arena import protocol
 from arena.botspec import BotSpec, distinct_names
 from arena.game import Game, IllegalMoveError, MoveError, Variant, format_move, parse_move
 from arena.process import Aborted, BotIOError, BotProcess
+from arena.schema import FRAME_COLUMNS
 
 FORFEIT_REASONS = ("timeout", "illegal", "protocol", "crash", "handshake")
 MAX_INFO_LINES = 10_000  # info lines per turn before it counts as a flood
@@ -120,11 +121,8 @@ class GameRecord:
     startup_ms: list[float | None] = field(default_factory=lambda: [None, None])  # per seat
     time_control: dict = field(default_factory=dict)
 
-    ROW_COLUMNS = (
-        "game_id", "variant", "first", "second", "result", "winner", "reason", "forfeit_by",
-        "plies", "moves", "opening", "move_ms", "move_cpu_ms", "detail", "started_at",
-        "finished_at", "first_hash", "second_hash", "first_version", "second_version",
-    )
+    # The games-table columns a game knows itself; the store assigns `seq` and `pair_id`.
+    ROW_COLUMNS = tuple(c for c in FRAME_COLUMNS if c not in ("seq", "pair_id"))
 
     def to_row(self) -> dict:
         row = {name: getattr(self, name) for name in self.ROW_COLUMNS}

@@ -14,7 +14,11 @@ import click
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Output file (default: standard output).")
 def command(results_dir: Path, fmt: str, out: Path | None) -> None:
-    """Export the games of a results directory as CSV or JSONL (one row per game)."""
+    """Export the games of a results directory as CSV or JSONL (one row per game).
+
+    Every stored column is written, in the order of docs/DESIGN.md's games table followed by
+    `round` and `arena_version`. Only reads DIR: a read-only copy of a results folder works.
+    """
     import sqlite3
 
     from arena.tournament.export import ExportError, export_games

@@ -11,31 +11,13 @@ import click
 
 
 def _game_dict(record) -> dict:
-    return {
-        "game_id": record.game_id,
-        "variant": record.variant,
-        "first": record.first,
-        "second": record.second,
-        "winner": record.winner_name,
-        "winner_seat": record.winner,
-        "result": record.result,
-        "reason": record.reason,
-        "forfeit_by": record.forfeit_by,
-        "detail": record.detail,
-        "void": record.void,
-        "plies": record.plies,
-        "moves": record.moves,
-        "opening": record.opening,
-        "time_control": record.time_control,
-        "move_ms": record.move_ms,
-        "move_cpu_ms": record.move_cpu_ms,
-        "started_at": record.started_at,
-        "finished_at": record.finished_at,
-        "first_hash": record.first_hash,
-        "second_hash": record.second_hash,
-        "first_version": record.first_version,
-        "second_version": record.second_version,
-    }
+    # The games-table columns a game knows (arena.schema, via GameRecord.ROW_COLUMNS), with
+    # lists kept as JSON lists; then what only `play` reports: `winner` is the winner's name here
+    # (its seat is `winner_seat`), `void` and the time control.
+    game = {name: getattr(record, name) for name in record.ROW_COLUMNS}
+    game.update(winner=record.winner_name, winner_seat=record.winner, void=record.void,
+                time_control=record.time_control)
+    return game
 
 
 def describe_game(record) -> str:

@@ -1,4 +1,5 @@
-"""Export the games of a results directory as CSV or JSON Lines (games-table columns)."""
+"""Export the games of a results directory as CSV or JSON Lines (every stored column of
+`arena.schema.STORED_COLUMNS`, in its order). Reading the results writes nothing there."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
-from arena.tournament.store import EXPORT_COLUMNS, db_path, iter_game_rows, missing_results
+from arena.schema import STORED_COLUMNS
+from arena.tournament.store import db_path, iter_game_rows, missing_results
 
 FORMATS = ("csv", "jsonl")
 
@@ -27,14 +29,14 @@ def write_games(rows: Iterable[dict], fmt: str, out: TextIO) -> int:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     count = 0
     if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=list(EXPORT_COLUMNS), lineterminator="\n")
+        writer = csv.DictWriter(out, fieldnames=list(STORED_COLUMNS), lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in EXPORT_COLUMNS})
+            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in STORED_COLUMNS})
             count += 1
     else:
         for row in rows:
-            record = {k: _clean(row.get(k)) for k in EXPORT_COLUMNS}
+            record = {k: _clean(row.get(k)) for k in STORED_COLUMNS}
             out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
             count += 1
     return count

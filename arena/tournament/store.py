@@ -4,38 +4,49 @@
 per finished game, each committed in its own transaction, so a crash never loses a finished game.
 Bot stderr logs live in `<results>/logs/`.
 
+The games table is `arena.schema.create_table_sql()`; a column added there is added to older
+databases when a run opens them (ALTER TABLE ... ADD COLUMN, with its default), and reads as its
+default from databases not yet upgraded.
+
 Readers: `load_games(results_dir)` (a pandas DataFrame with the games-table columns of
 docs/DESIGN.md, ordered by `seq`; void games are included with `result` NaN, and consumers that
-rate bots must drop them) and `read_settings(results_dir)`.
+rate bots must drop them), `iter_game_rows`, `read_settings(results_dir)` and `read_bots`. They
+never write: they work on read-only folders and create no file in the results directory
+(arena/tournament/sqlite_read.py).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
+import shlex
 import shutil
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from arena import __version__
+from arena.clock import utc_now_iso
+from arena.schema import (
+    COLUMNS_BY_NAME,
+    FRAME_COLUMNS,
+    GAME_COLUMNS,
+    STORED_COLUMNS,
+    Column,
+    create_table_sql,
+)
+from arena.tournament import sqlite_read
+
+_T = TypeVar("_T")
 
 DB_NAME = "games.db"
 LOG_DIR = "logs"
 LOCK_NAME = ".arena-run.lock"
 SCHEMA_VERSION = 1
-
-# The games table of docs/DESIGN.md, in order.
-GAME_COLUMNS: tuple[str, ...] = (
-    "game_id", "seq", "variant", "first", "second", "result", "winner", "reason", "forfeit_by",
-    "plies", "moves", "opening", "pair_id", "move_ms", "move_cpu_ms", "detail", "started_at",
-    "finished_at", "first_hash", "second_hash", "first_version", "second_version",
-)
-# Stored as well, but not part of the DataFrame contract.
-EXTRA_COLUMNS: tuple[str, ...] = ("round", "arena_version")
-EXPORT_COLUMNS: tuple[str, ...] = GAME_COLUMNS + EXTRA_COLUMNS  # every stored field of a game
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -55,32 +66,7 @@ CREATE TABLE IF NOT EXISTS bots (
     first_seen TEXT NOT NULL,
     last_seen TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS games (
-    seq INTEGER NOT NULL UNIQUE,
-    game_id TEXT PRIMARY KEY,
-    pair_id TEXT NOT NULL DEFAULT '',
-    round INTEGER,
-    variant TEXT NOT NULL,
-    first TEXT NOT NULL,
-    second TEXT NOT NULL,
-    result REAL,
-    winner INTEGER,
-    reason TEXT NOT NULL DEFAULT '',
-    forfeit_by INTEGER,
-    plies INTEGER NOT NULL DEFAULT 0,
-    moves TEXT NOT NULL DEFAULT '',
-    opening TEXT NOT NULL DEFAULT '',
-    move_ms TEXT NOT NULL DEFAULT '[]',
-    move_cpu_ms TEXT NOT NULL DEFAULT '[]',
-    detail TEXT NOT NULL DEFAULT '',
-    started_at TEXT NOT NULL DEFAULT '',
-    finished_at TEXT NOT NULL DEFAULT '',
-    first_hash TEXT NOT NULL DEFAULT '',
-    second_hash TEXT NOT NULL DEFAULT '',
-    first_version TEXT NOT NULL DEFAULT '',
-    second_version TEXT NOT NULL DEFAULT '',
-    arena_version TEXT NOT NULL DEFAULT ''
-);
+""" + create_table_sql("games") + """
 CREATE INDEX IF NOT EXISTS games_by_pair ON games(pair_id);
 """
 
@@ -91,10 +77,6 @@ _LEFT_AS_IS = ("; it was left untouched: use another results directory, or --fre
 
 class StoreError(RuntimeError):
     """A results directory that cannot be used (locked, newer schema, inconsistent settings)."""
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def db_path(results_dir: str | Path) -> Path:
@@ -139,12 +121,52 @@ def _check_schema(conn: sqlite3.Connection, path: Path, hint: str = "") -> int |
     return version
 
 
-def _jsonish(value: Any) -> str:
-    if value is None:
-        return "[]"
-    if isinstance(value, str):
-        return value
-    return json.dumps(list(value), separators=(",", ":"))
+_DEFAULT = re.compile(r"\bDEFAULT\s+('(?:[^']|'')*'|-?[0-9.]+|NULL)", re.IGNORECASE)
+
+
+def _default_sql(column: Column) -> str:
+    """The SQL literal a column holds when nothing is given (NULL without a DEFAULT clause)."""
+    match = _DEFAULT.search(column.sql)
+    return match.group(1) if match else "NULL"
+
+
+def _default_value(column: Column) -> Any:
+    literal = _default_sql(column)
+    if literal.upper() == "NULL":
+        return None
+    if literal.startswith("'"):
+        return literal[1:-1].replace("''", "'")
+    return float(literal) if "." in literal else int(literal)
+
+
+def _table_columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and value != value
+
+
+def _stored_value(column: Column, value: Any) -> Any:
+    """`value` as the games table holds it in `column` (None/NaN -> the column's default)."""
+    if value is None or _is_nan(value):
+        return _default_value(column)
+    kind = column.sql.split()[0].upper()
+    if kind == "INTEGER":
+        return int(value)
+    if kind == "REAL":
+        return float(value)
+    if not isinstance(value, str) and isinstance(value, list | tuple):
+        return json.dumps(list(value), separators=(",", ":"))  # move_ms and the like
+    return value
+
+
+def _disk_full(error: BaseException) -> bool:
+    if isinstance(error, sqlite3.Error):
+        code = getattr(error, "sqlite_errorcode", None)
+        return (code is not None and code & 0xFF == sqlite3.SQLITE_FULL) or \
+            "disk is full" in str(error)
+    return isinstance(error, OSError) and error.errno == errno.ENOSPC
 
 
 class Store:
@@ -171,6 +193,7 @@ class Store:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self.conn.execute(statement)
+                self._add_missing_columns()
                 self._set_meta("schema_version", str(SCHEMA_VERSION))
         except StoreError:
             self.conn.close()
@@ -189,10 +212,48 @@ class Store:
                 return conn
 
             def __exit__(self_inner, kind, value, tb):
-                conn.execute("COMMIT" if kind is None else "ROLLBACK")
+                try:
+                    conn.execute("COMMIT" if kind is None else "ROLLBACK")
+                except sqlite3.Error as error:
+                    if conn.in_transaction:  # a failed COMMIT can leave it open
+                        try:
+                            conn.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            pass
+                    if value is None:  # the COMMIT failed
+                        if _disk_full(error):
+                            raise StoreError(self._disk_full_message()) from None
+                        raise
+                    # A failed ROLLBACK after an error (SQLite may have rolled back already):
+                    # the error that caused it is the one to report.
+                if value is not None and _disk_full(value):
+                    raise StoreError(self._disk_full_message()) from None
                 return False
 
         return _Tx()
+
+    def _disk_full_message(self) -> str:
+        """One line: nothing stored is lost, and how to carry on."""
+        try:
+            kept = self.conn.execute(
+                "SELECT COUNT(*) FROM games WHERE result IS NOT NULL").fetchone()[0]
+        except sqlite3.Error:  # a new database whose tables could not be created
+            kept = 0
+        try:
+            settings = json.loads(self.meta("settings") or "{}")
+            file = str(settings.get("file") or "") if isinstance(settings, dict) else ""
+        except (sqlite3.Error, ValueError):
+            file = ""
+        again = shlex.join(["arena", "run", file]) if file else "arena run FILE"
+        return (f"the disk holding {self.path} is full: the {kept} finished games stored so far "
+                f"are kept, nothing is lost; free some space, then run `{again}` again to resume")
+
+    def _add_missing_columns(self) -> None:
+        """Give a database written by an older arena the games-table columns it lacks."""
+        present = _table_columns(self.conn, "games")
+        for column in GAME_COLUMNS:
+            if column.name not in present:
+                self.conn.execute(f"ALTER TABLE games ADD COLUMN {column.name} {column.sql}")
 
     def _set_meta(self, key: str, value: str) -> None:
         self.conn.execute(
@@ -278,7 +339,7 @@ class Store:
         old = self.stored_fingerprint() or {}
         merged = dict(fingerprint)
         merged["bots"] = {**old.get("bots", {}), **fingerprint.get("bots", {})}
-        stamp = now_iso()
+        stamp = utc_now_iso()
         with self.transaction():
             if self.meta("created_at") is None:
                 self._set_meta("created_at", stamp)
@@ -288,11 +349,15 @@ class Store:
             self._set_meta("fingerprint", json.dumps(merged, sort_keys=True))
 
     def touch(self) -> None:
-        with self.transaction():
-            self._set_meta("updated_at", now_iso())
+        try:
+            with self.transaction():
+                self._set_meta("updated_at", utc_now_iso())
+        except StoreError:
+            # Only a timestamp: on a full disk it must not hide the error that stopped the run.
+            pass
 
     def upsert_bots(self, entries: Iterable[Any]) -> None:
-        stamp = now_iso()
+        stamp = utc_now_iso()
         with self.transaction():
             for entry in entries:
                 spec = entry.spec
@@ -302,7 +367,9 @@ class Store:
                     "ON CONFLICT(name) DO UPDATE SET ref=excluded.ref, command=excluded.command,"
                     " args=excluded.args, cwd=excluded.cwd, program_hash=excluded.program_hash,"
                     " version=CASE WHEN excluded.version != '' THEN excluded.version ELSE"
-                    " bots.version END, author=excluded.author, language=excluded.language,"
+                    " bots.version END, author=CASE WHEN excluded.author != '' THEN"
+                    " excluded.author ELSE bots.author END, language=CASE WHEN"
+                    " excluded.language != '' THEN excluded.language ELSE bots.language END,"
                     " last_seen=excluded.last_seen",
                     (
                         entry.name,
@@ -323,6 +390,13 @@ class Store:
         if version:
             with self.transaction():
                 self.conn.execute("UPDATE bots SET version=? WHERE name=?", (version, name))
+
+    def set_bot_author(self, name: str, author: str) -> None:
+        """The author a bot gave in its handshake; its `bot.toml`'s `author`, if any, wins."""
+        if author:
+            with self.transaction():
+                self.conn.execute("UPDATE bots SET author=? WHERE name=? AND author=''",
+                                  (author, name))
 
     # -- games ----------------------------------------------------------------------------------
     def finished_ids(self) -> set[str]:
@@ -346,25 +420,10 @@ class Store:
 
         A void game stored earlier under the same id is replaced.
         """
-        values = {c: row.get(c) for c in GAME_COLUMNS if c != "seq"}
-        values["pair_id"] = pair_id or row.get("pair_id") or ""
-        values["round"] = round
-        values["arena_version"] = row.get("arena_version") or __version__
-        values["move_ms"] = _jsonish(values.get("move_ms"))
-        values["move_cpu_ms"] = _jsonish(values.get("move_cpu_ms"))
-        for key in ("winner", "forfeit_by"):
-            if values.get(key) is not None and values[key] == values[key]:  # not NaN
-                values[key] = int(values[key])
-            else:
-                values[key] = None
-        if values.get("result") is not None and values["result"] != values["result"]:
-            values["result"] = None
-        for key in ("reason", "moves", "opening", "detail", "started_at", "finished_at",
-                    "first_hash", "second_hash", "first_version", "second_version"):
-            if values.get(key) is None:
-                values[key] = ""
-        if values.get("plies") is None:
-            values["plies"] = 0
+        given = {**row, "pair_id": pair_id or row.get("pair_id") or "", "round": round,
+                 "arena_version": row.get("arena_version") or __version__}
+        values = {c.name: _stored_value(c, given.get(c.name)) for c in GAME_COLUMNS
+                  if c.name != "seq"}
         with self.transaction():
             existing = self.conn.execute(
                 "SELECT result FROM games WHERE game_id=?", (values["game_id"],)
@@ -404,96 +463,145 @@ def missing_results(results_dir: str | Path) -> str:
     return f"no tournament results in {results_dir} (missing {path.name})"
 
 
-def _connect_read(results_dir: str | Path) -> sqlite3.Connection:
-    """A connection to a results database that is known to be readable by this arena.
+def _readable_db(results_dir: str | Path) -> Path:
+    """The results database of `results_dir`, checked to exist and to be readable by this user.
 
-    Raises FileNotFoundError if there is none, StoreError if it is damaged, not an arena
-    database or from a newer arena.
+    Raises FileNotFoundError if there is none, StoreError (one line) if it cannot be read.
     """
     path = db_path(results_dir)
-    if not path.is_file():
-        raise FileNotFoundError(missing_results(results_dir))
     try:
-        conn = sqlite3.connect(path, timeout=10)
-    except sqlite3.Error as error:
-        raise StoreError(_db_error(path, error)) from None
-    try:
-        if _check_schema(conn, path, hint="; upgrade arena to read it") is None:
-            raise StoreError(f"{path} holds no games table (an empty database)")
-    except StoreError:
-        conn.close()
-        raise
-    except sqlite3.Error as error:
-        conn.close()
-        raise StoreError(_db_error(path, error)) from None
-    return conn
+        with open(path, "rb"):
+            pass
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        raise FileNotFoundError(missing_results(results_dir)) from None
+    except PermissionError:
+        raise StoreError(f"cannot read {path}: permission denied (this user may not read the "
+                         "file or its folder)") from None
+    except OSError as error:
+        raise StoreError(f"cannot read {path}: {error.strerror or error}") from None
+    return path
 
 
-def _query(results_dir: str | Path, sql: str) -> list[tuple]:
-    conn = _connect_read(results_dir)
+def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
+    if _check_schema(conn, path, hint="; upgrade arena to read it") is None:
+        raise StoreError(f"{path} holds no games table (an empty database)")
+
+
+def _read(results_dir: str | Path, work: Callable[[sqlite3.Connection], _T]) -> _T:
+    """`work(conn)` on a checked, read-only connection; nothing is written in `results_dir`.
+
+    Raises FileNotFoundError if there are no results, StoreError (one line) if they cannot be
+    read: unreadable, damaged, not an arena database, or from a newer arena.
+    """
+    path = _readable_db(results_dir)
+
+    def checked(conn: sqlite3.Connection) -> _T:
+        _check_readable(conn, path)
+        return work(conn)
+
     try:
-        return conn.execute(sql).fetchall()
+        return sqlite_read.read(path, checked)
     except sqlite3.Error as error:
-        raise StoreError(_db_error(db_path(results_dir), error)) from None
-    finally:
-        conn.close()
+        raise StoreError(_db_error(path, error)) from None
+    except OSError as error:  # e.g. an unreadable -wal file that had to be copied
+        raise StoreError(f"cannot read {error.filename or path}: "
+                         f"{error.strerror or error}") from None
+
+
+def _select_games(conn: sqlite3.Connection, columns: Iterable[str]) -> sqlite3.Cursor:
+    """The games, in `seq` order; a column an older database lacks reads as its default."""
+    present = _table_columns(conn, "games")
+    fields = [
+        name if name in present else f"{_default_sql(COLUMNS_BY_NAME[name])} AS {name}"
+        for name in columns
+    ]
+    return conn.execute(f"SELECT {', '.join(fields)} FROM games ORDER BY seq")
 
 
 def load_games(results_dir: str | Path):
     """The games of a results directory as a pandas DataFrame, ordered by `seq`.
 
-    Columns are exactly the games table of docs/DESIGN.md. Void games (neither bot could start)
-    are included with `result` NaN: drop them (`df.dropna(subset=["result"])`) before rating.
+    Columns are exactly the games table of docs/DESIGN.md (`arena.schema.FRAME_COLUMNS`), with
+    the dtypes of `arena.schema`. Void games (neither bot could start) are included with `result`
+    NaN: drop them (`df.dropna(subset=["result"])`) before rating. Reads without writing.
     """
     import pandas as pd
 
-    rows = _query(results_dir, f"SELECT {', '.join(GAME_COLUMNS)} FROM games ORDER BY seq")
-    frame = pd.DataFrame.from_records(rows, columns=list(GAME_COLUMNS))
-    for column in ("result", "winner", "forfeit_by"):
-        frame[column] = frame[column].astype("float64")
-    for column in ("seq", "plies"):
-        frame[column] = frame[column].astype("int64")
-    for column in GAME_COLUMNS:
-        if column not in ("result", "winner", "forfeit_by", "seq", "plies"):
-            frame[column] = frame[column].astype("object")
-    return frame
+    rows = _read(results_dir, lambda conn: _select_games(conn, FRAME_COLUMNS).fetchall())
+    frame = pd.DataFrame.from_records(rows, columns=list(FRAME_COLUMNS))
+    return frame.astype({name: COLUMNS_BY_NAME[name].dtype for name in FRAME_COLUMNS})
 
 
 def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
-    """Stored games as dicts (every stored field: `EXPORT_COLUMNS`), in `seq` order, without pandas.
+    """Stored games as dicts (every stored field: `arena.schema.STORED_COLUMNS`), in `seq` order.
 
-    The database is opened and checked at the call (errors are raised here, before any row);
-    the rows are then read lazily.
+    Without pandas, and without writing anything. The database is opened and checked at the call
+    (errors are raised here, before any row); the rows are then read lazily.
     """
-    path = db_path(results_dir)
-    conn = _connect_read(results_dir)
+    path = _readable_db(results_dir)
+    reader = None
     try:
-        cursor = conn.execute(f"SELECT {', '.join(EXPORT_COLUMNS)} FROM games ORDER BY seq")
-    except sqlite3.Error as error:
-        conn.close()
-        raise StoreError(_db_error(path, error)) from None
+        reader = sqlite_read.Reader(path)
+        try:
+            _check_readable(reader.conn, path)
+        except sqlite3.Error as error:
+            if reader.mode != sqlite_read.READ_ONLY or not sqlite_read.needs_write_access(error):
+                raise
+            reader.close()
+            reader = sqlite_read.Reader(path, sqlite_read.SNAPSHOT)
+            _check_readable(reader.conn, path)
+        cursor = _select_games(reader.conn, STORED_COLUMNS)
+    except BaseException as error:
+        if reader is not None:
+            reader.close()
+        if isinstance(error, sqlite3.Error):
+            raise StoreError(_db_error(path, error)) from None
+        if isinstance(error, OSError):
+            raise StoreError(f"cannot read {error.filename or path}: "
+                             f"{error.strerror or error}") from None
+        raise
 
     def rows() -> Iterable[dict]:
         try:
             for row in cursor:
-                yield dict(zip(EXPORT_COLUMNS, row, strict=True))
+                yield dict(zip(STORED_COLUMNS, row, strict=True))
+            if reader.changed():
+                raise StoreError(f"{path} changed while it was read (did a run start?); "
+                                 "read it again")
         except sqlite3.Error as error:
             raise StoreError(_db_error(path, error)) from None
         finally:
-            conn.close()
+            reader.close()
 
     return rows()
 
 
 def read_settings(results_dir: str | Path) -> dict:
     """Tournament name, file, settings (incl. time control, variants), bots, timestamps, version."""
-    conn = _connect_read(results_dir)
-    try:
-        return _read_settings(conn)
-    except sqlite3.Error as error:
-        raise StoreError(_db_error(db_path(results_dir), error)) from None
-    finally:
-        conn.close()
+    return _read(results_dir, _read_settings)
+
+
+BOT_COLUMNS: tuple[str, ...] = ("name", "author", "language", "version", "program_hash", "command")
+
+
+def read_bots(results_dir: str | Path):
+    """The bots of a results directory as a pandas DataFrame with `BOT_COLUMNS`, for standings and
+    the site: who submitted each bot and in what language (from its `bot.toml` and handshake).
+
+    `command` is the command line as one shell-quoted string; missing text is ''. Bots are in the
+    tournament file's order. Reads without writing.
+    """
+    import shlex
+
+    import pandas as pd
+
+    bots = read_settings(results_dir)["bots"]
+    records = [
+        {**{key: str(bot.get(key) or "") for key in BOT_COLUMNS},
+         "command": shlex.join([*bot.get("command", []), *bot.get("args", [])])}
+        for bot in bots
+    ]
+    return pd.DataFrame.from_records(records, columns=list(BOT_COLUMNS)).astype("string")
 
 
 def _read_settings(conn: sqlite3.Connection) -> dict:

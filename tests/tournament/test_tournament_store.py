@@ -5,18 +5,22 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pandas as pd
 import pytest
-from tournament_helpers import run_cli
+from tournament_helpers import PROJECT, copy_bot, run_cli, write_toml
 
+from arena.schema import COLUMNS_BY_NAME, FRAME_COLUMNS, STORED_COLUMNS, create_table_sql
 from arena.tournament.export import export_games
 from arena.tournament.store import (
-    EXPORT_COLUMNS,
-    GAME_COLUMNS,
+    BOT_COLUMNS,
+    SCHEMA_VERSION,
     RunLock,
     Store,
     StoreError,
+    iter_game_rows,
     load_games,
     move_aside,
+    read_bots,
     read_settings,
 )
 
@@ -50,7 +54,7 @@ def test_games_round_trip_with_the_design_columns(tmp_path):
         sync = store.conn.execute("PRAGMA synchronous").fetchone()[0]
         assert (mode, sync) == ("wal", 2)
     df = load_games(tmp_path)
-    assert list(df.columns) == list(GAME_COLUMNS)
+    assert list(df.columns) == list(FRAME_COLUMNS)
     assert list(df.seq) == [1, 2]
     assert df.result.tolist() == [1.0, 0.5]
     assert df.winner.isna().tolist() == [False, True]
@@ -161,16 +165,14 @@ def test_export_csv_and_jsonl(tmp_path):
         store.add_game(row("g2", None))
     out = tmp_path / "games.csv"
     assert export_games(tmp_path, "csv", out) == 2
-    import pandas as pd
-
     df = pd.read_csv(out)
-    assert list(df.columns) == list(EXPORT_COLUMNS)
+    assert list(df.columns) == list(STORED_COLUMNS)
     assert df.result.isna().tolist() == [False, True]
     result = run_cli("export", str(tmp_path), "--format", "jsonl")
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["game_id"] for r in records] == ["g1", "g2"]
-    assert records[1]["result"] is None and list(records[0]) == list(EXPORT_COLUMNS)
+    assert records[1]["result"] is None and list(records[0]) == list(STORED_COLUMNS)
     assert records[0]["arena_version"] and "round" in records[0]
 
 
@@ -178,3 +180,155 @@ def test_export_of_a_missing_directory_is_a_one_line_error(tmp_path):
     result = run_cli("export", str(tmp_path / "nope"))
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "no tournament results" in result.stderr
+
+
+def test_loaded_dtypes_and_timestamps_come_from_the_shared_contracts(tmp_path):
+    with Store(tmp_path) as store:
+        store.save_settings({"name": "x"}, FP)
+        store.add_game(row("g1"))
+    df = load_games(tmp_path)
+    assert {c: str(df.dtypes[c]) for c in df.columns} == {
+        c: str(pd.Series([], dtype=COLUMNS_BY_NAME[c].dtype).dtype) for c in FRAME_COLUMNS}
+    created = read_settings(tmp_path)["created_at"]
+    assert created.endswith("Z") and len(created) == len("2026-11-30T22:15:03.412Z")
+
+
+def test_a_new_store_creates_the_games_table_of_the_schema(tmp_path):
+    with Store(tmp_path) as store:
+        columns = [r[1] for r in store.conn.execute("PRAGMA table_info(games)")]
+        conn = sqlite3.connect(":memory:")
+        conn.execute(create_table_sql())
+        assert columns == [r[1] for r in conn.execute("PRAGMA table_info(games)")]
+        assert columns == list(STORED_COLUMNS)
+
+
+# The games table as arena wrote it before arena/schema.py (schema version 1, another order).
+LEGACY_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (name TEXT PRIMARY KEY, ref TEXT NOT NULL DEFAULT '', command TEXT NOT NULL
+    DEFAULT '[]', args TEXT NOT NULL DEFAULT '[]', cwd TEXT NOT NULL DEFAULT '', program_hash TEXT
+    NOT NULL DEFAULT '', version TEXT NOT NULL DEFAULT '', author TEXT NOT NULL DEFAULT '',
+    language TEXT NOT NULL DEFAULT '', first_seen TEXT NOT NULL, last_seen TEXT NOT NULL);
+CREATE TABLE games (seq INTEGER NOT NULL UNIQUE, game_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL
+    DEFAULT '', round INTEGER, variant TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
+    result REAL, winner INTEGER, reason TEXT NOT NULL DEFAULT '', forfeit_by INTEGER, plies INTEGER
+    NOT NULL DEFAULT 0, moves TEXT NOT NULL DEFAULT '', opening TEXT NOT NULL DEFAULT '', move_ms
+    TEXT NOT NULL DEFAULT '[]', move_cpu_ms TEXT NOT NULL DEFAULT '[]', detail TEXT NOT NULL DEFAULT
+    '', started_at TEXT NOT NULL DEFAULT '', finished_at TEXT NOT NULL DEFAULT '', first_hash TEXT
+    NOT NULL DEFAULT '', second_hash TEXT NOT NULL DEFAULT '', first_version TEXT NOT NULL DEFAULT
+    '', second_version TEXT NOT NULL DEFAULT '', arena_version TEXT NOT NULL DEFAULT '');
+INSERT INTO meta VALUES ('schema_version', '1');
+INSERT INTO games (seq, game_id, variant, first, second, result, winner, reason, plies, moves,
+    arena_version) VALUES (1, 'old', 'classic', 'a', 'b', 1.0, 1, 'line', 7, 'd4 d5', '0.9');
+"""
+
+
+def test_a_database_of_the_earlier_layout_is_read_and_extended(tmp_path):
+    conn = sqlite3.connect(tmp_path / "games.db")
+    conn.executescript(LEGACY_SCHEMA)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.close()
+    assert load_games(tmp_path).game_id.tolist() == ["old"]
+    with Store(tmp_path) as store:
+        assert store.add_game(row("new"), pair_id="p", round=2) == 2
+    df = load_games(tmp_path)
+    assert df.game_id.tolist() == ["old", "new"] and df.plies.tolist() == [7, 3]
+    assert [r["round"] for r in iter_game_rows(tmp_path)] == [None, 2]
+    assert read_settings(tmp_path)["schema_version"] == SCHEMA_VERSION == 1
+
+
+def test_columns_an_older_database_lacks_read_as_defaults_and_are_added_by_a_run(tmp_path):
+    with Store(tmp_path) as store:
+        store.add_game(row("g1"))
+    conn = sqlite3.connect(tmp_path / "games.db")
+    for name in ("round", "move_cpu_ms", "arena_version"):  # as if the schema had grown since
+        conn.execute(f"ALTER TABLE games DROP COLUMN {name}")
+    conn.close()
+    (first,) = iter_game_rows(tmp_path)
+    assert (first["round"], first["move_cpu_ms"], first["arena_version"]) == (None, "[]", "")
+    assert load_games(tmp_path).move_cpu_ms.tolist() == ["[]"]
+    conn = sqlite3.connect(tmp_path / "games.db")
+    assert "arena_version" not in {r[1] for r in conn.execute("PRAGMA table_info(games)")}
+    conn.close()  # reading did not migrate it
+    with Store(tmp_path) as store:
+        store.add_game(row("g2"), round=1)
+    rows = list(iter_game_rows(tmp_path))
+    assert [r["round"] for r in rows] == [None, 1] and rows[1]["arena_version"]
+    assert json.loads(rows[1]["move_cpu_ms"]) == [0.5, 0.5, 0.5]
+
+
+def test_a_full_disk_keeps_every_stored_game_and_says_how_to_resume(tmp_path):
+    store = Store(tmp_path)
+    store.save_settings({"name": "x", "file": "tournaments/my cup.toml"}, FP)
+    for k in range(3):
+        store.add_game(row(f"g{k}"))
+    # The database may not grow any more: the next game that needs a page fails like ENOSPC.
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count={pages}")
+    with pytest.raises(StoreError) as caught:
+        for k in range(3, 100):
+            store.add_game(row(f"g{k}", detail="x" * 4000))
+    message = str(caught.value)
+    stored = store.game_count()
+    assert "\n" not in message and "is full" in message
+    assert f"the {stored} finished games stored so far are kept" in message
+    assert "`arena run 'tournaments/my cup.toml'` again to resume" in message
+    assert not store.conn.in_transaction
+    store.touch()  # only a timestamp: never hides the error that stopped the run
+    store.close()
+    assert len(load_games(tmp_path)) == stored >= 3
+
+
+class _Spec:
+    def __init__(self, author="", language="", version="1.0") -> None:
+        self.command = ["python3", "bot.py"]
+        self.args = ("--seed", "1")
+        self.cwd = "/bots/x"
+        self.program_hash = "abc"
+        self.version, self.author, self.language = version, author, language
+
+
+class _Entry:
+    def __init__(self, name, spec) -> None:
+        self.name, self.ref, self.args, self.spec = name, f"bots/{name}", spec.args, spec
+
+
+def test_read_bots_has_author_and_language_from_bot_toml_or_the_handshake(tmp_path):
+    with Store(tmp_path) as store:
+        store.save_settings({"bots": [{"name": "b"}, {"name": "a"}]}, FP)
+        store.upsert_bots([_Entry("a", _Spec("Ann", "c")), _Entry("b", _Spec())])
+        store.set_bot_author("a", "someone else")  # bot.toml's author wins
+        store.set_bot_author("b", "Bea")  # a bot.toml without one: the handshake's
+        store.upsert_bots([_Entry("b", _Spec(language="rust"))])  # a resume keeps it
+    bots = read_bots(tmp_path)
+    assert list(bots.columns) == list(BOT_COLUMNS)
+    assert bots.to_dict("records") == [
+        {"name": "b", "author": "Bea", "language": "rust", "version": "1.0",
+         "program_hash": "abc", "command": "python3 bot.py --seed 1"},
+        {"name": "a", "author": "Ann", "language": "c", "version": "1.0",
+         "program_hash": "abc", "command": "python3 bot.py --seed 1"},
+    ]
+
+
+def test_a_tournament_stores_its_bots_author_and_language(tmp_path):
+    copy_bot(tmp_path, "random", "rb")
+    (tmp_path / "plain.py").write_text((PROJECT / "bots" / "random" / "bot.py").read_text())
+    path = write_toml(tmp_path / "t.toml", """
+        variants = ["classic"]
+        games = 2
+        concurrency = 1
+        output = "res"
+        [time]
+        move_ms = 2000
+        [[bots]]
+        path = "rb"
+        [[bots]]
+        path = "plain.py"
+    """)
+    done = run_cli("run", str(path), "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    bots = read_bots(tmp_path / "res").set_index("name")
+    assert bots.loc["random", ["author", "language", "version"]].tolist() == [
+        "arena", "python", "1.0"]
+    assert bots.loc["plain", "language"] == "python" and bots.loc["plain", "author"] == ""
+    assert all(bots.program_hash.str.len() > 0)

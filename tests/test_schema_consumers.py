@@ -1,0 +1,45 @@
+"""Everything that lists games-table columns takes them from arena.schema: GameRecord rows,
+`arena play --json` and `arena export`."""
+
+from __future__ import annotations
+
+import json
+
+from arena.commands.play import _game_dict
+from arena.referee import GameRecord
+from arena.schema import FRAME_COLUMNS, STORED_COLUMNS
+from arena.tournament.export import write_games
+
+# What the store adds to a referee's row: the finishing order and the seat-swapped pair.
+ASSIGNED_BY_THE_STORE = {"seq", "pair_id"}
+
+
+def record() -> GameRecord:
+    return GameRecord("g1", "classic", "a", "b", result=1.0, winner=1, reason="line", plies=3,
+                      moves=["d4", "d5", "d4"], opening=["d4"], move_ms=[0.0, 1.5, 2.0],
+                      move_cpu_ms=[0.0, 1.0, 1.0], time_control={"move_ms": 100})
+
+
+def test_a_game_record_row_has_the_schema_columns_the_game_knows():
+    row = record().to_row()
+    assert list(row) == [c for c in FRAME_COLUMNS if c not in ASSIGNED_BY_THE_STORE]
+    assert row["moves"] == "d4 d5 d4" and json.loads(row["move_ms"]) == [0.0, 1.5, 2.0]
+
+
+def test_play_json_has_every_column_of_a_game_and_its_own_fields():
+    game = json.loads(json.dumps(_game_dict(record())))
+    assert set(game) == set(GameRecord.ROW_COLUMNS) | {"winner_seat", "void", "time_control"}
+    assert game["winner"] == "a" and game["winner_seat"] == 1  # the name, as before
+    assert game["moves"] == ["d4", "d5", "d4"] and game["time_control"] == {"move_ms": 100}
+
+
+def test_export_writes_the_stored_columns_in_schema_order():
+    class Out:
+        text = ""
+
+        def write(self, chunk: str) -> None:
+            self.text += chunk
+
+    out = Out()
+    assert write_games([{**record().to_row(), "seq": 1, "round": None}], "jsonl", out) == 1
+    assert list(json.loads(out.text)) == list(STORED_COLUMNS)
