@@ -354,8 +354,11 @@ def histogram(values: list[float], bins: int = 24) -> dict | None:
     ticks = [{"x": 100 * (math.log10(v) - llo) / span, "value": v, "label": f"{v:g}"}
              for v in shown]
     peak = bars[counts.index(top)]
+    middle = peak["x"] + peak["w"] / 2
+    # the label hangs from its bar's middle, but never past either end of the axis
+    shift = 0 if middle < 10 else -100 if middle > 90 else -50
     return {"bars": bars, "ticks": ticks, "lo": lo, "hi": hi,
-            "peak": {"x": peak["x"] + peak["w"] / 2, "count": top}}
+            "peak": {"x": middle, "count": top, "shift": shift}}
 
 
 def limit_position(hist: Mapping[str, Any] | None, limit_ms: float | None) -> float | None:
