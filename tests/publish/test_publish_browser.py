@@ -380,3 +380,19 @@ def test_crosstable_cells_are_coloured_by_score(tab, tournament):
 
 def _rgb(css: str) -> list[float]:
     return [float(x) for x in re.findall(r"[\d.]+", css)][:3]
+
+
+def test_replay_of_recorded_moves_that_break_the_rules_says_so(tab, tmp_path):
+    from arena.publish.site import build_site
+
+    csv = tmp_path / "games.csv"
+    csv.write_text("first,second,result,variant,moves\n"
+                   "a,b,1,classic,d1 d2 d1 d2 d1 d2 d1\n"
+                   "b,a,0,classic,d1 d1 d1 d1 d1 d1 d1 d2\n")
+    site = build_site(csv, tmp_path / "site", plots=False, warn=lambda _message: None)
+    page = tab.open(site / "games" / "2.html")
+    assert page.inner_text(".tag.reason") == "illegal move at ply 7"
+    status = page.inner_text("[data-status]")
+    assert "ply 7 breaks the rules" in status and status.rstrip().endswith("a wins"), status
+    ended = tab.open(site / "games" / "1.html")
+    assert ended.inner_text("[data-status]").rstrip().endswith("a wins with 4 in a row")
