@@ -259,11 +259,6 @@ def pair_matrix(table: pd.DataFrame, order: list[str]) -> dict:
 
 # -- games -----------------------------------------------------------------------------------
 
-def has_replay(row: Mapping[str, Any]) -> bool:
-    """A game gets a replay page when its variant was recorded (its moves can then be played)."""
-    return bool(row.get("variant"))
-
-
 def game_rows(games: pd.DataFrame, links: Mapping[str, str]) -> list[dict]:
     """Rows of the games list: every stored field plus link, result text and forfeit flag."""
     rows = []

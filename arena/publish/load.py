@@ -83,8 +83,8 @@ def clean_games(games: pd.DataFrame) -> pd.DataFrame:
         raise PublishError("no finished games to publish (the store is empty or every game is void)")
     games["result"] = games["result"].astype(float)
     for column in ("winner", "forfeit_by"):
-        games[column] = pd.to_numeric(games.get(column), errors="coerce") if column in games \
-            else float("nan")
+        games[column] = (pd.to_numeric(games[column], errors="coerce") if column in games
+                         else float("nan"))
     if "seq" not in games or games["seq"].isna().any():
         games["seq"] = range(1, len(games) + 1)
     games["seq"] = games["seq"].astype(int)

@@ -159,6 +159,7 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
     bots = [row["bot"] for row in standings[ALL]]
     bots += sorted((set(games["first"]) | set(games["second"])) - set(bots))
     bot_links = {b: f"bots/{bot_slug(b)}.html" for b in bots}
+    # a game gets a replay page when its variant was recorded and is one the engine can play
     known = {v: bool(v) and _replayable(v, warn) for v in variants}
     game_links = {g: f"games/{game_slug(g)}.html"
                   for g, v in zip(games["game_id"], games["variant"], strict=True) if known[v]}

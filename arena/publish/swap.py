@@ -43,6 +43,8 @@ def build_and_swap(target: str | Path, build: Callable[[Path], object]) -> Path:
     `build` raises, the temporary folder is removed, `target` is untouched and the error goes on.
     """
     target = Path(target)
+    if target.is_symlink():  # a link to the live folder stays a link: replace what it names
+        target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     try:

@@ -101,7 +101,10 @@ def test_a_failed_build_leaves_the_previous_site_untouched(tmp_path, games_df, m
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
-def test_build_and_swap_replaces_the_whole_folder(tmp_path):
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "two-renames"])
+def test_build_and_swap_replaces_the_whole_folder(tmp_path, monkeypatch, exchange):
+    if not exchange:
+        monkeypatch.setattr("arena.publish.swap._exchange", lambda _a, _b: False)
     target = tmp_path / "live"
     target.mkdir()
     (target / "old.txt").write_text("old")
@@ -113,6 +116,24 @@ def test_build_and_swap_replaces_the_whole_folder(tmp_path):
     assert [p.name for p in target.iterdir()] == ["new.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["live"]
     assert target.stat().st_mode & 0o755 == 0o755  # readable by a web server
+
+
+def test_build_and_swap_through_a_symlink_keeps_the_link(tmp_path):
+    real = tmp_path / "releases" / "site"
+    real.mkdir(parents=True)
+    link = tmp_path / "live"
+    link.symlink_to(real, target_is_directory=True)
+    build_and_swap(link, lambda folder: (folder / "index.html").write_text("v2"))
+    assert link.is_symlink() and (link / "index.html").read_text() == "v2"
+
+
+def test_a_variant_the_engine_does_not_know_gets_no_replay(tmp_path):
+    csv = tmp_path / "games.csv"
+    csv.write_text("first,second,result,variant,moves\na,b,1,misere,d1 d2\n")
+    result = ok(arena("publish", str(csv), "--out", str(tmp_path / "site"), "--no-plots"))
+    assert "warning: variant 'misere' is not one this arena knows" in result.stderr
+    assert not (tmp_path / "site" / "games").exists()
+    assert "misere" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
 
 
 def test_logs_are_published_unless_turned_off(tmp_path):
