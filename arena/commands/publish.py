@@ -10,19 +10,35 @@ import click
 @click.option("--out", "out_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=str),
               default=None, help="Where to write the site (default: RESULTS/site).")
 @click.option("--no-plots", is_flag=True, help="Skip the charts (faster).")
-def command(results: str, out_dir: str | None, no_plots: bool) -> None:
+@click.option("--no-logs", is_flag=True,
+              help="Leave out the bots' stderr logs (by default the last lines of each "
+                   "forfeiting bot's log are shown, unless the tournament sets "
+                   "publish_logs = false).")
+def command(results: str, out_dir: str | None, no_plots: bool, no_logs: bool) -> None:
     """Build a static site from the tournament in RESULTS.
 
     \b
     RESULTS is a results directory (or a CSV / JSONL games file). The site is plain files:
     leaderboard (overall and per variant), crosstable, plots, a page per bot, a list of games
     with a replay viewer, a Markdown leaderboard and CSV / JSON downloads. It works offline:
-    open DIR/index.html in a browser or copy DIR to any static host.
+    open DIR/index.html in a browser or copy DIR to any static host. DIR is replaced as a
+    whole once the new site is complete; a failed build leaves it as it was.
+
+    \b
+    What the site shows: every stored field of every game (moves, move times, forfeit
+    details), the bots' names, authors, languages, versions, program hashes and command
+    lines (without the publisher's folders), the tournament settings, and the end of the
+    stderr log of each bot that forfeited (not with --no-logs).
     """
-    from arena.publish.site import PublishError, build_site
+    from arena.publish.load import PublishError
+    from arena.publish.site import build_site
+
+    def warn(message: str) -> None:
+        click.echo(f"warning: {message}", err=True)
 
     try:
-        out = build_site(results, out_dir, plots=not no_plots)
+        out = build_site(results, out_dir, plots=not no_plots, logs=False if no_logs else None,
+                         warn=warn)
     except PublishError as error:
         raise click.ClickException(str(error)) from None
     except OSError as error:

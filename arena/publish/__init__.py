@@ -1,22 +1,9 @@
 """The published leaderboard: a static site (jinja2 templates, plain JavaScript) of a tournament.
 
-`build_site(results_dir, out_dir)` writes it; `arena publish` is the command-line front end.
+`arena.publish.site.build_site(results_dir, out_dir)` writes it; `arena publish` is the command-line
+front end. The parts: `load` (read games, settings, logs), `context` (what each page shows, pure),
+`filters` (the number formats of `arena.reports.render`), `replay` (frames from the engine),
+`swap` (put a freshly built folder in place in one step) and `site` (write the files).
+
+Importing this package imports none of them (the command line stays light).
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-__all__ = ["PublishError", "build_site", "build_site_from_games", "replay_frames"]
-
-
-def __getattr__(name: str) -> Any:  # lazy: importing the package stays light
-    if name in ("PublishError", "build_site", "build_site_from_games"):
-        from arena.publish import site
-
-        return getattr(site, name)
-    if name == "replay_frames":
-        from arena.publish.replay import replay_frames
-
-        return replay_frames
-    raise AttributeError(name)

@@ -46,7 +46,8 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
     ``frames`` (frame 0 is the start position; frame i is the board after ply i, with ``move``,
     ``kind`` ``"drop"``/``"pop"``, ``column`` (1-based), ``seat`` and ``ms``), ``winning_cells``
     (1-based ``[column, row]``, row 1 at the bottom), ``outcome`` (engine outcome or None when the
-    game stopped early, e.g. a forfeit) and ``error`` (text if a recorded move could not be played).
+    game stopped early, e.g. a forfeit), ``error`` (text if a recorded move could not be played)
+    and ``error_ply`` (the ply of that move, else None).
     """
     variant = parse_variant(variant_spec)
     game = Game(variant)
@@ -57,6 +58,7 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
          "seat": None, "ms": None}
     ]
     error = None
+    error_ply = None
     for i, token in enumerate(tokens):
         seat = game.to_move
         try:
@@ -64,6 +66,7 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
             game.push(move)
         except (MoveError, IllegalMoveError) as exc:
             error = f"ply {i + 1}: {exc}"
+            error_ply = i + 1
             break
         frames.append({
             "ply": i + 1,
@@ -86,6 +89,7 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
         "outcome": outcome,
         "final_board": game.board_rows(),
         "error": error,
+        "error_ply": error_ply,
     }
 
 

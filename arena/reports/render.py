@@ -155,3 +155,47 @@ def render_pairwise(table: pd.DataFrame, fmt: str, title: str | None = None) -> 
         return head + markdown_table(headers, rows, align) + f"\n\n- {note}\n"
     head = f"{title}\n{'=' * len(title)}\n" if title else ""
     return head + text_table(headers, rows, align) + f"\n\n* {note}\n"
+
+
+# -- cell formatters shared with the published site (arena/publish/filters.py) ------------------
+
+def number(x: object, digits: int = 1, signed: bool = False) -> str:
+    """A number as the tables show it: fixed digits, `-` when missing, never `-0`."""
+    return _num(x, digits, signed)
+
+
+def count(x: object) -> str:
+    """A whole count (games, wins, forfeits); `-` when missing."""
+    text = _num(x, 0)
+    return text if text in ("-", "+inf", "-inf") else str(int(float(text)))
+
+
+def percent(x: object, digits: int = 1) -> str:
+    """A fraction (0..1) as a percentage, e.g. `57.5%`; `-` when missing."""
+    text = _num(x, 6)
+    return "-" if text == "-" else _num(100 * float(text), digits) + "%"
+
+
+def move_time(ms: object) -> str:
+    """A move time in ms: below a millisecond as `<1` (never `0`), then one decimal below 10."""
+    text = _num(ms, 3)
+    if text == "-":
+        return text
+    value = float(text)
+    if value < 1:
+        return "<1"
+    return _num(value, 1 if value < 10 else 0)
+
+
+def result_text(result: object) -> str:
+    """The score of the first bot as a result: `1-0`, `½-½`, `0-1`, or `void` (no score)."""
+    text = _num(result, 2)
+    return {"1.00": "1-0", "0.50": "½-½", "0.00": "0-1"}.get(text, "void")
+
+
+def timestamp(iso: object) -> str:
+    """A stored ISO-8601 UTC time (with or without milliseconds) as `2026-11-30 22:15:03 UTC`."""
+    text = "" if iso is None else str(iso).strip()
+    if len(text) < 19 or text[10] != "T":
+        return text
+    return f"{text[:10]} {text[11:19]} UTC"

@@ -93,13 +93,14 @@ def games_df():
 @pytest.fixture(scope="session")
 def synthetic_site(tmp_path_factory, games_df) -> Path:
     from arena.publish.site import build_site_from_games
+    from arena.referee import log_file_name
 
     logs = tmp_path_factory.mktemp("logs")
     for row in games_df.itertuples():
         if row.forfeit_by == row.forfeit_by:  # not NaN
             seat = int(row.forfeit_by)
             name = row.first if seat == 1 else row.second
-            (logs / f"{row.game_id}-{seat}-{name.replace('/', '_')}.log").write_text(
+            (logs / log_file_name(row.game_id, seat, name)).write_text(
                 "starting\n" + "\n".join(f"thinking {i}" for i in range(60)) + "\nTraceback: boom\n"
             )
     out = tmp_path_factory.mktemp("site")

@@ -338,3 +338,61 @@ def test_phone_layout_has_no_page_level_horizontal_scroll(browser, tournament):
         assert not t.errors, t.errors
     finally:
         t.close()
+
+
+def test_tables_sort_by_clicking_a_column_head(tab, tournament):
+    page = tab.open(tournament["site"] / "index.html")
+    table = 'table[data-leaderboard="all"]'
+
+    def column(name: str) -> list[str]:
+        return page.eval_on_selector_all(
+            f"{table} tbody tr", f"rows => rows.map(r => r.querySelector('{name}').textContent)")
+
+    elo_head = page.locator(f"{table} thead th", has_text="Elo").first
+    elo_head.click()  # a number column sorts biggest first
+    assert elo_head.get_attribute("aria-sort") == "descending"
+    elos = [_number(t) for t in column(".elo strong")]
+    assert elos == sorted(elos, reverse=True)
+    elo_head.click()
+    assert elo_head.get_attribute("aria-sort") == "ascending"
+    assert [_number(t) for t in column(".elo strong")] == sorted(elos)
+    page.locator(f"{table} thead th", has_text="Bot").first.click()
+    bots = [t.strip() for t in column(".bot a")]
+    assert bots == sorted(bots, key=str.lower)
+    games = tab.open(tournament["site"] / "games.html")
+    games.locator("table[data-games] thead th", has_text="Plies").click()
+    plies = games.eval_on_selector_all("table[data-games] tbody tr",
+                                       "rows => rows.map(r => Number(r.cells[6].textContent))")
+    assert plies == sorted(plies, reverse=True)
+
+
+def test_crosstable_cells_are_coloured_by_score(tab, tournament):
+    page = tab.open(tournament["site"] / "crosstable.html")
+    cells = page.eval_on_selector_all(
+        'section.scope[data-scope="all"] td.cell[data-score]',
+        "cs => cs.map(c => [Number(c.dataset.score), getComputedStyle(c).backgroundColor])")
+    assert len(cells) == 6
+    by_score = {score: colour for score, colour in cells}
+    assert len(set(by_score.values())) == len(by_score)  # each score its own colour
+    best, worst = (_rgb(by_score[max(by_score)]), _rgb(by_score[min(by_score)]))
+    assert best[1] > best[0] and worst[0] > worst[1]  # green for the best, red for the worst
+
+
+def _rgb(css: str) -> list[float]:
+    return [float(x) for x in re.findall(r"[\d.]+", css)][:3]
+
+
+def test_replay_of_recorded_moves_that_break_the_rules_says_so(tab, tmp_path):
+    from arena.publish.site import build_site
+
+    csv = tmp_path / "games.csv"
+    csv.write_text("first,second,result,variant,moves\n"
+                   "a,b,1,classic,d1 d2 d1 d2 d1 d2 d1\n"
+                   "b,a,0,classic,d1 d1 d1 d1 d1 d1 d1 d2\n")
+    site = build_site(csv, tmp_path / "site", plots=False, warn=lambda _message: None)
+    page = tab.open(site / "games" / "2.html")
+    assert page.inner_text(".tag.reason") == "illegal move at ply 7"
+    status = page.inner_text("[data-status]")
+    assert "ply 7 breaks the rules" in status and status.rstrip().endswith("a wins"), status
+    ended = tab.open(site / "games" / "1.html")
+    assert ended.inner_text("[data-status]").rstrip().endswith("a wins with 4 in a row")

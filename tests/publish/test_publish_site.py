@@ -11,8 +11,10 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.game import Game, parse_move, parse_variant
+from arena.publish.context import public_command, slugify
+from arena.publish.load import PublishError
 from arena.publish.replay import frames_json, replay_frames
-from arena.publish.site import PublishError, build_site, build_site_from_games, slugify
+from arena.publish.site import build_site, build_site_from_games
 
 
 def _embedded(page: Path) -> dict:
@@ -144,8 +146,9 @@ def test_cli_results_dir_without_a_store(tmp_path):
 
 
 def test_cli_empty_store(tmp_path):
-    store_module = pytest.importorskip("arena.tournament.store")
-    store = store_module.Store(tmp_path)
+    from arena.tournament.store import Store
+
+    store = Store(tmp_path)
     store.close()
     result = CliRunner().invoke(main, ["publish", str(tmp_path), "--out", str(tmp_path / "s")])
     assert result.exit_code != 0
@@ -167,7 +170,6 @@ def test_public_command_hides_the_publishers_paths():
     import sys
 
     from arena.process import PROJECT_ROOT
-    from arena.publish.site import public_command
 
     words = [sys.executable, str(PROJECT_ROOT / "bots" / "mcts" / "mcts.py"), "--level", "easy"]
     assert public_command(words) == "python bots/mcts/mcts.py --level easy"
@@ -176,6 +178,7 @@ def test_public_command_hides_the_publishers_paths():
 
 
 def test_move_times_below_a_millisecond_are_not_shown_as_zero():
-    from arena.publish.site import fmt_ms
+    from arena.reports.render import move_time
 
-    assert [fmt_ms(0.2), fmt_ms(3.25), fmt_ms(120.4), fmt_ms(None)] == ["<1", "3.2", "120", "–"]
+    assert [move_time(0.2), move_time(3.25), move_time(120.4), move_time(None)] == \
+        ["<1", "3.2", "120", "-"]

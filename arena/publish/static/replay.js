@@ -71,14 +71,24 @@
     return texts[reason] || reason || "";
   }
 
-  function describeEnd() {
+  function describeResult() {
+    // a games file may hold no reason: then the engine's ending, if the moves reached one
+    var reason = game.reason || (data.outcome ? data.outcome.reason : "");
     var forfeit = game.forfeit_by === 1 || game.forfeit_by === 2;
     if (forfeit) {
-      return name(game.forfeit_by) + " forfeits by " + reasonText(game.reason) + " — " + name(3 - game.forfeit_by) + " wins";
+      return name(game.forfeit_by) + " forfeits by " + reasonText(reason) + " — " + name(3 - game.forfeit_by) + " wins";
     }
-    if (game.result === 0.5) return "Draw: " + reasonText(game.reason);
+    if (game.result === 0.5) return reason ? "Draw: " + reasonText(reason) : "Draw";
     var winner = game.result === 1 ? 1 : 2;
-    return name(winner) + " wins with " + reasonText(game.reason);
+    return name(winner) + (reason ? " wins with " + reasonText(reason) : " wins");
+  }
+
+  function describeEnd() {
+    if (data.error) {
+      return "The replay stops: the recorded move of ply " + data.error_ply +
+        " breaks the rules. Recorded result: " + describeResult();
+    }
+    return describeResult();
   }
 
   function draw(i) {

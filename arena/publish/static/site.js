@@ -1,4 +1,4 @@
-// arena site: the variant switcher and the games filter. Plain JavaScript, no dependencies.
+// arena site: the variant switcher, sortable tables and the games filter. Plain JavaScript, no dependencies.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -45,6 +45,54 @@
   });
   showScope(currentScope(), false);
   window.addEventListener("hashchange", function () { showScope(currentScope(), false); });
+
+  // --- sortable tables: click (or Enter on) a column head; numbers sort as numbers ---
+  // A cell's data-sort holds its raw value (Elo, score, time) when the text is formatted.
+  function sortKey(cell) {
+    var raw = cell ? (cell.dataset.sort !== undefined ? cell.dataset.sort : cell.textContent) : "";
+    raw = raw.trim();
+    var number = Number(raw.replace(/\u2212/g, "-").replace(/%$/, ""));
+    return raw !== "" && !isNaN(number) ? { n: number } : { s: raw.toLowerCase() };
+  }
+
+  function compareKeys(a, b) {
+    if (a.n !== undefined && b.n !== undefined) return a.n - b.n;
+    if (a.n !== undefined) return -1;  // numbers before text (and before "-" for missing)
+    if (b.n !== undefined) return 1;
+    return a.s < b.s ? -1 : a.s > b.s ? 1 : 0;
+  }
+
+  function sortTable(table, th) {
+    var heads = Array.prototype.slice.call(th.parentNode.children);
+    var column = heads.indexOf(th);
+    var ascending = th.getAttribute("aria-sort") !== "ascending";
+    if (th.getAttribute("aria-sort") === null && th.classList.contains("num")) ascending = false;
+    heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows).map(function (row, i) {
+      return { row: row, key: sortKey(row.cells[column]), i: i };
+    });
+    rows.sort(function (x, y) {
+      var c = compareKeys(x.key, y.key);
+      return (ascending ? c : -c) || x.i - y.i;
+    });
+    rows.forEach(function (r) { body.appendChild(r.row); });
+  }
+
+  document.querySelectorAll("table[data-sortable]").forEach(function (table) {
+    if (!table.tHead || !table.tBodies.length) return;
+    var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
+    Array.prototype.forEach.call(heads, function (th) {
+      th.classList.add("sortable");
+      th.tabIndex = 0;
+      th.title = th.title ? th.title + " (click to sort)" : "Click to sort";
+      th.addEventListener("click", function () { sortTable(table, th); });
+      th.addEventListener("keydown", function (ev) {
+        if (ev.key === "Enter" || ev.key === " ") { sortTable(table, th); ev.preventDefault(); }
+      });
+    });
+  });
 
   // --- games list filter ---
   var form = document.querySelector("[data-game-filters]");

@@ -1,0 +1,433 @@
+"""What each page of the site shows, as plain data: pure functions of the games and settings.
+
+Nothing here reads or writes files, renders HTML or draws: the templates only lay these dicts out,
+and the tests check them directly. Numbers stay numbers (the templates format them with
+`arena.publish.filters`); text meant for people (the Tournament panel) is worded here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from arena import __version__
+from arena.reasons import is_forfeit
+from arena.reports import render
+from arena.stats import time_summary
+
+ALL = "all"
+UNNAMED_VARIANT = "unnamed variant"  # the label of games whose variant was not recorded
+
+
+def _isnum(x: Any) -> bool:
+    try:
+        return x is not None and not math.isnan(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+# -- names and links ---------------------------------------------------------------------------
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-.")
+    return slug or "x"
+
+
+class Slugs:
+    """Unique, filesystem-safe file names for arbitrary strings (bot names, game ids)."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, str] = {}
+        self.used: set[str] = set()
+
+    def __call__(self, key: str) -> str:
+        if key in self.by_key:
+            return self.by_key[key]
+        base = slugify(key)
+        slug, n = base, 2
+        while slug.lower() in self.used:
+            slug = f"{base}-{n}"
+            n += 1
+        self.used.add(slug.lower())
+        self.by_key[key] = slug
+        return slug
+
+
+def public_command(words: Iterable[Any]) -> str:
+    """A bot's command line as shown on a public page: without the publisher's own paths.
+
+    The interpreter shows as `python`, files of this project relative to it, and other absolute
+    paths as their last two parts.
+    """
+    from arena.process import PROJECT_ROOT
+
+    shown = []
+    for word in map(str, words):
+        path = Path(word)
+        if not path.is_absolute():
+            shown.append(word)
+        elif path.name.startswith("python"):
+            shown.append("python")
+        elif path.is_relative_to(PROJECT_ROOT):
+            shown.append(str(path.relative_to(PROJECT_ROOT)))
+        else:
+            shown.append(str(Path("…", *path.parts[-2:])))
+    return " ".join(shown)
+
+
+# -- scopes: all variants, then one per variant --------------------------------------------------
+
+def scopes_of(games: pd.DataFrame) -> tuple[list[str], list[str], dict[str, str]]:
+    """(variants, scopes, labels): `all` plus one scope per variant when there are several."""
+    variants = sorted(games["variant"].unique())
+    labels = {v: v or UNNAMED_VARIANT for v in variants}
+    if len(variants) > 1:
+        return variants, [ALL, *variants], {ALL: "All variants", **labels}
+    return variants, [ALL], {ALL: labels[variants[0]]}
+
+
+def variant_of_scope(scope: str) -> str | None:
+    return None if scope == ALL else scope
+
+
+# -- bots ----------------------------------------------------------------------------------------
+
+def bot_infos(games: pd.DataFrame, settings: Mapping[str, Any]) -> dict[str, dict]:
+    """Versions, program hashes, command, author and language of every bot that played.
+
+    Versions and hashes come from the games; command, author and language from the `bots` of
+    `read_settings` (a games file has none, so its bots simply show without them).
+    """
+    infos: dict[str, dict] = {}
+    for seat in ("first", "second"):
+        for name, version, digest in zip(games[seat], games[f"{seat}_version"],
+                                         games[f"{seat}_hash"], strict=True):
+            info = infos.setdefault(name, {"name": name, "versions": set(), "hashes": set(),
+                                           "command": "", "author": "", "language": ""})
+            if version:
+                info["versions"].add(version)
+            if digest:
+                info["hashes"].add(digest)
+    for entry in settings.get("bots") or []:
+        info = infos.get(entry.get("name"))
+        if info is None:
+            continue
+        words = [*(entry.get("command") or []), *(entry.get("args") or [])]
+        info["command"] = public_command(words) if words else ""
+        info["author"] = str(entry.get("author") or "")
+        info["language"] = str(entry.get("language") or "")
+    for info in infos.values():
+        info["versions"] = sorted(info["versions"])
+        info["hashes"] = sorted(info["hashes"])
+        info["byline"] = byline(info)
+    return infos
+
+
+def byline(info: Mapping[str, Any]) -> str:
+    """`by Ada · C`, `by Ada`, `C` or '' (what a leaderboard shows under a bot's name)."""
+    parts = []
+    if info.get("author"):
+        parts.append(f"by {info['author']}")
+    if info.get("language"):
+        parts.append(str(info["language"]))
+    return " · ".join(parts)
+
+
+# -- the Tournament panel ------------------------------------------------------------------------
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms} ms"
+
+
+def time_control_text(tc: Mapping[str, Any]) -> str:
+    """A stored time control in words, e.g. `1 s per move (200 ms grace; 5 s to start up)`."""
+    limits = []
+    if tc.get("base_ms") is not None:
+        clock = f"{_seconds(tc['base_ms'])} per game"
+        if tc.get("increment_ms"):
+            clock += f" + {_seconds(tc['increment_ms'])} per move"
+        limits.append(clock)
+    if tc.get("move_ms") is not None:
+        limits.append(f"{_seconds(tc['move_ms'])} per move" if not limits
+                      else f"at most {_seconds(tc['move_ms'])} per move")
+    extras = []
+    if tc.get("grace_ms"):
+        extras.append(f"{_seconds(tc['grace_ms'])} grace")
+    if tc.get("startup_ms"):
+        extras.append(f"{_seconds(tc['startup_ms'])} to start up")
+    text = ", ".join(limits)
+    return f"{text} ({'; '.join(extras)})" if extras and text else text
+
+
+def tournament_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The stored settings (`read_settings`) as (label, text) pairs worded for people.
+
+    Only what a reader can use is shown, never an unset value or a raw key; the bots and the
+    games are on the rest of the site.
+    """
+    stored = settings.get("settings") or {}
+    items: list[tuple[str, str]] = []
+    if stored.get("description"):
+        items.append(("Description", str(stored["description"])))
+    if stored.get("format") == "gauntlet" and stored.get("gauntlet_bot"):
+        items.append(("Format", f"gauntlet: every bot plays {stored['gauntlet_bot']}"))
+    elif stored.get("format"):
+        items.append(("Format", "round robin: every bot plays every other"))
+    if isinstance(stored.get("games"), int):
+        items.append(("Games per pairing", f"{stored['games']} per variant, each bot starting "
+                                            "half of them"))
+    tc = settings.get("time_control") or {}
+    if tc:
+        items.append(("Time control", time_control_text(tc)))
+    openings = stored.get("openings")
+    if isinstance(openings, int) and openings > 0:
+        source = Path(str(stored.get("openings_file") or "")).name
+        items.append(("Openings", f"{openings} from {source}" if source else str(openings)))
+    elif openings == 0:
+        items.append(("Openings", "none: every game starts on the empty board"))
+    if isinstance(stored.get("concurrency"), int):
+        n = stored["concurrency"]
+        items.append(("Concurrency", f"{n} game{'s' if n != 1 else ''} at a time"))
+    if stored.get("restart") == "every-game":
+        items.append(("Bot processes", "a fresh process for every game"))
+    elif stored.get("restart") == "on-failure":
+        items.append(("Bot processes", "kept between games, restarted after a failure"))
+    if stored.get("seed") is not None:
+        items.append(("Seed", str(stored["seed"])))
+    if settings.get("void_games"):
+        n = settings["void_games"]
+        items.append(("Void games", f"{n} (neither bot could start; not rated)"))
+    if settings.get("file"):
+        items.append(("Tournament file", Path(str(settings["file"])).name))
+    for key, label in (("created_at", "Started"), ("updated_at", "Last updated")):
+        if settings.get(key):
+            items.append((label, render.timestamp(settings[key])))
+    return items
+
+
+def dates(games: pd.DataFrame, published: str) -> dict[str, str]:
+    """First and last game, and the time of publishing (all ISO-8601 UTC, shown by `timestamp`)."""
+    started = [s for s in games["started_at"] if s]
+    finished = [s for s in games["finished_at"] if s]
+    return {"first_game": min(started) if started else "",
+            "last_game": max(finished) if finished else "", "published": published}
+
+
+# -- leaderboard and crosstable ------------------------------------------------------------------
+
+def standings_rows(table: pd.DataFrame) -> list[dict]:
+    return render.records(table)
+
+
+def score_colour(pct: float | None) -> str:
+    """The crosstable's colour scale: hue 0 (red, lost everything) to 120 (green, won all)."""
+    if pct is None:
+        return ""
+    return f"hsl({120 * min(max(pct, 0.0), 1.0):.0f} 65% 45% / 0.32)"
+
+
+def pair_matrix(table: pd.DataFrame, order: list[str]) -> dict:
+    """Head-to-head cells for both directions of every pair, with the score and its colour."""
+    cells: dict[str, dict[str, dict]] = {}
+    for row in render.records(table):
+        a, b = row["bot_a"], row["bot_b"]
+        los, diff = row.get("los"), row.get("elo_diff")
+        mirrored = {"bot_a": b, "bot_b": a, "games": row["games"], "wins": row["losses"],
+                    "draws": row["draws"], "losses": row["wins"],
+                    "elo_diff": -diff if diff is not None else None,
+                    "elo_margin": row.get("elo_margin"),
+                    "los": 1 - los if los is not None else None}
+        for cell in (row, mirrored):
+            n = cell["games"] or 0
+            points = cell["wins"] + cell["draws"] / 2
+            cells.setdefault(cell["bot_a"], {})[cell["bot_b"]] = {
+                **{k: cell.get(k) for k in ("bot_a", "bot_b", "games", "wins", "draws", "losses",
+                                            "elo_diff", "elo_margin", "los")},
+                "points": points, "pct": points / n if n else None,
+                "colour": score_colour(points / n if n else None),
+            }
+    pairs = sorted((c for row in cells.values() for c in row.values()),
+                   key=lambda c: (c["bot_a"], c["bot_b"]))
+    return {"bots": order, "cells": cells, "pairs": pairs}
+
+
+# -- games -----------------------------------------------------------------------------------
+
+def game_rows(games: pd.DataFrame, links: Mapping[str, str]) -> list[dict]:
+    """Rows of the games list: every stored field plus link, result text and forfeit flag."""
+    rows = []
+    for row in render.records(games):
+        rows.append({**row, "link": links.get(row["game_id"], ""),
+                     "result_text": render.result_text(row["result"]),
+                     "forfeit": _isnum(row.get("forfeit_by"))})
+    return rows
+
+
+def reason_badge(row: Mapping[str, Any], replay: Mapping[str, Any] | None) -> dict | None:
+    """What the reason badge of a game says, and whether it is bad news; None for nothing known.
+
+    A recorded reason wins; a games file without one gets the engine's ending, or, when the
+    recorded moves break the rules, where they do.
+    """
+    name = {1: row.get("first"), 2: row.get("second")}
+    if row.get("reason"):
+        forfeit = _isnum(row.get("forfeit_by"))
+        text = str(row["reason"])
+        if forfeit:
+            text += f" by {name.get(int(row['forfeit_by']))}"
+        return {"text": text, "bad": forfeit or is_forfeit(text)}
+    if replay and replay.get("error"):
+        return {"text": f"illegal move at ply {replay['error_ply']}", "bad": True}
+    if replay and replay.get("outcome"):
+        return {"text": str(replay["outcome"]["reason"]), "bad": False}
+    return None
+
+
+def replay_warning(row: Mapping[str, Any], replay: Mapping[str, Any]) -> str | None:
+    """One line for the command line when a game's recorded moves cannot all be replayed."""
+    if not replay.get("error"):
+        return None
+    return (f"game {row['game_id']} ({row['first']} vs {row['second']}): {replay['error']}; "
+            "its replay stops there")
+
+
+# -- bot pages ---------------------------------------------------------------------------------
+
+def move_times(move_ms: Any) -> list[float]:
+    """The numbers of a stored `move_ms` JSON list (gaps and bad entries left out)."""
+    if isinstance(move_ms, list | tuple):
+        items = move_ms
+    else:
+        try:
+            items = json.loads(move_ms) if move_ms else []
+        except (TypeError, ValueError):
+            return []
+    return [float(v) for v in items if _isnum(v)] if isinstance(items, list) else []
+
+
+def _nice_values(lo: float, hi: float) -> list[float]:
+    """1-2-5 steps (0.1, 0.2, 0.5, 1, 2, 5, 10, ...) from the last one <= lo to the first >= hi."""
+    values: list[float] = []
+    for exponent in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 2):
+        values += [round(m * 10.0 ** exponent, 12) for m in (1, 2, 5)]
+    below = [v for v in values if v <= lo * (1 + 1e-9)]
+    above = [v for v in values if v >= hi * (1 - 1e-9)]
+    start, stop = below[-1], above[0]
+    if stop <= start:
+        stop = next(v for v in values if v > start)
+    return [v for v in values if start <= v <= stop]
+
+
+def histogram(values: list[float], bins: int = 24) -> dict | None:
+    """A log-scale histogram of move times whose axis starts and ends on a labelled tick.
+
+    Positions (`x`, `w`, tick `x`) are percentages of the axis width, heights percentages of the
+    tallest bar; `peak` is the tallest bar, labelled with its count on the page.
+    """
+    if not values:
+        return None
+    nice = _nice_values(max(min(values), 0.1), max(max(values), 0.1))
+    lo, hi = nice[0], nice[-1]
+    llo, span = math.log10(lo), math.log10(hi) - math.log10(lo)
+    width = span / bins
+    counts = [0] * bins
+    for v in values:
+        i = int((math.log10(max(v, lo)) - llo) / width)
+        counts[min(max(i, 0), bins - 1)] += 1
+    top = max(counts)
+    bars = [{"x": i * 100 / bins, "w": 100 / bins, "h": 100 * c / top, "count": c,
+             "from": 10 ** (llo + i * width), "to": 10 ** (llo + (i + 1) * width)}
+            for i, c in enumerate(counts)]
+    shown = nice if len(nice) <= 8 else [v for v in nice if v in (lo, hi)
+                                          or math.log10(v).is_integer()]
+    ticks = [{"x": 100 * (math.log10(v) - llo) / span, "value": v, "label": f"{v:g}"}
+             for v in shown]
+    peak = bars[counts.index(top)]
+    middle = peak["x"] + peak["w"] / 2
+    # the label hangs from its bar's middle, but never past either end of the axis
+    shift = 0 if middle < 10 else -100 if middle > 90 else -50
+    return {"bars": bars, "ticks": ticks, "lo": lo, "hi": hi,
+            "peak": {"x": middle, "count": top, "shift": shift}}
+
+
+def limit_position(hist: Mapping[str, Any] | None, limit_ms: float | None) -> float | None:
+    """Where the per-move limit falls on the histogram's axis (percent), None if off the axis."""
+    if not hist or not limit_ms or not hist["lo"] <= limit_ms <= hist["hi"]:
+        return None
+    return 100 * (math.log10(limit_ms) - math.log10(hist["lo"])) / (
+        math.log10(hist["hi"]) - math.log10(hist["lo"]))
+
+
+def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict]],
+                links: Mapping[str, str], logs: Mapping[tuple[str, int], tuple[str, str]] | None,
+                limit_ms: float | None) -> dict:
+    """The page of one bot: ratings per scope, results per opponent, move times and forfeits.
+
+    `logs` maps (game_id, seat) to (log file name, stderr tail); None when the logs are not
+    published (the page then says so instead of showing them).
+    """
+    mine = games[(games["first"] == bot) | (games["second"] == bot)]
+    rows: dict[tuple[str, str], dict] = {}
+    times: list[float] = []
+    times_by_variant: dict[str, list[float]] = {}
+    forfeits = []
+    for g in render.records(mine):
+        seat = 1 if g["first"] == bot else 2
+        opponent = g["second"] if seat == 1 else g["first"]
+        score = g["result"] if seat == 1 else 1 - g["result"]
+        r = rows.setdefault((g["variant"], opponent), {
+            "variant": g["variant"] or UNNAMED_VARIANT, "opponent": opponent, "games": 0,
+            "wins": 0, "draws": 0, "losses": 0, "forfeits": 0, "opp_forfeits": 0, "as_first": 0,
+            "first_points": 0.0})
+        r["games"] += 1
+        r["wins"] += score == 1
+        r["draws"] += score == 0.5
+        r["losses"] += score == 0
+        if seat == 1:
+            r["as_first"] += 1
+            r["first_points"] += score
+        if _isnum(g.get("forfeit_by")) and int(g["forfeit_by"]) == seat:
+            r["forfeits"] += 1
+            log_name, tail = (logs or {}).get((g["game_id"], seat), ("", ""))
+            forfeits.append({**g, "link": links.get(g["game_id"], ""), "seat": seat,
+                             "opponent": opponent, "log_name": log_name, "log_tail": tail})
+        elif _isnum(g.get("forfeit_by")):
+            r["opp_forfeits"] += 1
+        own = move_times(g.get("move_ms"))[seat - 1::2]
+        times.extend(own)
+        times_by_variant.setdefault(g["variant"] or UNNAMED_VARIANT, []).extend(own)
+    table = sorted(rows.values(), key=lambda r: (r["variant"], r["opponent"]))
+    for r in table:
+        r["points"] = r["wins"] + r["draws"] / 2
+        r["pct"] = r["points"] / r["games"]
+    summary = {scope: row for scope, scope_rows in standings.items()
+               for row in scope_rows if row["bot"] == bot}
+    time_rows = [{"variant": "all", **time_summary(times)}]
+    if len(times_by_variant) > 1:
+        time_rows += [{"variant": v, **time_summary(t)} for v, t in sorted(times_by_variant.items())]
+    hist = histogram(times)
+    return {"bot": bot, "summary": summary, "by_opponent": table, "time_rows": time_rows,
+            "hist": hist, "time_limit": limit_ms, "limit_x": limit_position(hist, limit_ms),
+            "forfeits": forfeits}
+
+
+# -- downloads -------------------------------------------------------------------------------
+
+def leaderboard_markdown(title: str, tables: Mapping[str, pd.DataFrame], labels: Mapping[str, str],
+                         when: Mapping[str, str], n_games: int, arena_version: str) -> str:
+    """leaderboard.md: the same tables as `arena standings --format markdown`, one per scope."""
+    period = " – ".join(d[:10] for d in (when["first_game"], when["last_game"]) if d)
+    meta = [f"{n_games} games", *([period] if period else []),
+            *([f"arena {arena_version}"] if arena_version else [])]
+    parts = [f"# {title}", "", ", ".join(meta) + ".", ""]
+    for scope, table in tables.items():
+        heading = labels[scope] if len(tables) > 1 else None
+        parts.append(render.render_standings(table, "markdown", title=heading))
+    parts.append(f"Published with arena {__version__}.")
+    return "\n".join(parts) + "\n"

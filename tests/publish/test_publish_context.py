@@ -1,0 +1,177 @@
+"""What the site's pages show, checked on the pure page contexts: no browser, no files."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pandas as pd
+import pytest
+
+from arena.publish import context
+from arena.publish.load import PublishError, clean_games, publish_logs_setting
+from arena.publish.replay import replay_frames
+from arena.ratings.pairs import pairwise_table
+from arena.ratings.standings import compute_standings
+from arena.reports.render import render_standings
+from arena.stats import percentile
+
+# What `arena.tournament.store.read_settings` returns for a small tournament (its real shape).
+STORED = {
+    "name": "cup", "file": "/home/ada/private/cup.toml", "format": "round-robin",
+    "time_control": {"base_ms": None, "grace_ms": 200, "increment_ms": 0, "move_ms": 1000,
+                     "startup_ms": 5000},
+    "variants": ["classic"], "games": 12, "void_games": 0,
+    "created_at": "2026-11-30T22:12:56Z", "updated_at": "2026-11-30T23:01:02.345Z",
+    "arena_version": "0.1.0", "schema_version": 1,
+    "bots": [
+        {"name": "alpha", "ref": "/home/ada/bots/alpha", "command": ["/usr/bin/python3",
+         "/home/ada/bots/alpha/bot.py"], "args": ["--fast"], "cwd": "/home/ada/bots/alpha",
+         "program_hash": "ab" * 8, "version": "1.0", "author": "Ada", "language": "C"},
+        {"name": "beta", "ref": "beta", "command": ["beta"], "args": [], "cwd": "",
+         "program_hash": "", "version": "", "author": "", "language": ""},
+    ],
+    "settings": {"name": "cup", "file": "/home/ada/private/cup.toml", "description": "",
+                 "format": "round-robin", "gauntlet_bot": None, "games": 4,
+                 "variants": ["classic"], "openings_file": None, "openings": 0,
+                 "openings_digest": "", "concurrency": 2, "seed": 3, "restart": "on-failure",
+                 "output": "/home/ada/private/results", "time_control": {}, "bots": []},
+}
+
+
+def games(rows: list[tuple]) -> pd.DataFrame:
+    """A games table from (first, second, result[, reason, forfeit_by]) tuples."""
+    frame = pd.DataFrame([{"first": r[0], "second": r[1], "result": r[2],
+                           "reason": r[3] if len(r) > 3 else "line",
+                           "forfeit_by": r[4] if len(r) > 4 else float("nan"),
+                           "variant": "classic"} for r in rows])
+    return clean_games(frame)
+
+
+def test_tournament_panel_is_worded_for_people():
+    items = context.tournament_items(STORED)
+    text = "\n".join(f"{label}: {value}" for label, value in items)
+    assert "None" not in text and "null" not in text
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text  # no raw keys such as grace_ms
+    labels = dict(items)
+    assert labels["Time control"] == "1 s per move (200 ms grace; 5 s to start up)"
+    assert labels["Openings"] == "none: every game starts on the empty board"
+    assert labels["Concurrency"] == "2 games at a time"
+    assert labels["Tournament file"] == "cup.toml"  # never the publisher's folders
+    assert "/home/ada" not in text
+    # both stored timestamp spellings (with and without milliseconds) show one way
+    assert labels["Started"] == "2026-11-30 22:12:56 UTC"
+    assert labels["Last updated"] == "2026-11-30 23:01:02 UTC"
+
+
+def test_time_control_wording_for_a_clock():
+    tc = {"base_ms": 60000, "increment_ms": 500, "move_ms": 2000, "grace_ms": 0, "startup_ms": 0}
+    assert context.time_control_text(tc) == "60 s per game + 500 ms per move, at most 2 s per move"
+
+
+def test_games_file_settings_show_nothing_invented():
+    assert context.tournament_items({}) == []
+
+
+def test_bot_author_and_language_come_from_the_store():
+    frame = games([("alpha", "beta", 1.0), ("beta", "alpha", 0.5)])
+    infos = context.bot_infos(frame, STORED)
+    assert (infos["alpha"]["author"], infos["alpha"]["language"]) == ("Ada", "C")
+    assert infos["alpha"]["byline"] == "by Ada · C"
+    assert infos["alpha"]["command"] == "python …/alpha/bot.py --fast"
+    assert infos["beta"]["byline"] == ""
+    plain = context.bot_infos(frame, {})  # a games file: no bots table, nothing to show
+    assert plain["alpha"]["byline"] == "" and plain["alpha"]["command"] == ""
+
+
+def test_crosstable_colour_grows_with_the_score():
+    rows = [("a", "b", 1.0)] * 14 + [("a", "b", 0.0)] * 6 + [("a", "c", 1.0)] * 20 \
+        + [("b", "c", 0.5)] * 20
+    frame = games(rows)
+    matrix = context.pair_matrix(pairwise_table(frame), ["a", "b", "c"])
+    cells = matrix["cells"]
+    assert cells["a"]["b"]["points"] == 14 and cells["b"]["a"]["points"] == 6
+    hues = {pair: float(re.match(r"hsl\((\d+)", cells[pair[0]][pair[1]]["colour"]).group(1))
+            for pair in (("a", "c"), ("a", "b"), ("b", "c"), ("b", "a"), ("c", "a"))}
+    assert hues[("a", "c")] == 120 and hues[("c", "a")] == 0 and hues[("b", "c")] == 60
+    assert hues[("a", "c")] > hues[("a", "b")] > hues[("b", "c")] > hues[("b", "a")]
+    assert len(matrix["pairs"]) == 6  # both directions of the three pairs
+
+
+@pytest.mark.parametrize("values", [
+    [400 + 5 * i for i in range(110)],          # a bot that spends most of a 1 s budget
+    [0.05, 0.2, 3.0, 17.0, 950.0, 999.0],       # sub-millisecond to the limit
+    [42.0] * 10,                                # every move the same time
+    [0.0, 0.0, 1.0],
+])
+def test_histogram_bars_lie_within_the_labelled_axis(values):
+    hist = context.histogram(values)
+    ticks = hist["ticks"]
+    assert ticks[0]["x"] == pytest.approx(0) and ticks[-1]["x"] == pytest.approx(100)
+    assert ticks[0]["value"] == hist["lo"] and ticks[-1]["value"] == hist["hi"]
+    assert hist["lo"] <= max(min(values), 0.1) and max(values) <= hist["hi"]
+    assert all(0 <= b["x"] and b["x"] + b["w"] <= 100 + 1e-9 for b in hist["bars"])
+    assert sum(b["count"] for b in hist["bars"]) == len(values)
+    tallest = max(hist["bars"], key=lambda b: b["count"])
+    assert hist["peak"]["count"] == tallest["count"]
+    assert ticks[0]["value"] <= tallest["from"] and tallest["to"] <= ticks[-1]["value"] * 1.000001
+    labels = [t["label"] for t in ticks]
+    assert all(re.fullmatch(r"[0-9.]+", label) for label in labels), labels
+
+
+def test_bot_page_times_use_the_one_percentile_rule():
+    frame = games([("a", "b", 1.0), ("b", "a", 0.0)])
+    frame["move_ms"] = [json.dumps([1, 100, 2, 100, 3, 100, 4, 100, 5, 100, 10]),
+                        json.dumps([100, 6, 100, 7, 100, 8, 100, 9])]
+    standings = {context.ALL: context.standings_rows(compute_standings(frame))}
+    page = context.bot_context("a", frame, standings, {}, None, 5)
+    mine = [1, 2, 3, 4, 5, 10, 6, 7, 8, 9]
+    row = page["time_rows"][0]
+    assert row["n"] == 10 and row["p90"] == pytest.approx(percentile(mine, 90)) == 9.1
+    assert row["p50"] == pytest.approx(5.5)
+    assert 0 < page["limit_x"] < 100  # the 5 ms limit is on the 1..10 ms axis
+
+
+def test_reason_badge_never_empty():
+    row = {"first": "a", "second": "b", "reason": "", "forfeit_by": math.nan}
+    illegal = replay_frames("classic", "d1 d1 d1 d1 d1 d1 d1")
+    assert context.reason_badge(row, illegal) == {"text": "illegal move at ply 7", "bad": True}
+    won = replay_frames("classic", "d1 d2 d1 d2 d1 d2 d1")
+    assert context.reason_badge(row, won) == {"text": "line", "bad": False}
+    assert context.reason_badge(row, replay_frames("classic", "d1")) is None
+    recorded = {**row, "reason": "timeout", "forfeit_by": 2.0}
+    assert context.reason_badge(recorded, won) == {"text": "timeout by b", "bad": True}
+    message = context.replay_warning({**row, "game_id": "g7"}, illegal)
+    assert message.startswith("game g7 (a vs b): ply 7:")
+
+
+def test_a_games_file_with_only_first_second_result_is_one_unnamed_variant():
+    frame = clean_games(pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+                                      "result": [1.0, 0.5]}))
+    variants, scopes, labels = context.scopes_of(frame)
+    assert variants == [""] and scopes == [context.ALL]
+    assert labels[context.ALL] == context.UNNAMED_VARIANT
+    rows = context.game_rows(frame, {})
+    assert [r["result_text"] for r in rows] == ["1-0", "½-½"] and rows[0]["link"] == ""
+
+
+def test_clean_games_needs_the_three_columns():
+    with pytest.raises(PublishError, match="lacks columns: result"):
+        clean_games(pd.DataFrame({"first": ["a"], "second": ["b"]}))
+
+
+def test_publish_logs_setting():
+    assert publish_logs_setting({}) is True
+    assert publish_logs_setting(STORED) is True
+    assert publish_logs_setting({"settings": {"publish_logs": False}}) is False
+
+
+def test_markdown_leaderboard_is_the_standings_table():
+    frame = games([("a", "b", 1.0), ("b", "a", 0.5), ("a", "b", 1.0)])
+    table = compute_standings(frame)
+    when = context.dates(frame, "2026-11-30T22:00:00.000Z")
+    text = context.leaderboard_markdown("cup", {context.ALL: table}, {context.ALL: "classic"},
+                                        when, 3, "0.1.0")
+    assert text.startswith("# cup\n\n3 games, arena 0.1.0.\n")
+    assert render_standings(table, "markdown") in text
