@@ -117,8 +117,8 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
         summary = runner.run()
     except (registry.LeagueError, StoreError, ValueError) as error:
         raise _fail(error) from None
-    if publish_every and summary.games:
-        runner._publish()
+    if publish_every and summary.games > runner.published_at:
+        runner.publish()
     click.echo(f"Done: {summary.games} games this run; {summary.stopped_by}.")
 
 

@@ -107,6 +107,7 @@ class LeagueRunner:
         self.finished: queue.Queue[tuple[PairJob, int, GameRecord | BaseException | None]] = queue.Queue()
         self.in_flight: dict[int, PairJob] = {}
         self.summary = RunSummary()
+        self.published_at = 0  # games of this run when the site was last rebuilt
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> RunSummary:
@@ -243,11 +244,13 @@ class LeagueRunner:
             self.summary.forfeits[loser] += 1
             self.out(f"{loser} forfeited {item.game_id} ({item.reason}: {item.detail[:80]})")
         if self.publish_every and self.summary.games % self.publish_every == 0:
-            self._publish()
+            self.publish()
 
-    def _publish(self) -> None:
+    def publish(self) -> None:
+        """Rebuild FOLDER/site; readers never see half a site (it is built aside, then swapped in)."""
         from arena.publish.site import build_site
 
+        self.published_at = self.summary.games
         try:
             build_site(self.folder)
         except Exception as error:  # noqa: BLE001 - a failed publish never stops the league

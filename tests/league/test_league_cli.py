@@ -1,0 +1,164 @@
+"""Leagues end to end through `python -m arena league ...` with real subprocess bots."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+BAD_BOT = """import sys
+print("hello name=bad", flush=True)
+for line in sys.stdin:
+    if line.startswith("turn"):
+        print("move banana", flush=True)
+"""
+
+
+def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
+                          timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def games(folder: Path) -> list[tuple]:
+    with sqlite3.connect(f"file:{folder / 'games.db'}?mode=ro", uri=True) as conn:
+        return conn.execute("SELECT game_id, pair_id, first, second, variant, opening, result "
+                            "FROM games ORDER BY seq").fetchall()
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def processes_running_from(folder: Path) -> list[int]:
+    """Pids whose command line names a file under `folder` (the league's bot snapshots)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if str(folder).encode() in f.read():
+                    found.append(int(name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.fixture
+def league(tmp_path: Path) -> Path:
+    folder = tmp_path / "league"
+    arena("league", "init", str(folder), "--variants", "classic,popout", "--move-ms", "200")
+    for bot in ("random", "greedy"):
+        arena("league", "submit", str(folder), bot)
+    return folder
+
+
+def start_run(folder: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "arena", "league", "run", str(folder), "-j", "2", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def stop_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+    proc.communicate(timeout=60)
+
+
+def test_submissions_and_new_versions_are_picked_up_while_running(league: Path, no_leftover_processes):
+    run = start_run(league)
+    try:
+        wait_for(lambda: len(games(league)) >= 4, "the first games")
+        arena("league", "submit", str(league), "random", "--name", "late", "--author", "Ada")
+        wait_for(lambda: any("late@1" in (g[2], g[3]) for g in games(league)), "late@1 to play")
+        arena("league", "submit", str(league), str(Path(__file__).parents[2] / "bots" / "random"),
+              "--name", "late")
+        wait_for(lambda: any("late@2" in (g[2], g[3]) for g in games(league)), "late@2 to play")
+        arena("league", "remove", str(league), "greedy")
+        # Pairs that started before the removal may still finish; none start after it.
+        mark = len(games(league)) + 4
+        wait_for(lambda: len(games(league)) >= mark + 6, "games after the removal")
+    finally:
+        stop_group(run, signal.SIGINT)
+    assert run.returncode == 0, run.stderr
+    rows = games(league)
+    last_v1 = max(k for k, g in enumerate(rows) if "late@1" in (g[2], g[3]))
+    first_v2 = min(k for k, g in enumerate(rows) if "late@2" in (g[2], g[3]))
+    assert all("late@1" not in (g[2], g[3]) for g in rows[first_v2 + 4:])  # v2 replaced v1
+    assert last_v1 < first_v2 + 4
+    assert all("greedy@1" not in (g[2], g[3]) for g in rows[mark:])
+    status = arena("league", "status", str(league)).stdout
+    assert "late@1" in status and "retired" in status and "by Ada" in status
+
+
+def test_sigkill_mid_game_never_loses_or_repeats_a_game_and_seats_stay_balanced(league: Path):
+    for round_no in range(3):
+        run = start_run(league)
+        try:
+            target = len(games(league)) + 3
+            wait_for(lambda target=target: len(games(league)) >= target, f"games in round {round_no}")
+        finally:
+            stop_group(run, signal.SIGKILL)
+        wait_for(lambda: not processes_running_from(league), "the bots of the killed league to end", 30)
+    arena("league", "run", str(league), "-j", "2", "--until", "6")
+    rows = games(league)
+    ids = [g[0] for g in rows]
+    assert len(ids) == len(set(ids))
+    by_pair: dict[str, list[tuple]] = {}
+    for g in rows:
+        by_pair.setdefault(g[1], []).append(g)
+    half = [p for p, gs in by_pair.items() if len(gs) != 2]
+    assert len(half) <= 1, f"pairs cut in half were not completed: {half}"  # at most the last, in flight
+    for pair, gs in by_pair.items():
+        if len(gs) == 2:
+            (a, b) = gs
+            assert (a[2], a[3]) == (b[3], b[2]), f"{pair}: seats not swapped"
+            assert (a[4], a[5]) == (b[4], b[5]), f"{pair}: variant or opening differs"
+
+
+def test_a_failing_submission_changes_nothing(league: Path, tmp_path: Path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(BAD_BOT)
+    before = sorted(p.relative_to(league) for p in (league / "bots").rglob("*"))
+    status_before = arena("league", "status", str(league)).stdout
+    proc = arena("league", "submit", str(league), str(bad), check=False)
+    assert proc.returncode == 1
+    assert "refused" in proc.stderr and "FAIL" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.relative_to(league) for p in (league / "bots").rglob("*")) == before
+    assert arena("league", "status", str(league)).stdout == status_before
+
+
+def test_league_errors_are_one_line(tmp_path: Path, league: Path):
+    missing = arena("league", "run", str(tmp_path / "nowhere"), check=False)
+    assert missing.returncode == 1 and "not a league" in missing.stderr
+    again = arena("league", "init", str(league), check=False)
+    assert again.returncode == 1 and "already holds a league" in again.stderr
+    bad_until = arena("league", "run", str(league), "--until", "soon", check=False)
+    assert bad_until.returncode == 1 and "--until 'soon'" in bad_until.stderr
+    unknown = arena("league", "remove", str(league), "nobody", check=False)
+    assert unknown.returncode == 1 and "greedy" in unknown.stderr
+    for proc in (missing, again, bad_until, unknown):
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):
+    arena("league", "run", str(league), "-j", "2", "--until", "4", "--publish-every", "4")
+    assert (league / "site" / "index.html").is_file()
+    standings = arena("standings", str(league), "--format", "csv").stdout
+    assert "random@1" in standings and "greedy@1" in standings
+    out = tmp_path / "games.csv"
+    arena("export", str(league), "--out", str(out))
+    assert out.read_text().count("\n") == 5
