@@ -248,3 +248,26 @@ def test_readme_sdk_bot_answers_a_session(tmp_path):
 def test_readme_record_example_reads_back():
     variant, tokens = parse_record("popout:8x7: d4 d4 p4", PRESETS["classic"])
     assert variant.spec == "popout:8x7" and tokens == ["d4", "d4", "p4"]
+
+
+# --- what the README says the demo and the bundled bots do ----------------------------------
+
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def test_readme_says_what_the_demo_plays():
+    demo = tomllib.loads(read("tournaments/demo.toml"))
+    sentence = re.search(r"The demo plays (.*?)\n\n", read("README.md"), re.DOTALL).group(1)
+    sentence = " ".join(sentence.split())
+    bots, variants = demo["bots"], demo["variants"]
+    paths = sorted({bot["path"] for bot in bots})
+    pairings = len(bots) * (len(bots) - 1) // 2
+    assert sentence.startswith(f"{NUMBERS[len(bots)]} entrants, {NUMBERS[len(paths)]} of the "
+                               "bundled bots"), sentence
+    for path in paths:
+        assert f"`{path}`" in sentence
+    for bot in bots:
+        if bot.get("args"):
+            assert f"`{' '.join(bot['args'])}`" in sentence
+    assert f"in {NUMBERS[len(variants)]} variants ({pairings * len(variants) * demo['games']} games" \
+        in sentence
