@@ -79,7 +79,7 @@ def _potential_source(k: int, stride: int) -> str:
 
 def _compile(source: str, name: str) -> Callable:
     namespace: dict = {}
-    exec(compile(source, f"<bitboard {name}>", "exec"), namespace)  # noqa: S102
+    exec(compile(source, f"<bitboard {name}>", "exec"), namespace)
     return namespace[name]
 
 

@@ -29,12 +29,15 @@ from arena.game.replay import replay_record
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ("README.md", "PROTOCOL.md")
+VENV = "python3 -m venv .venv && . .venv/bin/activate"  # how the README's set-up commands start
 
 # Commands of the README that the test does not run, each with the reason. Keys are prefixes.
 SKIPPED = {
-    "pip install -e . && arena run":
-        "installs the project and runs the whole demo (minutes); CI's fresh clone does the former",
-    "pip install -e '.[dev]' && pytest": "is the test suite itself, as .ci/run runs it",
+    f"{VENV} && pip install -e . && arena run tournaments/demo.toml":
+        "installs the project and plays the whole demo (minutes); the venv part is run by "
+        "test_readme_setup_commands_create_and_use_their_own_venv",
+    f"{VENV} && pip install -e '.[dev]' && pytest":
+        "is the test suite itself; .ci/run runs exactly it (test_ci_runs_exactly_the_readme_test_command)",
     "arena run tournaments/demo.toml": "plays the 200-game demo tournament (about a minute or more)",
     "arena standings results/demo": "needs the demo's results (tests/tournament cover standings)",
     "arena publish results/demo": "needs the demo's results (tests/publish cover the site)",
@@ -108,6 +111,37 @@ def test_arena_variants_lists_what_the_readme_table_lists():
     assert table == list(PRESETS)
     for name in table:
         assert re.search(rf"^{name}\s", out.stdout, re.MULTILINE), out.stdout
+
+
+def readme_setup_commands() -> list[str]:
+    first_block = code_blocks(read("README.md"), "sh")[0]
+    return [line.strip() for line in first_block.splitlines() if line.strip()]
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    test_command = next(c for c in readme_setup_commands() if c.endswith("&& pytest"))
+    ci = read(".ci/run")
+    commands = [line.strip() for line in ci.splitlines()
+                if line.strip() and not line.strip().startswith("#")]
+    assert commands[-1] == test_command
+    packages = " ".join(line for line in ci.splitlines() if "packages+=" in line)
+    for package in ("chromium", "bubblewrap"):
+        assert f"packages+=({package})" in packages
+    assert 'apt-get install -y -qq "${packages[@]}"' in ci
+    assert subprocess.run(["bash", "-n", str(ROOT / ".ci" / "run")]).returncode == 0
+
+
+def test_readme_setup_commands_create_and_use_their_own_venv(tmp_path):
+    commands = readme_setup_commands()
+    assert len(commands) == 2
+    for command in commands:
+        assert command.startswith(f"{VENV} && pip install -e ")
+    # in a POSIX shell, the pip the commands run is the new environment's, never the system's
+    out = subprocess.run(["sh", "-c", f"{VENV} && command -v pip && python -c 'import sys; "
+                          "print(sys.prefix)'"], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(tmp_path / ".venv" / "bin" / "pip"), str(tmp_path / ".venv")]
 
 
 # --- records and move lists -----------------------------------------------------------------
