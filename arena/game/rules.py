@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from arena.reasons import Reason
+from arena.reasons import END_REASONS, Reason
 
 if TYPE_CHECKING:
     from arena.game.variant import Variant
@@ -55,6 +55,8 @@ class Verdict:
     def __init__(self, score: float, reason: str) -> None:
         if score not in (0.0, 0.5, 1.0):
             raise ValueError(f"a verdict scores 0, 0.5 or 1 for the mover, got {score}")
+        if reason not in END_REASONS:  # the store, ratings and site know only these
+            raise ValueError(f"a verdict's reason is one of {', '.join(END_REASONS)}, got {reason!r}")
         self.score = score  # 1: the mover wins, 0.5: draw, 0: the mover loses
         self.reason = str(reason)
         self.outcomes: tuple[Outcome, Outcome] = (self._outcome(1), self._outcome(2))

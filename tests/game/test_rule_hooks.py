@@ -21,6 +21,7 @@ from arena.game import (
     Rules,
     RulesError,
     VariantError,
+    Verdict,
     format_record,
     parse_move,
     parse_variant,
@@ -154,3 +155,11 @@ def test_unknown_and_clashing_rules_are_clear_errors(misere):
     bad.name = "Bad Name"
     with pytest.raises(RulesError, match="bad rule name"):
         register_rules(bad)
+
+
+def test_a_verdict_uses_the_one_vocabulary_of_reasons():
+    assert Verdict(0.0, "line").outcomes == (Outcome(2, "line"), Outcome(1, "line"))
+    with pytest.raises(ValueError, match="reason is one of line, full"):
+        Verdict(0.0, "misere")
+    with pytest.raises(ValueError, match="0, 0.5 or 1"):
+        Verdict(2.0, "line")
