@@ -215,8 +215,10 @@ class Game:
             return f"column {column} is full"
         if not self.variant.pops:
             return "pops are not allowed in this variant"
-        if column - 1 not in self._geo.poppable:
+        if column in self.variant.fixed_columns:
             return f"column {column} is fixed and cannot be popped"
+        if column - 1 not in self._geo.poppable:
+            return f"column {column} cannot be popped under rule {self.variant.rules.name}"
         if self.heights[column - 1] == 0:
             return f"column {column} is empty"
         return f"the bottom disc of column {column} is not player {self.to_move}'s"

@@ -17,6 +17,7 @@ from arena.game import (
     RULES,
     STANDARD,
     Game,
+    IllegalMoveError,
     Outcome,
     Rules,
     RulesError,
@@ -163,3 +164,28 @@ def test_a_verdict_uses_the_one_vocabulary_of_reasons():
         Verdict(0.0, "misere")
     with pytest.raises(ValueError, match="0, 0.5 or 1"):
         Verdict(2.0, "line")
+
+
+class NoCentrePops(Rules):
+    """The legal-moves hook: the centre column cannot be popped."""
+
+    name = "test-no-centre-pops"
+
+    def poppable_columns(self, variant):
+        centre = variant.columns // 2
+        return tuple(c for c in super().poppable_columns(variant) if c != centre)
+
+
+def test_the_legal_moves_hook_decides_which_columns_pop():
+    rules = register_rules(NoCentrePops())
+    try:
+        variant = parse_variant("popout,rule=test-no-centre-pops")
+        game = play(variant.spec, "d4 d3 d5 d2")
+        assert -4 not in game.legal_moves() and -5 in game.legal_moves()
+        with pytest.raises(IllegalMoveError, match="column 4 cannot be popped under rule "
+                                                   "test-no-centre-pops"):
+            game.push(-4)
+        assert 3 not in geometry_for(variant).poppable and 4 in geometry_for(variant).poppable
+        assert -4 in play("popout", "d4 d3 d5 d2").legal_moves()
+    finally:
+        del RULES[rules.name]
