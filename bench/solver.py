@@ -1,12 +1,16 @@
 """Benchmark of the alphabeta bot's exact solver on Pascal Pons' test sets.
 
     python bench/solver.py [--sets Test_L3_R1 Test_L2_R1] [--limit N] [--budget 1.0]
+                           [--reference DIR]
 
 For each set it solves every position (exact score on Pons' scale, from a cleared transposition
 table), checks the score against the reference, finds a winning move in each won position and
 checks it (the position after it must be lost for the opponent), and prints `name: value unit`
 lines: share solved (correct and within the budget), mean and worst time, nodes per second.
-The reference data lives in ../shared/reference/connect4 (relative to the project root).
+The test sets (1000 positions each) are read from ../shared/reference/connect4 (relative to the
+project root) or `--reference DIR`; without them it runs on the few positions shipped in
+bench/data/connect4 (the first lines of the same sets, from Pascal Pons' benchmark,
+blog.gamesolver.org, "Solving Connect 4: test protocol") and says so.
 """
 
 from __future__ import annotations
@@ -25,8 +29,21 @@ from search import Solver  # noqa: E402
 from arena.bitboard import geometry_for  # noqa: E402
 from arena.game import PRESETS, Game  # noqa: E402
 
-REFERENCE = ROOT.parent / "shared" / "reference" / "connect4"
+SHARED = ROOT.parent / "shared" / "reference" / "connect4"
+SHIPPED = ROOT / "bench" / "data" / "connect4"
 DEFAULT_SETS = ("Test_L3_R1", "Test_L2_R1")
+
+
+def reference_dir(explicit: Path | None) -> Path:
+    """Where the test sets are: `--reference`, else the shared reference data, else the sample
+    shipped with the project (with a note on stderr)."""
+    if explicit is not None:
+        return explicit
+    if SHARED.is_dir():
+        return SHARED
+    print(f"note: Pons' test sets not found at {SHARED} (give --reference DIR): using the "
+          f"positions shipped in {SHIPPED.relative_to(ROOT)}", file=sys.stderr)
+    return SHIPPED
 
 
 def load_set(path: Path, limit: int | None = None) -> list[tuple[str, int]]:
@@ -77,14 +94,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="+", default=list(DEFAULT_SETS))
     parser.add_argument("--limit", type=int, default=None, help="positions per set")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds allowed per position")
+    parser.add_argument("--reference", type=Path, default=None,
+                        help="folder of Pons' test sets (default: ../shared/reference/connect4, "
+                             "else the positions shipped in bench/data/connect4)")
     args = parser.parse_args(argv)
-    if not REFERENCE.is_dir():
-        print(f"reference data not found at {REFERENCE}", file=sys.stderr)
+    reference = reference_dir(args.reference)
+    missing = [name for name in args.sets if not (reference / name).is_file()]
+    if missing:
+        print(f"error: test set {missing[0]} not found in {reference}", file=sys.stderr)
         return 2
     solver = Solver(geometry_for(PRESETS["classic"]))
     failed = False
     for name in args.sets:
-        rows = load_set(REFERENCE / name, args.limit)
+        rows = load_set(reference / name, args.limit)
         solved = wrong = slow = won = won_ok = 0
         total_time = worst = 0.0
         total_nodes = 0

@@ -5,7 +5,20 @@ Bots import this package, so it must not pull in pandas, matplotlib or click.
 
 from arena.game.moves import MoveError, format_move, parse_move
 from arena.game.record import format_record, parse_record
-from arena.game.state import Game, IllegalMoveError, Outcome
+from arena.game.rules import (
+    DRAW_EMPTY,
+    DRAW_FULL,
+    MOVER_LOSES,
+    MOVER_WINS,
+    RULES,
+    STANDARD,
+    Outcome,
+    Rules,
+    RulesError,
+    Verdict,
+    register_rules,
+)
+from arena.game.state import Game, IllegalMoveError
 from arena.game.variant import (
     PRESET_SUMMARIES,
     PRESETS,
@@ -17,6 +30,12 @@ from arena.game.variant import (
 from arena.reasons import END_REASONS as REASONS
 
 __all__ = [
+    "DRAW_EMPTY",
+    "DRAW_FULL",
+    "MOVER_LOSES",
+    "MOVER_WINS",
+    "RULES",
+    "STANDARD",
     "Game",
     "IllegalMoveError",
     "MoveError",
@@ -24,12 +43,16 @@ __all__ = [
     "PRESETS",
     "PRESET_SUMMARIES",
     "REASONS",
+    "Rules",
+    "RulesError",
     "Variant",
     "VariantError",
+    "Verdict",
     "build_variant",
     "format_move",
     "format_record",
     "parse_move",
     "parse_record",
     "parse_variant",
+    "register_rules",
 ]

@@ -1,5 +1,8 @@
 """Game state on bitboards: legal moves, applying and undoing moves, outcomes.
 
+Who wins, what is legal and what draws is asked of the variant's rules (`arena.game.rules`); this
+module only keeps the state.
+
 Layout: column c (0-based) owns bits c*(R+1) .. c*(R+1)+R-1, bottom first, plus one always-empty
 sentinel bit on top, so that shifting a line across columns never wraps into a neighbour.
 """
@@ -7,19 +10,20 @@ sentinel bit on top, so that shifting a line across columns never wraps into a n
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
 
 from arena.game.moves import format_move
+from arena.game.rules import Outcome, uses_standard_hooks
 from arena.game.variant import Variant
+from arena.reasons import Reason
+
+__all__ = ["Game", "IllegalMoveError", "Outcome", "geometry"]
+
+_REPETITION = Outcome(None, Reason.REPETITION.value)
+_MAX_PLIES = Outcome(None, Reason.MAX_PLIES.value)
 
 
 class IllegalMoveError(ValueError):
     """A move that is not legal in the current position, or any move after the end."""
-
-
-class Outcome(NamedTuple):
-    winner: int | None  # 1, 2 or None for a draw
-    reason: str  # line, full, empty, repetition, max-plies
 
 
 class _Geometry:
@@ -28,6 +32,7 @@ class _Geometry:
     __slots__ = (
         "variant", "height", "stride", "shifts", "connect", "bottom", "column_mask",
         "full_mask", "fixed_mask", "poppable", "start_boards", "start_heights",
+        "after_drop", "after_pop", "repetition_limit", "standard_drops",
     )
 
     def __init__(self, variant: Variant) -> None:
@@ -42,7 +47,14 @@ class _Geometry:
         self.full_mask = sum(self.column_mask)
         fixed = {c - 1 for c in variant.fixed_columns}
         self.fixed_mask = sum(self.column_mask[c] for c in fixed)
-        self.poppable = [c for c in range(variant.columns) if c not in fixed] if variant.pops else []
+        rules = variant.rules
+        self.poppable = list(rules.poppable_columns(variant))
+        self.after_drop = rules.after_drop
+        self.after_pop = rules.after_pop
+        self.repetition_limit = rules.repetition_limit(variant)
+        # random playouts of drop-only games inline the standard rules when nothing changes them
+        self.standard_drops = (not self.poppable and self.repetition_limit is None
+                               and uses_standard_hooks(rules, "after_drop"))
         boards = [0, 0]
         heights = []
         for c, column in enumerate(variant.start):
@@ -110,8 +122,10 @@ class Game:
         self.moves: list[int] = []
         self.outcome: Outcome | None = None
         self._undo: list[tuple[int, int, Outcome | None]] = []
-        # Repetition is only possible when pops are: drops strictly add discs.
-        self._seen: dict[int, int] | None = {self.key(): 1} if variant.pops else None
+        # The start position counts as the first occurrence of itself.
+        self._seen: dict[int, int] | None = (
+            None if geo.repetition_limit is None else {self.key(): 1}
+        )
 
     @classmethod
     def from_rows(cls, variant: Variant, rows: list[str], to_move: int = 1) -> Game:
@@ -203,6 +217,8 @@ class Game:
             return "pops are not allowed in this variant"
         if column in self.variant.fixed_columns:
             return f"column {column} is fixed and cannot be popped"
+        if column - 1 not in self._geo.poppable:
+            return f"column {column} cannot be popped under rule {self.variant.rules.name}"
         if self.heights[column - 1] == 0:
             return f"column {column} is empty"
         return f"the bottom disc of column {column} is not player {self.to_move}'s"
@@ -212,15 +228,11 @@ class Game:
         boards = self.boards
         me = self.to_move - 1
         self._undo.append((boards[0], boards[1], self.outcome))
-        outcome = None
         if move > 0:
             c = move - 1
             boards[me] |= geo.bottom[c] << self.heights[c]
             self.heights[c] += 1
-            if geo.has_line(boards[me]):
-                outcome = Outcome(me + 1, "line")
-            elif (boards[0] | boards[1]) == geo.full_mask:
-                outcome = Outcome(None, "full")
+            verdict = geo.after_drop(geo, boards[me], boards[1 - me])
         else:
             c = -move - 1
             mask = geo.column_mask[c]
@@ -228,22 +240,18 @@ class Game:
                 b = boards[i]
                 boards[i] = (b & ~mask) | ((b & mask) >> 1 & mask)
             self.heights[c] -= 1
-            if geo.has_line(boards[me]):
-                outcome = Outcome(me + 1, "line")
-            elif geo.has_line(boards[1 - me]):
-                outcome = Outcome(2 - me, "line")
-            elif (boards[0] | boards[1]) & ~geo.fixed_mask == 0:
-                outcome = Outcome(None, "empty")
+            verdict = geo.after_pop(geo, boards[me], boards[1 - me])
+        outcome = None if verdict is None else verdict.outcomes[me]
         self.moves.append(move)
         self.to_move = 2 - me
         if self._seen is not None:
             key = self.key()
             count = self._seen.get(key, 0) + 1
             self._seen[key] = count
-            if outcome is None and count >= 3:
-                outcome = Outcome(None, "repetition")
+            if outcome is None and count >= geo.repetition_limit:
+                outcome = _REPETITION
         if outcome is None and len(self.moves) >= self.variant.max_plies:
-            outcome = Outcome(None, "max-plies")
+            outcome = _MAX_PLIES
         self.outcome = outcome
         return outcome
 
@@ -290,15 +298,16 @@ class Game:
 
     def random_playout(self, rng: random.Random) -> Outcome:
         """Play uniformly random legal moves to the end (used by benchmarks and MCTS bots)."""
-        if self.variant.pops:
-            while self.outcome is None:
-                moves = self.legal_moves()
-                self._apply(moves[int(rng.random() * len(moves))])
-            return self.outcome
-        return self._random_drops(rng)
+        if self._geo.standard_drops:
+            return self._random_drops(rng)
+        while self.outcome is None:
+            moves = self.legal_moves()
+            self._apply(moves[int(rng.random() * len(moves))])
+        return self.outcome
 
     def _random_drops(self, rng: random.Random) -> Outcome:
-        # The hot loop of drop-only variants, with the rules inlined and locals bound for speed.
+        # The hot loop of drop-only variants under the standard `after_drop` (arena.game.rules),
+        # inlined with locals bound for speed.
         geo = self._geo
         boards, heights, moves, undo = self.boards, self.heights, self.moves, self._undo
         rows, bottom, full, has_line = geo.height, geo.bottom, geo.full_mask, geo.has_line
@@ -321,11 +330,11 @@ class Game:
             moves.append(c + 1)
             me = 1 - me
             if has_line(b):
-                outcome = Outcome(2 - me, "line")
+                outcome = Outcome(2 - me, Reason.LINE.value)
             elif (boards[0] | boards[1]) == full:
-                outcome = Outcome(None, "full")
+                outcome = Outcome(None, Reason.FULL.value)
             elif len(moves) >= cap:
-                outcome = Outcome(None, "max-plies")
+                outcome = _MAX_PLIES
         self.to_move = me + 1
         self.outcome = outcome
         return outcome

@@ -1,9 +1,15 @@
-"""Variants as data: board size, line length, pops, fixed start columns and the ply cap."""
+"""Variants as data: board size, line length, pops, fixed start columns, the ply cap and the rules.
+
+The behaviour of the rules (who wins, what is legal, what draws) lives in `arena.game.rules`; a
+variant names its `Rules` object, chosen in a spec with `rule=NAME` (default `standard`).
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from arena.game.rules import RULES, STANDARD, Rules
 
 MIN_SIZE = 4
 MAX_SIZE = 20
@@ -18,7 +24,8 @@ class Variant:
     """The rules of one game, independent of any position.
 
     `start` holds, for each column (left to right), the discs it starts with, bottom first, as
-    player numbers. `fixed_columns` (1-based) can never be popped.
+    player numbers. `fixed_columns` (1-based) can never be popped. `rules` holds the hooks of
+    every rule point (`arena.game.rules`).
     """
 
     name: str
@@ -29,6 +36,7 @@ class Variant:
     fixed_columns: tuple[int, ...] = ()
     start: tuple[tuple[int, ...], ...] = field(default=())
     max_plies: int = 0
+    rules: Rules = STANDARD
 
     @property
     def cells(self) -> int:
@@ -46,6 +54,8 @@ class Variant:
             options.append(f"connect={self.connect}")
         if self.max_plies != 4 * self.cells:
             options.append(f"max-plies={self.max_plies}")
+        if self.rules is not STANDARD:
+            options.append(f"rule={self.rules.name}")
         return ",".join([text, *options])
 
     def __str__(self) -> str:
@@ -62,6 +72,7 @@ class Variant:
             "fixed_columns": list(self.fixed_columns),
             "start": ["".join(str(p) for p in column) for column in self.start],
             "max_plies": self.max_plies,
+            "rule": self.rules.name,
         }
 
 
@@ -91,6 +102,7 @@ def build_variant(
     rows: int | None = None,
     connect: int | None = None,
     max_plies: int | None = None,
+    rules: Rules = STANDARD,
 ) -> Variant:
     """Make a variant from a preset name and optional overrides, checking that it is playable."""
     if name not in _PRESET_SHAPES:
@@ -116,7 +128,7 @@ def build_variant(
         start[0] = tuple(1 if r % 2 == 0 else 2 for r in range(rows))
         start[-1] = tuple(2 if r % 2 == 0 else 1 for r in range(rows))
         fixed = (1, columns)
-    return Variant(name, columns, rows, connect, shape.pops, fixed, tuple(start), max_plies)
+    return Variant(name, columns, rows, connect, shape.pops, fixed, tuple(start), max_plies, rules)
 
 
 PRESETS: dict[str, Variant] = {name: build_variant(name) for name in _PRESET_SHAPES}
@@ -125,10 +137,12 @@ PRESET_SUMMARIES: dict[str, str] = {name: s.summary for name, s in _PRESET_SHAPE
 
 _SIZE = re.compile(r"^(\d+)x(\d+)$")
 _OPTION_KEYS = {"connect": "connect", "k": "connect", "max-plies": "max_plies", "cap": "max_plies"}
+_OPTION_HELP = "use connect=K, max-plies=N or rule=NAME"
 
 
 def parse_variant(spec: str) -> Variant:
-    """Parse `PRESET[:COLSxROWS][,connect=K][,max-plies=N]`, e.g. `popout:8x7` or `classic:9x7,connect=5`.
+    """Parse `PRESET[:COLSxROWS][,connect=K][,max-plies=N][,rule=NAME]`, e.g. `popout:8x7` or
+    `classic:9x7,connect=5`; `rule` names registered rules (`arena.game.rules.RULES`).
 
     Every error names the bad part and lists the presets.
     """
@@ -159,15 +173,22 @@ def _parse_variant(spec: str) -> Variant:
             raise VariantError(f"bad size {size.strip()!r} in variant spec {spec!r}: use COLSxROWS, e.g. 8x7")
         columns, rows = int(match.group(1)), int(match.group(2))
     overrides: dict[str, int] = {}
+    rules = STANDARD
     for part in option_parts:
         key, eq, value = part.partition("=")
-        key = key.strip()
-        if not eq or key not in _OPTION_KEYS or not value.strip().isdigit():
-            raise VariantError(
-                f"bad option {part.strip()!r} in variant spec {spec!r}: use connect=K or max-plies=N"
-            )
+        key, value = key.strip(), value.strip()
+        if eq and key == "rule":
+            if value not in RULES:
+                raise VariantError(
+                    f"unknown rule {value!r} in variant spec {spec!r}; rules: {', '.join(RULES)}"
+                )
+            rules = RULES[value]
+            continue
+        # a negative number is well-formed: build_variant says which range it is out of
+        if not eq or key not in _OPTION_KEYS or not value.removeprefix("-").isdigit():
+            raise VariantError(f"bad option {part.strip()!r} in variant spec {spec!r}: {_OPTION_HELP}")
         overrides[_OPTION_KEYS[key]] = int(value)
     try:
-        return build_variant(name, columns, rows, **overrides)
+        return build_variant(name, columns, rows, **overrides, rules=rules)
     except VariantError as error:
         raise VariantError(f"variant spec {spec!r}: {error}") from None

@@ -20,7 +20,7 @@ import random
 import time
 from collections.abc import Iterable
 
-from arena.bitboard import Geometry, pop_column
+from arena.bitboard import Geometry
 
 
 class Timeout(Exception):
@@ -209,10 +209,11 @@ class Searcher:
         return ((cur + (cur | opp)) << 1) | side
 
     def set_history(self, keys: Iterable[int]) -> None:
-        seen: dict[int, int] = {}
+        # in place: the search closures hold this very dict
+        seen = self.seen
+        seen.clear()
         for k in keys:
             seen[k] = seen.get(k, 0) + 1
-        self.seen = seen
 
     # -- evaluation ----------------------------------------------------------------------------
     def _build_eval(self):
@@ -308,56 +309,45 @@ class Searcher:
     # -- the tree ------------------------------------------------------------------------------
     def _build(self):
         geo = self.geo
-        full, bottom_all, fixed = geo.full, geo.bottom_all, geo.fixed_mask
-        win_spots, has_line = geo.win_spots, geo.has_line
+        full, bottom_all = geo.full, geo.bottom_all
+        win_spots = geo.win_spots
         pops = geo.pops
-        cap = geo.max_plies
+        # a child seen this many times before is a draw by repetition (None: cannot repeat)
+        repeats = None if geo.repetition_limit is None else geo.repetition_limit - 1
         drops = [(c + 1, geo.column_mask[c]) for c in geo.order]
-        popcols = [(-(c + 1), geo.bottom[c], geo.column_mask[c]) for c in geo.poppable]
+        popcols = [(-(c + 1), geo.bottom[c]) for c in geo.poppable]
         evaluate = self._build_eval()
         self.evaluate = evaluate
         tt = self.tt
         history = self.history
         searcher = self
         monotonic = time.monotonic
+        apply = geo.apply  # arena.bitboard.apply with the geometry bound
 
-        def children(cur, opp, side, ply, mask, possible, wins):
-            """(move, child_cur, child_opp, terminal score for the mover or None).
-
-            `wins`: the cells of `possible` where a drop completes a line of the mover.
-            """
-            out = []
-            nply = ply + 1
-            for mv, cm in drops:
-                m = possible & cm
-                if m:
-                    nm = cur | m
-                    nmask = mask | m
-                    if m & wins:
-                        term = WIN - ply
-                    elif nmask == full or nply >= cap:
-                        term = 0
-                    elif pops:
-                        ck = ((opp + nmask) << 1) | (1 - side)
-                        term = 0 if seen.get(ck, 0) >= 2 else None
-                    else:
-                        term = None
-                    out.append((mv, opp, nm, term))
-            for mv, b, cm in popcols:
-                if cur & b:
-                    nm = pop_column(cur, cm)
-                    no = pop_column(opp, cm)
-                    if has_line(nm):
-                        term = WIN - ply
-                    elif has_line(no):
-                        term = -(WIN - ply - 1)
-                    elif not (nm | no) & ~fixed or nply >= cap:
-                        term = 0
-                    else:
-                        ck = ((no + (nm | no)) << 1) | (1 - side)
-                        term = 0 if seen.get(ck, 0) >= 2 else None
-                    out.append((mv, no, nm, term))
+        def moves_of(cur, possible):
+            """The moves of the side to move: drops into `possible`, centre first, then pops."""
+            out = [mv for mv, cm in drops if possible & cm]
+            if popcols:
+                out += [mv for mv, b in popcols if cur & b]
             return out
+
+        def child(cur, opp, side, ply, mv):
+            """(child_cur, child_opp, terminal score for the mover or None): `mv` played by
+            `arena.bitboard.apply`, plus the repetition draw it cannot see."""
+            ccur, copp, result = apply(cur, opp, ply, mv)
+            if result is not None:
+                # sooner wins and later losses score better; a loss is counted at the reply
+                if result == 1.0:
+                    return ccur, copp, WIN - ply
+                return ccur, copp, -(WIN - ply - 1) if result == 0.0 else 0
+            if repeats is not None and seen.get(((ccur + (ccur | copp)) << 1) | (1 - side),
+                                                0) >= repeats:
+                return ccur, copp, 0
+            return ccur, copp, None
+
+        def children(cur, opp, side, ply, mask, possible):
+            """(move, child_cur, child_opp, terminal score for the mover or None) of each move."""
+            return [(mv, *child(cur, opp, side, ply, mv)) for mv in moves_of(cur, possible)]
 
         seen = self.seen
 
@@ -407,26 +397,27 @@ class Searcher:
                         beta = val
                     if alpha >= beta:
                         return val
-            kids = children(cur, opp, side, ply, mask, possible, 0)
+            # moves are played only when searched: a cut-off spares the rest
+            moves = moves_of(cur, possible)
             if best_move or depth >= 2:
-                kids.sort(key=lambda k: (k[0] == best_move) * 1_000_000 + history.get(k[0], 0),
-                          reverse=True)
+                moves.sort(key=lambda mv: (mv == best_move) * 1_000_000 + history.get(mv, 0),
+                           reverse=True)
             best = -WIN - 1
             bm = 0
             ndepth = depth - 1 + extend
-            for mv, ccur, copp, term in kids:
+            for mv in moves:
+                ccur, copp, term = child(cur, opp, side, ply, mv)
                 if term is not None:
                     score = term
-                else:
-                    if pops:
-                        ck = ((ccur + (ccur | copp)) << 1) | (1 - side)
-                        seen[ck] = seen.get(ck, 0) + 1
-                        try:
-                            score = -node(ccur, copp, 1 - side, ply + 1, ndepth, -beta, -alpha)
-                        finally:
-                            seen[ck] -= 1
-                    else:
+                elif pops:
+                    ck = ((ccur + (ccur | copp)) << 1) | (1 - side)
+                    seen[ck] = seen.get(ck, 0) + 1
+                    try:
                         score = -node(ccur, copp, 1 - side, ply + 1, ndepth, -beta, -alpha)
+                    finally:
+                        seen[ck] -= 1
+                else:
+                    score = -node(ccur, copp, 1 - side, ply + 1, ndepth, -beta, -alpha)
                 if score > best:
                     best = score
                     bm = mv
@@ -455,8 +446,7 @@ class Searcher:
         geo = self.geo
         mask = cur | opp
         possible = (mask + geo.bottom_all) & geo.full
-        wins = geo.win_spots(cur, mask) & possible
-        kids = self._children(cur, opp, side, ply, mask, possible, wins)
+        kids = self._children(cur, opp, side, ply, mask, possible)
         if allowed is not None:
             kids = [k for k in kids if k[0] in allowed] or kids
         if order:

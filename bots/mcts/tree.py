@@ -4,8 +4,9 @@ Playouts are inlined on bitboards: the side to move takes an immediate win, othe
 opponent's playable winning cell, otherwise plays a random move that does not put a disc just
 below an opponent's winning cell (when it can avoid it). In the tree, a node with a winning move
 has only that child and, in drop-only variants, a node facing a threat has only the blocking child,
-so short tactics are solved exactly. Repetition is not tracked inside the tree (an approximation);
-the ply cap, full boards and empty boards end games as in the engine.
+so short tactics are solved exactly. Every move is played through `arena.bitboard.apply`, so wins,
+the ply cap, full boards and empty boards end games as in the engine; repetition is not tracked
+inside the tree (an approximation).
 
 PopOut variants: the tree leaves out moves the opponent punishes at once, and a threat-space
 search at the root plays forced wins and prunes the moves that allow one. With lines of 5 or more
@@ -71,6 +72,9 @@ class MctsPlayer:
         self.playouts = 0
         # PopOut with lines of 5 or more: heuristic evaluation instead of random playouts
         self.evaluated = self.geo.pops and self.geo.connect >= 5
+        # arena.bitboard.apply: (cur, opp, ply, move) -> (next cur, next opp, reward of the
+        # mover if the move ended the game, else None)
+        self.play = self.geo.apply
         self._playout = self._build_playout()
 
     # -- rules on bitboards --------------------------------------------------------------------
@@ -93,20 +97,24 @@ class MctsPlayer:
             if safe:
                 possible = safe
         out = [c + 1 for c in geo.order if possible & geo.column_mask[c]]
+        play = self.play
+        played: dict[int, tuple[int, int, float | None]] = {}
         for c in geo.poppable:
             if cur & geo.bottom[c]:
-                # a pop that completes a line of the popper wins at once (even if it makes one
-                # of the opponent's too): play only that
-                if geo.has_line(pop_column(cur, geo.column_mask[c])):
-                    return [-(c + 1)]
-                out.append(-(c + 1))
+                move = -(c + 1)
+                played[move] = result = play(cur, opp, 0, move)
+                if result[2] == 1.0:
+                    # a pop that wins at once (even if it makes a line of the opponent's too):
+                    # play only that
+                    return [move]
+                out.append(move)
         if geo.pops and len(out) > 1 and self.level.deep_check:
             # PopOut: leave out the moves the opponent punishes at once (when others exist), so
             # that the tree follows forced lines as it does in drop-only variants
-            play, wins_now = self.play, self._wins_now
+            wins_now = self._wins_now
             safe = []
             for move in out:
-                ncur, nopp, term = play(cur, opp, 0, move)
+                ncur, nopp, term = played.get(move) or play(cur, opp, 0, move)
                 if term is None:
                     if not wins_now(ncur, nopp):
                         safe.append(move)
@@ -116,39 +124,14 @@ class MctsPlayer:
                 return safe
         return out
 
-    def play(self, cur: int, opp: int, ply: int, move: int) -> tuple[int, int, float | None]:
-        """(next cur, next opp, terminal reward of the mover or None) after `move`."""
-        geo = self.geo
-        if move > 0:
-            cm = geo.column_mask[move - 1]
-            mask = cur | opp
-            nm = cur | ((mask + geo.bottom_all) & cm)
-            if geo.has_line(nm):
-                return opp, nm, 1.0
-            if (nm | opp) == geo.full:
-                return opp, nm, 0.5
-            no = opp
-        else:
-            cm = geo.column_mask[-move - 1]
-            nm, no = pop_column(cur, cm), pop_column(opp, cm)
-            if geo.has_line(nm):
-                return no, nm, 1.0
-            if geo.has_line(no):
-                return no, nm, 0.0
-            if not (nm | no) & ~geo.fixed_mask:
-                return no, nm, 0.5
-        if ply + 1 >= self.variant.max_plies:
-            return no, nm, 0.5
-        return no, nm, None
-
     def _build_playout(self):
         geo = self.geo
-        full, bottom_all, fixed = geo.full, geo.bottom_all, geo.fixed_mask
-        win_spots, has_line = geo.win_spots, geo.has_line
+        full, bottom_all = geo.full, geo.bottom_all
+        win_spots, stride = geo.win_spots, geo.stride
         colmasks = [geo.column_mask[c] for c in geo.order]
-        popcols = [(geo.bottom[c], geo.column_mask[c]) for c in geo.poppable]
+        popcols = [(geo.bottom[c], -(c + 1)) for c in geo.poppable]
         pops = geo.pops
-        cap = self.variant.max_plies
+        play = self.play
         rand = self.rng.random
         # long lines with pops: random playouts end mostly undecided, evaluate instead
         length_cap = PLAYOUT_CAP if self.evaluated else 10**9
@@ -180,7 +163,7 @@ class MctsPlayer:
                     return side
                 theirs = win_spots(opp, mask)
                 block = theirs & possible
-                popped = False
+                move = 0
                 if block:
                     if not pops and block & (block - 1):
                         return 1 - side
@@ -190,27 +173,16 @@ class MctsPlayer:
                     if pops and rand() < POP_SHARE:
                         mine = [pc for pc in popcols if cur & pc[0]]
                         if mine:
-                            cm = mine[int(rand() * len(mine))][1]
-                            nm, no = pop_column(cur, cm), pop_column(opp, cm)
-                            if has_line(nm):
-                                return side
-                            if has_line(no):
-                                return 1 - side
-                            if not (nm | no) & ~fixed:
-                                return None
-                            popped = True
-                    if not popped:
+                            move = mine[int(rand() * len(mine))][1]
+                    if not move:
                         cols = [cm for cm in colmasks if cand & cm]
                         m = cand & cols[int(rand() * len(cols))]
-                if not popped:
-                    nm = cur | m
-                    no = opp
-                    if (nm | no) == full:
-                        return None
+                if not move:
+                    move = (m.bit_length() - 1) // stride + 1
+                cur, opp, term = play(cur, opp, ply, move)
+                if term is not None:
+                    return None if term == 0.5 else side if term == 1.0 else 1 - side
                 ply += 1
-                if ply >= cap:
-                    return None
-                cur, opp = no, nm
                 side = 1 - side
 
         self.cutoff = cutoff
@@ -259,14 +231,19 @@ class MctsPlayer:
         return out
 
     def _wins_now(self, cur: int, opp: int) -> bool:
-        """Whether the side to move (`cur`) has a move that wins at once (drop or pop)."""
+        """Whether the side to move (`cur`) has a move that wins at once (drop or pop).
+
+        Search knowledge of the standard win condition, as `win_spots` is: a pop can only win
+        if it leaves a line of the popper, so only such pops are played (by `apply`) to check.
+        """
         geo = self.geo
         mask = cur | opp
         if geo.win_spots(cur, mask) & (mask + geo.bottom_all) & geo.full:
             return True
-        has_line = geo.has_line
+        play, has_line, column_mask = self.play, geo.has_line, geo.column_mask
         for c in geo.poppable:
-            if cur & geo.bottom[c] and has_line(pop_column(cur, geo.column_mask[c])):
+            if (cur & geo.bottom[c] and has_line(pop_column(cur, column_mask[c]))
+                    and play(cur, opp, 0, -(c + 1))[2] == 1.0):
                 return True
         return False
 

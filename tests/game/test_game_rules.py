@@ -73,6 +73,12 @@ def test_canonical_spec_names_only_what_differs():
         ("classic:7x6,connect=9", "connect must be between"),
         ("classic,colour=red", "bad option 'colour=red'"),
         ("", "empty variant spec"),
+        ("classic,max-plies=-5", "max-plies must be positive, got -5"),
+        ("classic,max-plies=0", "max-plies must be positive, got 0"),
+        ("classic,cap=-1", "max-plies must be positive, got -1"),
+        ("classic,connect=-4", "connect must be between 2 and the longer side (7), got -4"),
+        ("classic,max-plies=x", "bad option 'max-plies=x'"),
+        ("classic,rule=nope", "unknown rule 'nope'"),
     ],
 )
 def test_bad_variant_specs_name_the_bad_part_and_list_presets(spec, names):
