@@ -217,7 +217,7 @@ class LeagueRunner:
                 self.finished.put((job, seat_game, record))
         except GameAborted:
             pass
-        except Exception as error:  # noqa: BLE001 - reported by the coordinator, the league goes on
+        except Exception as error:
             self.finished.put((job, 0, error))
         finally:
             for player in players:
@@ -253,7 +253,7 @@ class LeagueRunner:
         self.published_at = self.summary.games
         try:
             build_site(self.folder)
-        except Exception as error:  # noqa: BLE001 - a failed publish never stops the league
+        except Exception as error:
             self.out(f"publish failed: {error}")
 
     # -- status for `league status` -------------------------------------------------------------
@@ -270,7 +270,7 @@ class LeagueRunner:
         (self.folder / STATUS_FILE).unlink(missing_ok=True)
 
 
-class _stop_on_signals:  # noqa: N801 - used as a context manager, reads like one
+class _stop_on_signals:
     """SIGINT, SIGTERM and SIGHUP set the stop event (main thread only), restored afterwards."""
 
     def __init__(self, stop: threading.Event) -> None:
