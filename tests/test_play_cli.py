@@ -103,12 +103,19 @@ def test_play_sprt_rejects_bad_bounds():
     assert result.exit_code == 2 and "ELO0,ELO1" in result.output
 
 
-def test_handshake_name_is_shown_when_no_name_was_given(tmp_path, no_leftover_processes):
-    """Issue 14 #16: a file `first_legal.py` that says `hello name=first-legal` shows as that."""
+def test_handshake_name_is_shown_when_no_name_was_given(tmp_path, monkeypatch,
+                                                        no_leftover_processes):
+    """Issue 14 #16: a file `first_legal.py` that says `hello name=first-legal` shows as that;
+    #2: given as a command line whose interpreter is found on PATH, like a shell would."""
     bot = tmp_path / "first_legal.py"
     bot.write_text("from arena.sdk import run_bot\n"
                    "run_bot(lambda turn: turn.game.legal_moves()[0], name='first-legal')\n")
-    result = invoke(str(bot), "random", "-n", "2", "--json")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mypython").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("mypython first_legal.py", "random", "-n", "2", "--json")
     assert result.exit_code == 0, result.output
     games = [json.loads(line) for line in result.stdout.splitlines()]
     assert [(g["first"], g["second"]) for g in games] == [("first-legal", "random"),
