@@ -27,9 +27,10 @@ else the script's name (`node bot.js` is `bot`), never the interpreter's. Where 
 
 from __future__ import annotations
 
-import ast
+import functools
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -372,27 +373,48 @@ def _arena_modules(scripts: Sequence[Path]) -> list[Path]:
     return sorted(found)
 
 
-def _imported_modules(script: Path) -> set[str]:
+def _imported_modules(script: Path) -> frozenset[str]:
     """Dotted names of the arena modules a file imports anywhere (also inside functions)."""
     try:
-        tree = ast.parse(script.read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return set()
+        stat = script.stat()
+    except OSError:
+        return frozenset()
+    return _imported_modules_of(script, stat.st_mtime_ns, stat.st_size)
+
+
+# `from X import a, b` (names possibly in parentheses over several lines) and `import X, Y`.
+# A text scan, not a parse: fast, and it errs on the side of including a module (e.g. an import
+# shown in a docstring), which only makes the hash cover more.
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))",
+    re.M,
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _imported_modules_of(script: Path, mtime_ns: int, size: int) -> frozenset[str]:  # noqa: ARG001 - cache key
+    try:
+        source = script.read_bytes()
+    except OSError:
+        return frozenset()
     package = _package_of(script)
     names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level and package:  # relative import inside the arena package
-                parts = package.split(".")
-                stem = ".".join(parts[: len(parts) - node.level + 1])
-                module = f"{stem}.{node.module}" if node.module else stem
-            else:
-                module = node.module or ""
-            names.add(module)
-            names.update(f"{module}.{alias.name}" for alias in node.names)  # submodules
-    return {n for n in names if n == "arena" or n.startswith("arena.")}
+    for match in _IMPORT.finditer(source):
+        origin, imported, plain = (g.decode("ascii", "replace") if g else "" for g in match.groups())
+        if plain:
+            names.update(part.split()[0] for part in plain.split(",") if part.strip())
+            continue
+        level = len(origin) - len(origin.lstrip("."))
+        module = origin.lstrip(".")
+        if level and package:  # relative import inside the arena package
+            parts = package.split(".")
+            stem = ".".join(parts[: len(parts) - level + 1])
+            module = f"{stem}.{module}" if module else stem
+        names.add(module)
+        for part in imported.strip("()").replace("\n", " ").split(","):
+            if part.strip():
+                names.add(f"{module}.{part.split()[0]}")  # perhaps a submodule
+    return frozenset(n for n in names if n == "arena" or n.startswith("arena."))
 
 
 def _package_of(script: Path) -> str:
