@@ -132,6 +132,9 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
                            startup_ms=startup_ms, grace_ms=grace_ms) for limit in limits]
     except (BotSpecError, VariantError, ValueError) as error:
         raise click.ClickException(str(error)) from None
+    if opening and openings_choice != "builtin":
+        raise click.BadParameter("give --opening (one start for every game) or --openings, "
+                                 "not both", param_hint="'--openings'")
     opening_moves = _check_opening(opening, parsed)
     from arena.openings import OpeningsError, openings_for_variants
 
