@@ -148,6 +148,8 @@ def resolve_bot(
     if name is not None:
         spec.name = check_name(name)
         spec.named = True
+    else:  # a name taken from a file follows the same rule (give a name to override it)
+        check_name(spec.name, f"bot {text!r}")
     return spec
 
 
@@ -227,7 +229,7 @@ def resolve_command(
     if script is not None and script.suffix == ".py":
         language = "python"
     return BotSpec(
-        name=check_name(name, where) if name else display,
+        name=check_name(name if name else display, where),
         command=command,
         cwd=base,
         program_hash=_hash_files(base, files, python=language == "python", text=shlex.join(parts)),
@@ -298,7 +300,7 @@ def _from_folder(folder: Path) -> BotSpec:
         raise BotSpecError(f"{where('command')}: 'command' must name a program, not a bot folder")
     python = resolved.language == "python" or _imports_arena(folder)
     return BotSpec(
-        name=name.strip() if isinstance(name, str) else folder.name,
+        name=check_name(name, where("name")),
         command=resolved.command,
         cwd=folder,
         program_hash=_hash_folder(folder, python),

@@ -194,3 +194,14 @@ def test_hash_covers_the_arena_modules_a_bot_imports(tmp_path, monkeypatch):
     assert {"arena/__init__.py", "arena/sdk.py", "arena/protocol.py", "arena/game/__init__.py",
             "arena/game/state.py"} <= modules
     assert "arena/stats.py" not in modules and "arena/referee.py" not in modules
+
+
+def test_a_name_from_a_file_follows_the_same_rule(tmp_path):
+    odd = tmp_path / "bad\tname.py"
+    odd.write_text("pass\n")
+    with pytest.raises(BotSpecError, match="control or non-printable"):
+        resolve_bot(str(odd))
+    assert resolve_bot(str(odd), name="fine").name == "fine"
+    html = tmp_path / "<b>bot<b> ü.py"
+    html.write_text("pass\n")
+    assert resolve_bot(str(html)).name == "<b>bot<b> ü"
