@@ -6,6 +6,7 @@ counted (`MatchResult` keeps W/D/L tallies, not the records).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from arena.botspec import BotSpec, distinct_names, name_problem
 from arena.game import Variant
-from arena.referee import GameRecord, Player, TimeControl, play_game
+from arena.referee import GameRecord, Player, TimeControl, log_file_name, play_game
 
 
 @dataclass
@@ -116,6 +117,13 @@ def _settle_names(result: MatchResult, specs, players, record: GameRecord) -> bo
     """Rename the players after their handshake names, once, this game's record included."""
     new_a, new_b = handshake_names(specs, players)
     renames = {result.a: new_a, result.b: new_b}
+    for seat, old in ((1, record.first), (2, record.second)):
+        new = renames.get(old, old)
+        player = players[0] if old == result.a else players[1]
+        if new != old and player.log_dir is not None:  # this game's log, under the new name
+            path = player.log_dir / log_file_name(record.game_id, seat, old)
+            with contextlib.suppress(OSError):
+                path.rename(path.with_name(log_file_name(record.game_id, seat, new)))
     record.first = renames.get(record.first, record.first)
     record.second = renames.get(record.second, record.second)
     result.a, result.b = new_a, new_b
