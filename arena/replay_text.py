@@ -7,7 +7,6 @@ about as fast as Python itself; `arena/commands/replay.py` is the click front en
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 
@@ -16,8 +15,6 @@ from arena.game.replay import ReplayResult, replay_record
 
 STDIN_HINT = ("no records given: name a file of records or give records, e.g.  arena replay "
               "4453  or  arena replay games.txt  (or pipe them in:  ... | arena replay -)")
-# A lone word with a file extension (`games.txt`) or any path separator: never a game record.
-_PATH_LIKE = re.compile(r"^[^\s:]+\.[A-Za-z][A-Za-z0-9]*$")
 
 
 class ReplayInputError(ValueError):
@@ -29,7 +26,13 @@ class ReplayUsageError(ValueError):
 
 
 def looks_like_path(argument: str) -> bool:
-    return "/" in argument or os.sep in argument or bool(_PATH_LIKE.match(argument))
+    """A path separator, or one word with a file extension (`games.txt`): never a game record
+    (records are `VARIANT: moves` or move tokens, which have no dot)."""
+    if "/" in argument or os.sep in argument:
+        return True
+    stem, dot, extension = argument.rpartition(".")
+    return (bool(dot and stem and extension[:1].isalpha() and extension.isalnum())
+            and ":" not in argument and not any(c.isspace() for c in argument))
 
 
 def render(result: ReplayResult, label: str) -> str:
