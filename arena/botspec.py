@@ -1,37 +1,55 @@
-"""Naming a bot: a path to an executable, a `.py` file, or a folder with a `bot.toml` manifest.
+"""Naming a bot: a path to an executable, a `.py` file, a folder with a `bot.toml` manifest, a
+command line, or the name of a bundled bot (`<project>/bots/<name>/`).
 
-A bare name such as `random` or `alphabeta` that is not a path names a bundled bot in
-`<project>/bots/<name>/`.
+Manifest (`bot.toml`); unknown keys are rejected with a "did you mean"::
 
-Manifest (`bot.toml`)::
-
-    name = "greedy"                 # required (defaults to the folder name)
-    command = "bot.py"              # string (split like a shell would) or list
+    name = "greedy"                 # optional: the display name (default: the folder's name)
+    command = "bot.py"              # required: string (split like a shell would) or list
     author = "..."                  # optional
     version = "1.0"                 # optional
     language = "python"             # optional
     args = ["--level", "easy"]      # optional, appended to the command
 
-A first command element ending in `.py` runs with the current Python interpreter; a first element
-naming a file in the folder is made absolute; anything else is looked up on PATH.
+One rule for commands everywhere (`bot.toml`, a tournament file's `command =`, `arena play
+"node bot.js" random`), relative to a base folder (the manifest's folder, the tournament file's
+folder, the current folder):
+- a first word ending in `.py` is a script run with the arena's Python interpreter;
+- a first word with a `/`, or naming a file in the base folder, is that program (it must be
+  executable); a folder there is a bot folder, the rest of the words its extra arguments;
+- anything else is looked up on PATH, like a shell does (then a bundled bot of that name), and
+  kept as written.
+Symlinks are never resolved: `.venv/bin/python bot.py` runs that venv's interpreter.
+
+The display name is the given `name` (tournament file, `--name`), else the manifest's `name`,
+else the script's name (`node bot.js` is `bot`), never the interpreter's. Where no name was given
+(`named` is False), `arena play` shows the name the bot gives in its handshake instead.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+ARENA_DIR = PROJECT_ROOT / "arena"
 BUNDLED_DIR = PROJECT_ROOT / "bots"
 MANIFEST = "bot.toml"
 HASH_CHARS = 16
-_IGNORED_DIRS = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+MAX_NAME_CHARS = 64
+NAME_RULE = (f"a display name is 1 to {MAX_NAME_CHARS} printable characters in any script "
+             "(letters, digits, symbols, spaces inside), without control characters or "
+             "leading/trailing spaces")
+MANIFEST_KEYS = ("name", "command", "author", "version", "language", "args")
+_IGNORED_DIRS = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv",
+                 "venv", "node_modules"}
 
 
 class BotSpecError(ValueError):
@@ -48,11 +66,35 @@ class BotSpec:
     version: str = ""
     language: str = ""
     args: tuple[str, ...] = ()
+    named: bool = False  # the name was given (argument or manifest), not taken from a file name
 
     @property
     def argv(self) -> list[str]:
         """The full command line: the command followed by the extra arguments."""
         return [*self.command, *self.args]
+
+
+def name_problem(name: object) -> str | None:
+    """Why `name` is not a valid display name, or None. Names are escaped where they are shown
+    (HTML by the site, whitespace as `_` on the wire), so any script is fine."""
+    if not isinstance(name, str) or not name:
+        return "must be a non-empty string"
+    if name != name.strip():
+        return "must not start or end with whitespace"
+    if len(name) > MAX_NAME_CHARS:
+        return f"is longer than {MAX_NAME_CHARS} characters"
+    if not name.replace(" ", "").isprintable():
+        return "contains control or non-printable characters"
+    return None
+
+
+def check_name(name: object, where: str = "") -> str:
+    """`name` if it follows NAME_RULE, else a BotSpecError naming the problem."""
+    problem = name_problem(name)
+    if problem:
+        prefix = f"{where}: " if where else ""
+        raise BotSpecError(f"{prefix}bot name {name!r} {problem} ({NAME_RULE})")
+    return name  # type: ignore[return-value]
 
 
 def bundled_bots() -> list[str]:
@@ -61,42 +103,140 @@ def bundled_bots() -> list[str]:
     return sorted(p.name for p in BUNDLED_DIR.iterdir() if (p / MANIFEST).is_file())
 
 
-def resolve_bot(ref: str, args: Sequence[str] = (), name: str | None = None) -> BotSpec:
-    """Resolve a bot reference to a BotSpec; raises BotSpecError with a one-line message."""
+def _absolute(path: Path) -> Path:
+    """An absolute path without resolving symlinks (a venv's python must stay the venv's)."""
+    return Path(os.path.abspath(path))
+
+
+def _not_executable(path: Path) -> BotSpecError:
+    return BotSpecError(f"{str(path)!r} is not executable: run  chmod +x {shlex.quote(str(path))}"
+                        "  (or name it in a bot.toml command with its interpreter)")
+
+
+def resolve_bot(
+    ref: str,
+    args: Sequence[str] = (),
+    name: str | None = None,
+    base: Path | str | None = None,
+) -> BotSpec:
+    """Resolve a bot reference to a BotSpec; raises BotSpecError with a one-line message.
+
+    `ref` is a path (relative to `base`, default the current folder), a bundled bot's name, or a
+    command line such as `node bot.js` (see the module's rule for commands)."""
     text = str(ref).strip()
     if not text:
         raise BotSpecError("empty bot reference")
+    base_dir = Path(base) if base is not None else Path.cwd()
     path = Path(text).expanduser()
-    if not path.exists():
-        bundled = BUNDLED_DIR / text
-        if os.sep not in text and "/" not in text and (bundled / MANIFEST).is_file():
-            path = bundled
-        else:
+    if not path.is_absolute():
+        path = base_dir / path
+    if path.exists():
+        spec = _from_path(path, text)
+    elif "/" not in text and os.sep not in text and (BUNDLED_DIR / text / MANIFEST).is_file():
+        spec = _from_path(BUNDLED_DIR / text, text)
+    else:
+        try:
+            parts = shlex.split(text)
+        except ValueError as error:
+            raise BotSpecError(f"bad command {text!r}: {error}") from None
+        if len(parts) == 1 and shutil.which(parts[0]) is None:
             known = ", ".join(bundled_bots()) or "none"
-            raise BotSpecError(
-                f"no bot at {text!r}: not a file or folder, and not a bundled bot ({known})"
-            )
-    path = path.resolve()
+            raise BotSpecError(f"no bot at {text!r}: not a file or folder, not a command on "
+                               f"PATH, and not a bundled bot ({known})")
+        spec = resolve_command(parts, base_dir, where=f"bot {text!r}")
+    spec.args = tuple(spec.args) + tuple(str(a) for a in args)
+    if name is not None:
+        spec.name = check_name(name)
+        spec.named = True
+    else:  # a name taken from a file follows the same rule (give a name to override it)
+        check_name(spec.name, f"bot {text!r}")
+    return spec
+
+
+def _from_path(path: Path, text: str) -> BotSpec:
+    path = _absolute(path)
     try:
         if path.is_dir():
-            spec = _from_folder(path)
-        elif not path.is_file():
+            return _from_folder(path)
+        if not path.is_file():
             raise BotSpecError(f"bot {text!r} is not a regular file or a folder")
-        elif path.suffix == ".py":
-            spec = BotSpec(path.stem, [sys.executable, str(path)], path.parent, _hash_file(path),
-                           language="python")
-        elif os.access(path, os.X_OK):
-            spec = BotSpec(path.stem or path.name, [str(path)], path.parent, _hash_file(path))
-        else:
-            raise BotSpecError(f"bot {text!r} is neither executable, a .py file nor a folder")
+        if path.suffix == ".py":
+            return BotSpec(path.stem, [sys.executable, str(path)], path.parent,
+                           _hash_files(path.parent, [path], python=True), language="python")
+        if os.access(path, os.X_OK):
+            return BotSpec(path.stem or path.name, [str(path)], path.parent,
+                           _hash_files(path.parent, [path]))
+        raise _not_executable(path)
     except OSError as error:
         where = error.filename or text
         raise BotSpecError(f"cannot read bot {text!r}: {where}: {error.strerror or error}") \
             from None
-    spec.args = tuple(spec.args) + tuple(str(a) for a in args)
-    if name:
-        spec.name = name
-    return spec
+
+
+def resolve_command(
+    parts: Sequence[str],
+    base: Path | str,
+    args: Sequence[str] = (),
+    name: str | None = None,
+    where: str = "",
+) -> BotSpec:
+    """A command line (already split) resolved by the one rule for commands, run in `base`."""
+    base = _absolute(Path(base))
+    parts = [str(p) for p in parts]
+    prefix = f"{where}: " if where else ""
+    if not parts or not all(parts):
+        raise BotSpecError(f"{prefix}empty command")
+    first, rest = parts[0], parts[1:]
+    local = base / Path(first).expanduser()
+    language = ""
+    if first.endswith(".py"):
+        if not local.is_file():
+            raise BotSpecError(f"{prefix}script {first!r} not found in {str(base)!r}")
+        command = [sys.executable, str(_absolute(local)), *rest]
+        language = "python"
+    elif "/" in first or os.sep in first or local.exists():
+        if local.is_dir():
+            try:
+                spec = _from_path(local, first)
+            except BotSpecError as error:
+                raise BotSpecError(f"{prefix}{error}") from None
+            spec.args = (*spec.args, *rest, *map(str, args))
+            if name:
+                spec.name, spec.named = check_name(name, where), True
+            return spec
+        if not local.is_file():
+            raise BotSpecError(f"{prefix}program {first!r} not found in {str(base)!r}")
+        if not os.access(local, os.X_OK):
+            raise BotSpecError(f"{prefix}{_not_executable(_absolute(local))}")
+        command = [str(_absolute(local)), *rest]
+    else:
+        found = shutil.which(first)
+        if found is None:
+            if (BUNDLED_DIR / first / MANIFEST).is_file():
+                return resolve_bot(first, [*rest, *args], name)
+            raise BotSpecError(f"{prefix}command {first!r} not found on PATH "
+                               "(is its runtime installed?)")
+        command = [first, *rest]  # as written: the bot's PATH is the arena's
+    # The program's own files: every argument naming a file here, else the program itself (an
+    # interpreter followed by a script is not hashed: the script is what changes).
+    scripts = [_absolute(base / word) for word in rest
+               if not word.startswith("-") and (base / word).is_file()]
+    if first.endswith(".py"):
+        scripts.insert(0, _absolute(local))
+    script = scripts[0] if scripts else None
+    files = scripts or ([Path(command[0])] if local.is_file() else [])
+    display = Path(script or command[0]).stem or first
+    if script is not None and script.suffix == ".py":
+        language = "python"
+    return BotSpec(
+        name=check_name(name if name else display, where),
+        command=command,
+        cwd=base,
+        program_hash=_hash_files(base, files, python=language == "python", text=shlex.join(parts)),
+        language=language,
+        args=tuple(str(a) for a in args),
+        named=bool(name),
+    )
 
 
 def _from_folder(folder: Path) -> BotSpec:
@@ -104,6 +244,8 @@ def _from_folder(folder: Path) -> BotSpec:
     if not manifest.is_file():
         raise BotSpecError(f"folder {str(folder)!r} has no {MANIFEST} manifest")
     import tomllib
+
+    from arena.tomlcheck import KeyLines, suggest
 
     try:
         text = manifest.read_text(encoding="utf-8-sig")
@@ -115,75 +257,187 @@ def _from_folder(folder: Path) -> BotSpec:
         if "end of document" in first:  # tomllib gives no line there: it is the last one
             first += f" (line {max(1, len(text.splitlines()))})"
         raise BotSpecError(f"bad manifest {str(manifest)!r}: {first}") from None
-    where = f"manifest {str(manifest)!r}"
+    lines = KeyLines(text)
+
+    def where(key: str | None) -> str:
+        number = lines.line(key)
+        return f"{manifest}:{number}" if number else str(manifest)
+
+    for key in data:
+        if key not in MANIFEST_KEYS:
+            raise BotSpecError(f"{where(key)}: unknown key {key!r}{suggest(key, MANIFEST_KEYS)}")
+    named = "name" in data
     name = data.get("name", folder.name)
-    if not isinstance(name, str) or not name.strip():
-        raise BotSpecError(f"{where}: 'name' must be a non-empty string")
-    command = data.get("command")
+    if named:
+        check_name(name, where("name"))
+    if "command" not in data:
+        raise BotSpecError(f"{where(None)}: 'command' is missing: add e.g. command = \"bot.py\" "
+                           "or command = [\"node\", \"bot.js\"]")
+    command = data["command"]
     if isinstance(command, str):
         try:
             command = shlex.split(command)
         except ValueError as error:
-            raise BotSpecError(f"{where}: bad 'command': {error}") from None
+            raise BotSpecError(f"{where('command')}: bad 'command': {error}") from None
     if (
         not isinstance(command, list)
         or not command
         or not all(isinstance(part, str) and part for part in command)
     ):
-        raise BotSpecError(f"{where}: 'command' must be a string or a non-empty list of strings")
+        raise BotSpecError(
+            f"{where('command')}: 'command' must be a string or a non-empty list of strings")
     extra = data.get("args", [])
     if not isinstance(extra, list) or not all(isinstance(a, str | int | float) for a in extra):
-        raise BotSpecError(f"{where}: 'args' must be a list of strings")
+        raise BotSpecError(f"{where('args')}: 'args' must be a list of strings")
     fields = {}
     for key in ("author", "version", "language"):
         value = data.get(key, "")
-        if not isinstance(value, str | int | float):
-            raise BotSpecError(f"{where}: {key!r} must be a string")
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise BotSpecError(f"{where(key)}: {key!r} must be a string")
         fields[key] = str(value)
-    first = command[0]
-    if first.endswith(".py"):
-        script = (folder / first).resolve()
-        if not script.is_file():
-            raise BotSpecError(f"{where}: script {first!r} not found in the folder")
-        command = [sys.executable, str(script), *command[1:]]
-        fields["language"] = fields["language"] or "python"
-    elif (folder / first).is_file():
-        command = [str((folder / first).resolve()), *command[1:]]
-    elif shutil.which(first) is None:
-        raise BotSpecError(f"{where}: command {first!r} not found (is its runtime installed?)")
+    resolved = resolve_command(command, folder, where=where("command"))
+    if resolved.cwd != folder:
+        raise BotSpecError(f"{where('command')}: 'command' must name a program, not a bot folder")
+    python = resolved.language == "python" or _imports_arena(folder)
     return BotSpec(
-        name=name.strip(),
-        command=command,
+        name=check_name(name, where("name")),
+        command=resolved.command,
         cwd=folder,
-        program_hash=_hash_folder(folder),
-        args=tuple(str(a) for a in extra),
-        **fields,
+        program_hash=_hash_folder(folder, python),
+        args=(*resolved.args, *(str(a) for a in extra)),
+        named=named,
+        author=fields["author"],
+        version=fields["version"],
+        language=fields["language"] or resolved.language,
     )
 
 
-def _hash_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    digest.update(path.read_bytes())
-    return digest.hexdigest()[:HASH_CHARS]
+# --- program hashes: what the bot runs -------------------------------------------------------
 
-
-def _hash_folder(folder: Path) -> str:
-    digest = hashlib.sha256()
+def _folder_files(folder: Path) -> list[Path]:
     files = []
     for root, dirs, names in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in _IGNORED_DIRS)
-        for file_name in names:
-            if file_name.endswith((".pyc", ".pyo")):
-                continue
-            files.append(Path(root) / file_name)
-    for file in sorted(files, key=lambda p: p.relative_to(folder).as_posix()):
-        digest.update(file.relative_to(folder).as_posix().encode() + b"\0")
+        files.extend(Path(root) / n for n in names if not n.endswith((".pyc", ".pyo")))
+    return files
+
+
+def _hash_folder(folder: Path, python: bool) -> str:
+    return _hash_files(folder, _folder_files(folder), python=python)
+
+
+def _hash_files(base: Path, files: Iterable[Path], python: bool = False, text: str = "") -> str:
+    """A hash of the files (named relative to `base`), plus for Python programs the arena modules
+    they import (transitively): changing `arena/sdk.py` changes every SDK bot's hash."""
+    digest = hashlib.sha256(text.encode())
+    files = sorted(set(files), key=lambda p: _label(p, base))
+    if python:
+        files += _arena_modules([f for f in files if f.suffix == ".py"])
+    for file in files:
+        digest.update(_label(file, base).encode() + b"\0")
         try:
             digest.update(file.read_bytes())
         except OSError:
             pass
         digest.update(b"\0")
     return digest.hexdigest()[:HASH_CHARS]
+
+
+def _label(file: Path, base: Path) -> str:
+    for root in (base, PROJECT_ROOT):
+        try:
+            return file.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return file.name
+
+
+def _imports_arena(folder: Path) -> bool:
+    return bool(_arena_modules([f for f in _folder_files(folder) if f.suffix == ".py"]))
+
+
+def _arena_modules(scripts: Sequence[Path]) -> list[Path]:
+    """The files of the `arena` package that the scripts import, directly or through each other
+    (parent packages' `__init__.py` included), sorted."""
+    found: set[Path] = set()
+    todo = list(scripts)
+    seen: set[Path] = set()
+    while todo:
+        script = todo.pop()
+        if script in seen:
+            continue
+        seen.add(script)
+        for module in _imported_modules(script):
+            for file in _module_files(module):
+                if file not in found:
+                    found.add(file)
+                    todo.append(file)
+    return sorted(found)
+
+
+def _imported_modules(script: Path) -> frozenset[str]:
+    """Dotted names of the arena modules a file imports anywhere (also inside functions)."""
+    try:
+        stat = script.stat()
+    except OSError:
+        return frozenset()
+    return _imported_modules_of(script, stat.st_mtime_ns, stat.st_size)
+
+
+# `from X import a, b` (names possibly in parentheses over several lines) and `import X, Y`.
+# A text scan, not a parse: fast, and it errs on the side of including a module (e.g. an import
+# shown in a docstring), which only makes the hash cover more.
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))",
+    re.M,
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _imported_modules_of(script: Path, mtime_ns: int, size: int) -> frozenset[str]:  # noqa: ARG001 - cache key
+    try:
+        source = script.read_bytes()
+    except OSError:
+        return frozenset()
+    package = _package_of(script)
+    names: set[str] = set()
+    for match in _IMPORT.finditer(source):
+        origin, imported, plain = (g.decode("ascii", "replace") if g else "" for g in match.groups())
+        if plain:
+            names.update(part.split()[0] for part in plain.split(",") if part.strip())
+            continue
+        level = len(origin) - len(origin.lstrip("."))
+        module = origin.lstrip(".")
+        if level and package:  # relative import inside the arena package
+            parts = package.split(".")
+            stem = ".".join(parts[: len(parts) - level + 1])
+            module = f"{stem}.{module}" if module else stem
+        names.add(module)
+        for part in imported.strip("()").replace("\n", " ").split(","):
+            if part.strip():
+                names.add(f"{module}.{part.split()[0]}")  # perhaps a submodule
+    return frozenset(n for n in names if n == "arena" or n.startswith("arena."))
+
+
+def _package_of(script: Path) -> str:
+    try:
+        relative = script.relative_to(PROJECT_ROOT)
+    except ValueError:
+        return ""
+    return ".".join(relative.parent.parts) if relative.parts[0] == "arena" else ""
+
+
+def _module_files(module: str) -> list[Path]:
+    """The file of a dotted arena module and of each package above it, those that exist."""
+    parts = module.split(".")
+    files = []
+    for end in range(1, len(parts) + 1):
+        path = PROJECT_ROOT.joinpath(*parts[:end])
+        if (path / "__init__.py").is_file():
+            files.append(path / "__init__.py")
+        elif path.with_suffix(".py").is_file():
+            files.append(path.with_suffix(".py"))
+    return files
 
 
 def distinct_names(names: Sequence[str]) -> list[str]:

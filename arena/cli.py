@@ -1,14 +1,16 @@
-"""The `arena` command: a thin, lazily loaded click group.
+"""The `arena` command: a thin, lazily loaded click group behind a click-free fast path.
 
 Each subcommand lives in `arena/commands/<name>.py` as a click command called `command`.
-Loading is lazy so that `arena play` does not pay for pandas or matplotlib at start-up.
+Loading is lazy so that `arena play` does not pay for pandas or matplotlib at start-up. Importing
+click alone costs about as much as starting Python, so `arena --help`, `arena --version` and the
+plain forms of `arena replay` are answered without it (`main` is the entry point either way,
+and it stands in for the click group wherever one is expected, e.g. click's CliRunner).
 """
 
 from __future__ import annotations
 
-import importlib
-
-import click
+import os
+import sys
 
 from arena import __version__
 
@@ -25,27 +27,107 @@ COMMANDS: dict[str, str] = {
     "publish": "Build a static leaderboard website from a results directory.",
     "league": "A league: submit bots while it plays; games go where they settle the ranking.",
 }
+ABOUT = "Run tournaments between Four-in-a-Row bots and rate them."
+_HELP_OPTIONS = ("-h", "--help")
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS:
-            return None
-        module = importlib.import_module(f"arena.commands.{cmd_name.replace('-', '_')}")
-        return module.command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        with formatter.section("Commands"):
-            formatter.write_dl(sorted(COMMANDS.items()))
+def _program_name() -> str:
+    """What click would call the program: `python -m arena` under -m, else the script's name."""
+    first = sys.argv[0] if sys.argv else ""
+    if os.path.basename(first) == "__main__.py":
+        return "python -m arena"
+    name = os.path.basename(first)
+    return name if name and name != "-c" else "arena"
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="arena")
-def main() -> None:
-    """Run tournaments between Four-in-a-Row bots and rate them."""
+def help_text(program: str) -> str:
+    """The group's --help, the same text click prints."""
+    width = max(len(name) for name in COMMANDS)
+    lines = [
+        f"Usage: {program} [OPTIONS] COMMAND [ARGS]...", "", f"  {ABOUT}", "",
+        "Options:",
+        "  --version   Show the version and exit.",
+        "  -h, --help  Show this message and exit.",
+        "", "Commands:",
+    ]
+    lines += [f"  {name:<{width}}  {text}" for name, text in sorted(COMMANDS.items())]
+    return "\n".join(lines)
+
+
+def _fast(arguments: list[str]) -> int | None:
+    """The exit status of a command answered without click, or None to hand over to click."""
+    if len(arguments) == 1 and arguments[0] in _HELP_OPTIONS:
+        print(help_text(_program_name()))
+        return 0
+    if len(arguments) == 1 and arguments[0] == "--version":
+        print(f"arena, version {__version__}")
+        return 0
+    if arguments and arguments[0] == "replay":
+        from arena.replay_text import fast_main
+
+        return fast_main(arguments[1:])
+    return None
+
+
+_GROUP = None
+
+
+def group() -> object:
+    """The click group (built on first use)."""
+    global _GROUP
+    if _GROUP is None:
+        _GROUP = _build_group()
+    return _GROUP
+
+
+def _build_group() -> object:
+    import importlib
+
+    import click
+
+    class LazyGroup(click.Group):
+        def list_commands(self, ctx: click.Context) -> list[str]:
+            return list(COMMANDS)
+
+        def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+            if cmd_name not in COMMANDS:
+                return None
+            module = importlib.import_module(f"arena.commands.{cmd_name.replace('-', '_')}")
+            return module.command
+
+        def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+            with formatter.section("Commands"):
+                formatter.write_dl(sorted(COMMANDS.items()))
+
+    @click.group(cls=LazyGroup, context_settings={"help_option_names": list(_HELP_OPTIONS)},
+                 help=ABOUT)
+    @click.version_option(__version__, prog_name="arena")
+    def arena() -> None:
+        pass
+
+    return arena
+
+
+class _Entry:
+    """`arena`'s entry point: the fast path first, then the click group. Attribute access
+    (`main`, `name`, `commands`, ...) goes to the group, so it can be used as one."""
+
+    name = "arena"
+
+    def __call__(self, args: list[str] | None = None, **extra) -> object:
+        arguments = list(sys.argv[1:] if args is None else args)
+        if not extra:
+            status = _fast(arguments)
+            if status is not None:
+                sys.stdout.flush()
+                sys.exit(status)
+        return group()(args, **extra)
+
+    def __getattr__(self, attribute: str) -> object:
+        return getattr(group(), attribute)
+
+
+main = _Entry()
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from arena import protocol
@@ -106,11 +106,21 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckR
                     break
             move = parse_move(value)
             if not game.is_legal(move):
-                raise protocol.ProtocolError(f"illegal move {format_move(move)} after d4")
+                # It read the lines fine; the move itself is wrong: the illegal-move hint.
+                results.append(CheckResult(
+                    "unknown lines", False,
+                    f"illegal move {format_move(move)} after d4 in {variant.spec}",
+                    HINTS["illegal"]))
+                return results
             results.append(CheckResult("unknown lines", True, f"answered {value}"))
         except (BotIOError, protocol.ProtocolError, MoveError) as error:
             detail = getattr(error, "detail", str(error))
-            results.append(CheckResult("unknown lines", False, detail, HINTS["unknown lines"]))
+            hint = HINTS["unknown lines"]
+            if isinstance(error, MoveError):
+                hint = HINTS["protocol"]
+            elif isinstance(error, BotIOError) and error.reason in HINTS:
+                hint = HINTS[error.reason]
+            results.append(CheckResult("unknown lines", False, detail, hint))
             return results
         try:
             process.send(protocol.end_line("draw", None, "max-plies", 2))
@@ -127,13 +137,19 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckR
     return results
 
 
+# Sizes and line lengths besides the presets' 6 rows: a bot that assumes 7x6 fails here.
+ODD_VARIANTS = ("classic:7x4", "classic:10x9,connect=5", "popout:5x5")
+
+
 def run_checks(
     spec: BotSpec,
     tc: TimeControl | None = None,
     games: int = 2,
     progress: Callable[[CheckResult], None] | None = None,
+    variants: Sequence[str] = ODD_VARIANTS,
 ) -> CheckReport:
-    """Run every check; `progress` is called with each result as it comes."""
+    """Run every check; `progress` is called with each result as it comes. Games are played in
+    every preset and in each of `variants` (default: odd sizes and line lengths)."""
     tc = tc or TimeControl(move_ms=1000)
     report = CheckReport(spec.name)
 
@@ -152,7 +168,9 @@ def run_checks(
     other = Player(opponent, "random")
     try:
         n = 0
-        for name, variant in PRESETS.items():
+        extra = [parse_variant(v) for v in variants]
+        playlist = list(PRESETS.items()) + [(v.spec, v) for v in extra if v.spec not in PRESETS]
+        for name, variant in dict(playlist).items():
             failures = []
             for i in range(games):
                 n += 1

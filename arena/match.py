@@ -1,43 +1,59 @@
-"""A series of games between two bots (used by `arena play` and `arena check`)."""
+"""A series of games between two bots (used by `arena play`).
+
+Memory stays flat in the number of games: a finished game is handed to `on_game` and then only
+counted (`MatchResult` keeps W/D/L tallies, not the records).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.botspec import BotSpec, distinct_names
+from arena.botspec import BotSpec, distinct_names, name_problem
 from arena.game import Variant
-from arena.referee import GameRecord, Player, TimeControl, play_game
+from arena.referee import GameRecord, Player, TimeControl, log_file_name, play_game
 
 
 @dataclass
 class MatchResult:
     a: str  # display names
     b: str
-    records: list[GameRecord] = field(default_factory=list)
+    games: int = 0
+    void_games: int = 0
+    # (variant spec, move_ms) -> [wins, draws, losses] of bot A over non-void games
+    tallies: dict[tuple[str, int | None], list[int]] = field(default_factory=dict)
+
+    def add(self, record: GameRecord) -> None:
+        self.games += 1
+        if record.void:
+            self.void_games += 1
+            return
+        tally = self.tallies.setdefault(
+            (record.variant, record.time_control.get("move_ms")), [0, 0, 0])
+        name = record.winner_name
+        tally[2 if name is not None and name != self.a else 0 if name is not None else 1] += 1
 
     def score(self, variant: str | None = None, move_ms: int | None = None) -> tuple[int, int, int]:
         """(wins, draws, losses) of bot A, over non-void games (of one variant / move limit if given)."""
-        w = d = losses = 0
-        for rec in self.records:
-            if rec.void or (variant is not None and rec.variant != variant):
-                continue
-            if move_ms is not None and rec.time_control.get("move_ms") != move_ms:
-                continue
-            name = rec.winner_name
-            if name is None:
-                d += 1
-            elif name == self.a:
-                w += 1
-            else:
-                losses += 1
-        return w, d, losses
+        total = [0, 0, 0]
+        for (spec, limit), tally in self.tallies.items():
+            if (variant is None or spec == variant) and (move_ms is None or limit == move_ms):
+                total = [t + x for t, x in zip(total, tally, strict=True)]
+        return total[0], total[1], total[2]
 
-    @property
-    def void_games(self) -> int:
-        return sum(rec.void for rec in self.records)
+
+def handshake_names(specs: Sequence[BotSpec], players: Sequence[Player]) -> list[str]:
+    """Display names: a bot that was not given a name shows the name from its handshake
+    (`hello name=...`), if valid; else the name its spec has (see arena/botspec.py)."""
+    names = []
+    for spec, player in zip(specs, players, strict=True):
+        said = player.hello.get("name", "")
+        names.append(said if not spec.named and said and name_problem(said) is None
+                     else spec.name)
+    return distinct_names(names)
 
 
 def play_match(
@@ -53,16 +69,24 @@ def play_match(
     stop: threading.Event | None = None,
     game_id_prefix: str = "g",
     finished: Callable[[], bool] | None = None,
+    openings: Mapping[str, Sequence[Sequence[int | str]]] | None = None,
+    result: MatchResult | None = None,
 ) -> MatchResult:
     """Play `games` games per variant, A and B alternating as first player (A starts).
 
-    With several time controls, the whole series is played under each in turn.
+    With several time controls, the whole series is played under each in turn. `openings` maps a
+    variant spec to openings cycled through per seat-swapped pair of games (games 1-2 the first,
+    3-4 the next, ...); without it every game starts from `opening`.
 
     `finished` is asked before each game whether the match is decided (e.g. by an SPRT);
-    unlike `stop`, it never interrupts a game in progress.
+    unlike `stop`, it never interrupts a game in progress. Pass `result` to watch the tallies
+    (and the display names, settled after the first handshakes) while the match runs.
     """
     name_a, name_b = distinct_names([spec_a.name, spec_b.name])
-    result = MatchResult(name_a, name_b)
+    if result is None:
+        result = MatchResult(name_a, name_b)
+    result.a, result.b = name_a, name_b
+    settled = spec_a.named and spec_b.named
     with Player(spec_a, name_a, log_dir, restart_every_game) as a, Player(
         spec_b, name_b, log_dir, restart_every_game
     ) as b:
@@ -70,16 +94,38 @@ def play_match(
         controls = [time_control] if isinstance(time_control, TimeControl) else list(time_control)
         for tc in controls:
             for variant in variants:
+                cycle = openings.get(variant.spec) if openings else None
                 for i in range(games):
                     if finished is not None and finished():
                         return result
                     n += 1
                     first, second = (a, b) if i % 2 == 0 else (b, a)
+                    start = cycle[(i // 2) % len(cycle)] if cycle else opening
                     record = play_game(
-                        variant, first, second, tc, opening,
+                        variant, first, second, tc, start,
                         game_id=f"{game_id_prefix}{n:04d}", stop=stop,
                     )
-                    result.records.append(record)
+                    if not settled and (a.hello or b.hello):
+                        settled = _settle_names(result, (spec_a, spec_b), (a, b), record)
+                    result.add(record)
                     if on_game is not None:
                         on_game(n, record)
     return result
+
+
+def _settle_names(result: MatchResult, specs, players, record: GameRecord) -> bool:
+    """Rename the players after their handshake names, once, this game's record included."""
+    new_a, new_b = handshake_names(specs, players)
+    renames = {result.a: new_a, result.b: new_b}
+    for seat, old in ((1, record.first), (2, record.second)):
+        new = renames.get(old, old)
+        player = players[0] if old == result.a else players[1]
+        if new != old and player.log_dir is not None:  # this game's log, under the new name
+            path = player.log_dir / log_file_name(record.game_id, seat, old)
+            with contextlib.suppress(OSError):
+                path.rename(path.with_name(log_file_name(record.game_id, seat, new)))
+    record.first = renames.get(record.first, record.first)
+    record.second = renames.get(record.second, record.second)
+    result.a, result.b = new_a, new_b
+    players[0].display_name, players[1].display_name = new_a, new_b
+    return bool(players[0].hello and players[1].hello)

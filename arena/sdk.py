@@ -130,6 +130,58 @@ def _budget_ms(setup: GameSetup, time_left: int, slack: float, ply: int) -> floa
     return max(1.0, min(budgets))
 
 
+class _Position:
+    """The game so far, kept between turns: each `turn` line's move list normally extends the
+    previous one, so only the new tokens are parsed and pushed (not the whole game per move)."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.game = Game(variant)
+        self.text = ""  # the `moves=` text that `game` is at ("" for no moves)
+        self.moves: list[int] = []
+
+    def advance(self, text: str) -> list[int]:
+        """Bring the game to the `moves=` text; returns every move so far."""
+        if text == "-":
+            text = ""
+        known = self.text
+        if known and not (text.startswith(known) and text[len(known):len(known) + 1] in ("", ",")):
+            self.reset()  # not a continuation (a new line of play): start over
+            known = ""
+        elif self.game.moves != self.moves:  # the bot left the game changed: rebuild it
+            self.game = Game(self.variant)
+            for move in self.moves:
+                self.game.push(move)
+        tail = text[len(known):].lstrip(",")
+        if tail:
+            for token in tail.split(","):
+                move = parse_move(token)
+                self.game.push(move)
+                self.moves.append(move)
+        self.text = text
+        return self.moves
+
+    def reset(self) -> None:
+        self.game = Game(self.variant)
+        self.text = ""
+        self.moves = []
+
+
+def _turn_fields(line: str) -> tuple[str, int, int | None, int | None]:
+    """(moves text, time_ms, opponent_time_ms, last_ms) of a `turn` line, without splitting the
+    move list (it grows with the game)."""
+    fields = dict(word.partition("=")[::2] for word in line.split()[1:])
+    try:
+        opponent = fields.get("opponent_time_ms", "-")
+        last = fields.get("last_ms", "-")
+        return (fields.get("moves", "-"), int(fields["time_ms"]),
+                None if opponent in ("-", "") else int(opponent),
+                None if last in ("-", "") else int(last))
+    except (KeyError, ValueError) as error:
+        raise protocol.ProtocolError(f"bad turn line ({error}): {protocol.truncate(line)!r}") \
+            from None
+
+
 def run_bot(
     choose_move: Callable[[Turn], int | str],
     name: str,
@@ -140,7 +192,7 @@ def run_bot(
     """Run the protocol loop until `quit` or the end of input."""
     stdin = sys.stdin.buffer
     setup: GameSetup | None = None
-    game: Game | None = None
+    position: _Position | None = None
     slack = 0.0  # arena-measured time minus our own, for the previous move
     own_last_ms: float | None = None
     while True:
@@ -151,21 +203,18 @@ def run_bot(
         line = raw.decode("utf-8", "replace").strip()
         word = line.split(" ", 1)[0]
         if word == "turn":
-            if setup is None:
+            if setup is None or position is None:
                 continue
-            info = protocol.parse_turn_line(line)
-            if info["last_ms"] is not None and own_last_ms is not None:
-                measured = info["last_ms"] - own_last_ms
+            moves_text, time_ms, opponent_ms, last_ms = _turn_fields(line)
+            if last_ms is not None and own_last_ms is not None:
+                measured = last_ms - own_last_ms
                 slack = max(0.0, 0.7 * slack + 0.3 * measured) if slack else max(0.0, measured)
-            moves = [parse_move(t) for t in info["moves"]]
-            if game is None or game.moves != moves[: len(game.moves)]:
-                game = Game(setup.variant)
-            for m in moves[len(game.moves):]:
-                game.push(m)
-            budget = _budget_ms(setup, info["time_ms"], slack, len(moves))
+            moves = position.advance(moves_text)
+            game = position.game
+            budget = _budget_ms(setup, time_ms, slack, len(moves))
             turn = Turn(
-                game=game, variant=setup.variant, seat=setup.seat, ply=len(moves), moves=moves,
-                time_left_ms=info["time_ms"], opponent_time_left_ms=info["opponent_time_ms"],
+                game=game, variant=setup.variant, seat=setup.seat, ply=len(moves),
+                moves=list(moves), time_left_ms=time_ms, opponent_time_left_ms=opponent_ms,
                 move_ms=setup.move_ms, increment_ms=setup.increment_ms, budget_ms=budget,
                 deadline=received + budget / 1000, setup=setup, received_at=received,
             )
@@ -178,12 +227,8 @@ def run_bot(
                 traceback.print_exc(file=sys.stderr)
                 print(f"[sdk] choose_move failed ({error!r}); playing a legal move",
                       file=sys.stderr, flush=True)
-                game = Game(setup.variant)
-                for m in moves:
-                    game.push(m)
-                token = format_move(game.legal_moves()[0])
-            if game.moves != moves:
-                game = None
+                position.advance(moves_text)  # rebuilds the game if the bot left it changed
+                token = format_move(position.game.legal_moves()[0])
             _write("move " + token)
             own_last_ms = (time.monotonic() - received) * 1000
         elif word == "game":
@@ -194,7 +239,7 @@ def run_bot(
                 increment_ms=fields["increment_ms"], startup_ms=fields["startup_ms"],
                 grace_ms=fields["grace_ms"], opponent=fields["opponent"], fields=fields,
             )
-            game = None
+            position = _Position(setup.variant)
             if on_new_game is not None:
                 on_new_game(setup)
         elif word == "hello":

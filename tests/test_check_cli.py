@@ -20,6 +20,8 @@ def test_greedy_passes(no_leftover_processes):
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "all checks passed" in result.output
     assert "start-up:" in result.output and "move time: p50" in result.output
+    for spec in ("classic:7x4", "classic:10x9,connect=5", "popout:5x5"):  # issue 14 #7
+        assert f"PASS  games: {spec}: 1 games without a forfeit" in result.output
 
 
 @pytest.mark.skipif(shutil.which("awk") is None, reason="needs awk")
@@ -43,3 +45,58 @@ def test_bad_hello_fails_fast(no_leftover_processes):
 def test_unknown_bot_is_one_line_error():
     result = CliRunner().invoke(check_command, ["no-such-bot-xyz"])
     assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+SIX_ROWS_BOT = """
+from arena.sdk import run_bot
+
+def choose(turn):  # counts drops per column but assumes 6 rows, whatever the game line says
+    heights = [0] * turn.variant.columns
+    for move in turn.moves:
+        if move > 0:
+            heights[move - 1] += 1
+    return next(c for c in range(1, turn.variant.columns + 1) if heights[c - 1] < 6)
+
+run_bot(choose, name="six-rows")
+"""
+
+D99_BOT = """
+import sys
+for line in sys.stdin:
+    word = line.split(" ", 1)[0]
+    if word == "hello":
+        print("hello name=d99", flush=True)
+    elif word == "turn":
+        print("move d99", flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+def test_odd_sizes_are_checked_and_variant_is_accepted(tmp_path, no_leftover_processes):
+    """Issue 14 #7: a bot that ignores rows= fails on a 4-row board; --variant picks variants."""
+    bot = tmp_path / "six_rows.py"
+    bot.write_text(SIX_ROWS_BOT)
+    result = run(str(bot), "-n", "1", "--variant", "classic:7x4,connect=5", "-v", "classic:8x7")
+    assert result.exit_code == 1, result.output
+    assert "PASS  games: classic: 1 games" in result.output
+    assert "PASS  games: classic:8x7" in result.output
+    assert "FAIL  games: classic:7x4,connect=5: 1/1 lost by illegal" in result.output
+    assert "hint: replay the move list" in result.output
+    assert "games: popout:5x5" not in result.output  # --variant replaces the default odd sizes
+
+
+def test_illegal_answer_gets_the_illegal_move_hint(tmp_path, no_leftover_processes):
+    """Issue 14 #19: `move d99` is an illegal move, not an unknown line."""
+    bot = tmp_path / "d99.py"
+    bot.write_text(D99_BOT)
+    result = run(str(bot), "-n", "1")
+    assert result.exit_code == 1
+    assert "FAIL  unknown lines: illegal move d99 after d4" in result.output
+    assert "hint: replay the move list" in result.output
+    assert "ignore arena lines whose first word" not in result.output
+
+
+def test_bad_variant_option():
+    result = CliRunner().invoke(check_command, ["greedy", "--variant", "classic:3x3"])
+    assert result.exit_code == 2 and "--variant" in result.output

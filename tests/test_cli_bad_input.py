@@ -293,6 +293,16 @@ def test_play_bad_bots(tmp_path):
     (bad / "bot.toml").write_text('name = "x"\ncommand = [\n')
     fails(arena("play", "random", str(bad)), "(line 2)")
     fails(arena("play", "random", "/dev/null"), "not a regular file")
+    script = tmp_path / "mybot"
+    script.write_text("#!/bin/sh\n")
+    fails(arena("play", "random", str(script)), f"chmod +x {script}")  # issue 14 #26
+    unknown = tmp_path / "unknown"
+    unknown.mkdir()
+    (unknown / "bot.toml").write_text('command = "sh"\nauthr = "me"\n')
+    fails(arena("play", "random", str(unknown)), "bot.toml:2: unknown key 'authr'; did you "
+          "mean 'author'?")  # issue 14 #20
+    fails(arena("play", "random", "greedy", "--opening", "d4", "--openings", "none"),
+          "not both", code=2)
 
 
 def test_check_shows_why_a_bot_died(tmp_path, no_leftover_processes):

@@ -261,7 +261,7 @@ for line in sys.stdin:
 """
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 1)])
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_play_stopped_mid_move_ends_its_bots(tmp_path, sig, code):
     bot = tmp_path / "slow.py"
     bot.write_text(SLOW_BOT)

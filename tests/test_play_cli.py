@@ -101,3 +101,110 @@ def test_play_sprt_rejects_bad_bounds():
     assert result.exit_code == 2 and "elo0 < elo1" in result.output
     result = CliRunner().invoke(play_command, ["random", "random", "--sprt", "fifty"])
     assert result.exit_code == 2 and "ELO0,ELO1" in result.output
+
+
+def test_handshake_name_is_shown_when_no_name_was_given(tmp_path, monkeypatch,
+                                                        no_leftover_processes):
+    """Issue 14 #16: a file `first_legal.py` that says `hello name=first-legal` shows as that;
+    #2: given as a command line whose interpreter is found on PATH, like a shell would."""
+    bot = tmp_path / "first_legal.py"
+    bot.write_text("from arena.sdk import run_bot\n"
+                   "run_bot(lambda turn: turn.game.legal_moves()[0], name='first-legal')\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mypython").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("mypython first_legal.py", "random", "-n", "2", "--json")
+    assert result.exit_code == 0, result.output
+    games = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(g["first"], g["second"]) for g in games] == [("first-legal", "random"),
+                                                         ("random", "first-legal")]
+    assert "first-legal vs random: W" in result.stderr
+
+
+def test_games_start_from_openings_by_default(tmp_path, no_leftover_processes):
+    """Issue 14 #15: seat-swapped pairs cycle through the built-in openings; 'none' and a file
+    are accepted too."""
+    result = invoke("greedy", "greedy", "-n", "4", "--json", "--move-ms", "2000")
+    assert result.exit_code == 0, result.output
+    openings = [json.loads(line)["opening"] for line in result.stdout.splitlines()]
+    assert openings[0] == openings[1] and openings[2] == openings[3]
+    assert openings[0] != openings[2] and all(len(o) == 2 for o in openings)
+    assert "d4" not in openings[0][:1]  # the first player does not take the centre
+    result = invoke("greedy", "greedy", "-n", "2", "--json", "--openings", "none")
+    assert [json.loads(line)["opening"] for line in result.stdout.splitlines()] == [[], []]
+    book = tmp_path / "book.txt"
+    book.write_text("# two openings\nd1 d2\nd7\n")
+    result = invoke("greedy", "random", "-n", "4", "--json", "--openings", str(book))
+    assert [json.loads(line)["opening"] for line in result.stdout.splitlines()] == [
+        ["d1", "d2"], ["d1", "d2"], ["d7"], ["d7"]]
+    result = CliRunner().invoke(play_command, ["greedy", "random", "--openings", "nope.txt"])
+    assert result.exit_code == 2 and "no such openings file" in result.output
+
+
+def test_ctrl_c_prints_the_summary_and_exits_130(no_leftover_processes):
+    """Issue 14 #6: the SPRT state after each game; Ctrl-C gives the summary so far, exit 130."""
+    import os
+    import signal
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", "greedy", "random", "-n", "1000",
+         "--move-ms", "2000", "--sprt", "0,1000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        first = process.stdout.readline()
+        assert "SPRT LLR " in first and " in [-2.94, 2.94]" in first, first
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "interrupted" in out and "greedy vs random: W " in out and "SPRT [0, 1000]" in out
+    assert "Traceback" not in err and "Aborted" not in err
+
+
+def test_match_memory_is_flat_in_the_number_of_games(monkeypatch):
+    """Issue 13: `arena play` keeps tallies, not a record per game."""
+    import tracemalloc
+
+    import arena.match as match
+    from arena.referee import GameRecord, TimeControl
+
+    class FakePlayer:
+        def __init__(self, spec, name, *args):
+            self.display_name, self.hello = name, {"name": name}
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    def fake_game(variant, first, second, tc, opening, game_id, stop):
+        return GameRecord(game_id, variant.spec, first.display_name, second.display_name,
+                          result=1.0, winner=1, reason="line", plies=42,
+                          moves=["d4"] * 42, move_ms=[1.5] * 42, move_cpu_ms=[1.0] * 42,
+                          time_control={"move_ms": 100})
+
+    monkeypatch.setattr(match, "Player", FakePlayer)
+    monkeypatch.setattr(match, "play_game", fake_game)
+    from arena.botspec import resolve_bot
+
+    specs = resolve_bot("random", name="a"), resolve_bot("random", name="b")
+
+    def grown(games: int) -> int:
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        result = match.play_match(*specs, [parse_variant("classic")], games,
+                                  TimeControl(move_ms=100))
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        assert result.score() == (games // 2, 0, games - games // 2)
+        return after - before
+
+    assert grown(3000) < 20_000

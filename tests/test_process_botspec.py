@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 
 import pytest
 
-from arena.botspec import BotSpecError, distinct_names, resolve_bot
+from arena.botspec import BotSpecError, distinct_names, name_problem, resolve_bot, resolve_command
+from arena.tournament.config import load_config
 from tests.conftest import ROOT
 
 
@@ -26,7 +29,7 @@ def test_py_file_and_executable(tmp_path):
     assert spec.name == "mine" and spec.command == [sys.executable, str(script)]
     exe = tmp_path / "run.sh"
     exe.write_text("#!/bin/sh\n")
-    with pytest.raises(BotSpecError, match="neither executable"):
+    with pytest.raises(BotSpecError, match=r"is not executable: run  chmod \+x "):
         resolve_bot(str(exe))
     exe.chmod(0o755)
     assert resolve_bot(str(exe)).command == [str(exe)]
@@ -52,7 +55,11 @@ def test_manifest_folder_and_hash(tmp_path):
     "manifest,message",
     [
         ("name = \n", "bad manifest"),
-        ("name = 'x'\n", "'command' must be"),
+        ("name = 'x'\n", "bot.toml: 'command' is missing"),
+        ("name = 'x'\ncommand = 3\n", "bot.toml:2: 'command' must be"),
+        ("name = 'x'\ncomand = 'bot.py'\n", "bot.toml:2: unknown key 'comand'; did you mean 'command'"),
+        ("name = 'x'\ncommand = 'sh'\nlanguge = 'sh'\n", "did you mean 'language'"),
+        ("name = 'x'\ncommand = 'run.sh'\n", "not executable: run  chmod"),
         ("name = 'x'\ncommand = 'no-such-runtime-xyz bot.js'\n", "not found"),
         ("name = 'x'\ncommand = 'missing.py'\n", "not found"),
         ("name = 'x'\ncommand = 'sh'\nargs = 'a'\n", "'args' must be"),
@@ -60,6 +67,7 @@ def test_manifest_folder_and_hash(tmp_path):
 )
 def test_bad_manifests(tmp_path, manifest, message):
     (tmp_path / "bot.toml").write_text(manifest)
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")  # not executable
     with pytest.raises(BotSpecError, match=message) as info:
         resolve_bot(str(tmp_path))
     assert "\n" not in str(info.value)
@@ -74,3 +82,126 @@ def test_unknown_reference(tmp_path):
 
 def test_distinct_names():
     assert distinct_names(["a", "a", "b", "a"]) == ["a", "a#2", "b", "a#3"]
+
+
+def _python_on_path(tmp_path, monkeypatch) -> None:
+    """A `python3` and a `node` stand-in on PATH (node: a shell script), for command rules."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    node = bin_dir / "fakenode"
+    node.write_text("#!/bin/sh\nexec python3 \"$@\"\n")
+    node.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ.get('PATH', '')}")
+
+
+def test_one_rule_for_commands_path_lookup_and_script_name(tmp_path, monkeypatch):
+    """Issue 14 #2: `fakenode bot.js` finds the interpreter on PATH, is named after the script,
+    the same in a bot.toml, on the command line and in a tournament file."""
+    _python_on_path(tmp_path, monkeypatch)
+    folder = tmp_path / "jsbot"
+    folder.mkdir()
+    (folder / "bot.js").write_text("// a bot\n")
+    (folder / "bot.toml").write_text('command = "fakenode bot.js"\n')
+    from_manifest = resolve_bot(str(folder))
+    assert from_manifest.command == ["fakenode", "bot.js"] and from_manifest.name == "jsbot"
+    monkeypatch.chdir(folder)
+    from_line = resolve_bot("fakenode bot.js")
+    assert from_line.command == ["fakenode", "bot.js"] and from_line.name == "bot"
+    assert from_line.cwd == folder and not from_line.named
+    other = tmp_path / "other.js"
+    other.write_text("// another\n")
+    spec = resolve_command(["fakenode", "other.js"], tmp_path, name="o")
+    assert spec.name == "o" and spec.named and spec.cwd == tmp_path
+    assert spec.program_hash != from_line.program_hash  # the script is hashed, not the runtime
+    with pytest.raises(BotSpecError, match="'no-such-runtime-xyz' not found on PATH"):
+        resolve_bot("no-such-runtime-xyz bot.js")
+
+
+def test_tournament_command_uses_the_same_rule(tmp_path, monkeypatch):
+    _python_on_path(tmp_path, monkeypatch)
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.js").write_text(f"// {name}\n")
+    (tmp_path / "t.toml").write_text(
+        '[[bots]]\ncommand = "fakenode a.js"\n[[bots]]\ncommand = ["fakenode", "b.js"]\n'
+    )
+    config = load_config(tmp_path / "t.toml")
+    assert [b.name for b in config.bots] == ["a", "b"]  # not "node" twice
+    assert config.bots[0].spec.command == ["fakenode", "a.js"]
+    assert config.bots[0].spec.cwd == tmp_path
+
+
+def test_venv_interpreter_symlink_is_not_resolved(tmp_path):
+    """Issue 14 #29: `.venv/bin/python bot.py` runs the venv's python, not its target."""
+    venv_bin = tmp_path / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "python").symlink_to(sys.executable)
+    (tmp_path / "bot.py").write_text("pass\n")
+    (tmp_path / "bot.toml").write_text('name = "v"\ncommand = ".venv/bin/python bot.py"\n')
+    spec = resolve_bot(str(tmp_path))
+    assert spec.command == [str(venv_bin / "python"), "bot.py"]
+    assert spec.language == "python"
+    linked = tmp_path / "link"
+    linked.symlink_to(tmp_path)
+    assert resolve_bot(str(linked)).cwd == linked
+
+
+@pytest.mark.parametrize("name", ["ünï cödé 🤖", "<b>bot<b> ü", "Łódź-bot", "a"])
+def test_unicode_names_are_allowed(tmp_path, name):
+    """Issue 14 #16: one rule for names from a manifest, a file or an argument."""
+    assert name_problem(name) is None
+    (tmp_path / "bot.toml").write_text(f'name = "{name}"\ncommand = "sh"\n')
+    assert resolve_bot(str(tmp_path)).name == name
+    assert resolve_bot(str(tmp_path), name=name).named
+
+
+@pytest.mark.parametrize("name", ["", " x", "x ", "a\tb", "a\x00b", "x" * 65])
+def test_bad_names_are_rejected(tmp_path, name):
+    assert name_problem(name)
+    with pytest.raises(BotSpecError, match="bot name"):
+        resolve_bot("greedy", name=name)
+
+
+def test_tournament_accepts_unicode_bot_names(tmp_path):
+    (tmp_path / "t.toml").write_text(
+        '[[bots]]\npath = "random"\nname = "ünï cödé 🤖"\n[[bots]]\npath = "greedy"\n'
+    )
+    assert load_config(tmp_path / "t.toml").bots[0].name == "ünï cödé 🤖"
+
+
+def test_hash_covers_the_arena_modules_a_bot_imports(tmp_path, monkeypatch):
+    """Issue 14 #33: changing arena/sdk.py (or what it imports) changes an SDK bot's hash, while
+    an arena module the bot does not import leaves it alone."""
+    import arena.botspec as botspec
+
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "arena", project / "arena",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "bots" / "greedy", project / "bots" / "greedy")
+    monkeypatch.setattr(botspec, "PROJECT_ROOT", project)
+    monkeypatch.setattr(botspec, "BUNDLED_DIR", project / "bots")
+    first = resolve_bot("greedy").program_hash
+    (project / "arena" / "stats.py").write_text("# not imported by the SDK\n")
+    assert resolve_bot("greedy").program_hash == first
+    with (project / "arena" / "game" / "state.py").open("a") as handle:
+        handle.write("\n# changed\n")
+    second = resolve_bot("greedy").program_hash
+    assert second != first
+    with (project / "arena" / "sdk.py").open("a") as handle:
+        handle.write("\n# changed\n")
+    assert resolve_bot("greedy").program_hash != second
+    modules = {p.relative_to(project).as_posix()
+               for p in botspec._arena_modules([project / "bots" / "greedy" / "bot.py"])}
+    assert {"arena/__init__.py", "arena/sdk.py", "arena/protocol.py", "arena/game/__init__.py",
+            "arena/game/state.py"} <= modules
+    assert "arena/stats.py" not in modules and "arena/referee.py" not in modules
+
+
+def test_a_name_from_a_file_follows_the_same_rule(tmp_path):
+    odd = tmp_path / "bad\tname.py"
+    odd.write_text("pass\n")
+    with pytest.raises(BotSpecError, match="control or non-printable"):
+        resolve_bot(str(odd))
+    assert resolve_bot(str(odd), name="fine").name == "fine"
+    html = tmp_path / "<b>bot<b> ü.py"
+    html.write_text("pass\n")
+    assert resolve_bot(str(html)).name == "<b>bot<b> ü"

@@ -134,7 +134,9 @@ def test_stderr_flood_does_not_block_and_log_is_capped(tmp_path, no_leftover_pro
     assert code == 0, output
     assert all(g["forfeit_by"] is None for g in games), output
     files = sorted(p.name for p in logs.iterdir())
-    assert files == ["g0001-1-misbehave.log", "g0002-2-misbehave.log"]
+    # named after the handshake (issue 14 #16), the first game's log too
+    assert files == ["g0001-1-misbehave-flood_stderr_ok.log",
+                     "g0002-2-misbehave-flood_stderr_ok.log"]
     data = (logs / files[0]).read_bytes()
     assert len(data) < 70_000 and b"bytes of stderr dropped" in data
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from arena.game import PRESETS
-from arena.sdk import GameSetup, _budget_ms
+from arena.sdk import GameSetup, _budget_ms, run_bot
 from tests.conftest import ROOT
 
 
@@ -14,7 +14,17 @@ def test_import_is_light():
     code = "import sys, arena.sdk; print(' '.join(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=30, check=True).stdout.split()
-    for heavy in ("click", "pandas", "numpy", "matplotlib", "tomllib", "subprocess", "json"):
+    for heavy in ("click", "pandas", "numpy", "matplotlib", "tomllib", "subprocess", "json",
+                  "rich"):
+        assert heavy not in out, heavy
+
+
+def test_cli_import_is_light():
+    """Issue 13: importing the entry point pulls in no heavy module (click only on demand)."""
+    code = "import sys, arena.cli; print(' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, timeout=30, check=True).stdout.split()
+    for heavy in ("click", "pandas", "numpy", "matplotlib", "rich", "jinja2", "arena.game"):
         assert heavy not in out, heavy
 
 
@@ -57,3 +67,66 @@ def test_sdk_session_by_hand():
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["hello name=greedy version=1.0 author=arena",
                                        "move d1", "move d3"]  # win now; then block 1-1-_ (connect 3)
+
+
+def _session(monkeypatch, lines: list[str], choose) -> list[str]:
+    """Run `run_bot` in this process on the given arena lines; returns what it wrote."""
+    import io
+
+    class _Stdin:
+        buffer = io.BytesIO(("\n".join(lines) + "\n").encode())
+
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdin", _Stdin())
+    monkeypatch.setattr(sys, "stdout", out)
+    run_bot(choose, name="t")
+    return out.getvalue().splitlines()
+
+
+GAME_LINE = ("game id=a seat=1 spec=classic columns=7 rows=6 connect=4 pops=0 fixed=- "
+             "start=-/-/-/-/-/-/- cap=168 move_ms=1000 base_ms=0 increment_ms=0 "
+             "startup_ms=5000 grace_ms=200 opponent=x")
+
+
+def test_sdk_applies_only_the_new_moves_each_turn(monkeypatch):
+    """Issue 13: a turn parses and pushes the moves since the previous turn, not the game."""
+    import arena.sdk as sdk
+
+    parsed = []
+    real_parse = sdk.parse_move
+    monkeypatch.setattr(sdk, "parse_move", lambda token: parsed.append(token) or real_parse(token))
+    # A full 7x6 board filled column by column in an order with no line of four.
+    order = [1, 2, 1, 2, 1, 2, 2, 1, 2, 1, 2, 1, 3, 4, 3, 4, 3, 4, 4, 3, 4, 3, 4, 3,
+             5, 6, 5, 6, 5, 6, 6, 5, 6, 5, 6, 5, 7, 7, 7, 7, 7]
+    tokens = [f"d{c}" for c in order]
+    lines = ["hello protocol=fiar version=1", GAME_LINE]
+    for ply in range(0, len(tokens), 2):
+        moves = ",".join(tokens[:ply]) or "-"
+        lines.append(f"turn ply={ply} moves={moves} time_ms=1000 opponent_time_ms=- last_ms=-")
+    lines.append("quit")
+    seen = []
+
+    def choose(turn):
+        seen.append((turn.ply, list(turn.game.moves) == turn.moves, turn.game.ply))
+        turn.game.push(turn.game.legal_moves()[0])  # left changed on purpose: must be rebuilt
+        return tokens[turn.ply]
+
+    written = _session(monkeypatch, lines, choose)
+    assert written[1:] == [f"move {tokens[p]}" for p in range(0, len(tokens), 2)]
+    assert all(same and ply == game_ply for ply, same, game_ply in seen)
+    assert len(parsed) == len(tokens) - 1  # each move parsed once (the last one is not sent)
+
+
+def test_sdk_starts_over_when_the_move_list_is_not_a_continuation(monkeypatch):
+    lines = ["hello protocol=fiar version=1", GAME_LINE,
+             "turn ply=2 moves=d1,d2 time_ms=1000 opponent_time_ms=- last_ms=-",
+             "turn ply=2 moves=d4,d4 time_ms=1000 opponent_time_ms=- last_ms=-",
+             "turn ply=0 moves=- time_ms=1000 opponent_time_ms=- last_ms=-", "quit"]
+    boards = []
+
+    def choose(turn):
+        boards.append(turn.game.board_rows()[-1])
+        return turn.game.legal_moves()[0]
+
+    _session(monkeypatch, lines, choose)
+    assert boards == ["12.....", "...1...", "......."]

@@ -16,13 +16,25 @@ import click
               help="Per-move limit in ms.")
 @click.option("--startup-ms", default=5000, show_default=True, type=click.IntRange(min=0),
               help="Start-up allowance in ms.")
-def command(bot, bot_args, games, move_ms, startup_ms) -> None:
-    """Check that BOT follows the protocol: handshake, unknown lines, games in every preset
-    against random (pops, fixed columns, an opening, a clock), back-to-back games in one process,
-    quit. Prints pass/fail per check with hints, start-up time and move-time percentiles."""
+@click.option("--variant", "-v", "variants", multiple=True, metavar="SPEC",
+              help="Also play games in this variant (repeat for several), e.g. the variants of "
+              "your tournament; replaces the default odd sizes (classic:7x4, "
+              "classic:10x9,connect=5, popout:5x5).")
+def command(bot, bot_args, games, move_ms, startup_ms, variants) -> None:
+    """Check that BOT follows the protocol: handshake, unknown lines, games against random in
+    every preset (pops, fixed columns) and in odd sizes and line lengths (or the --variant
+    ones), an opening, a clock, back-to-back games in one process, quit. Prints pass/fail per
+    check with hints, start-up time and move-time percentiles."""
     from arena.botspec import BotSpecError, resolve_bot
-    from arena.conformance import run_checks
+    from arena.conformance import ODD_VARIANTS, run_checks
+    from arena.game import VariantError, parse_variant
     from arena.referee import TimeControl
+
+    for spec_text in variants:
+        try:
+            parse_variant(spec_text)
+        except VariantError as error:
+            raise click.BadParameter(str(error), param_hint="'--variant'") from None
 
     try:
         extra = shlex.split(bot_args)
@@ -44,7 +56,7 @@ def command(bot, bot_args, games, move_ms, startup_ms) -> None:
         if not result.ok and result.hint:
             click.echo(f"      hint: {result.hint}")
 
-    report = run_checks(spec, tc, games, progress=show)
+    report = run_checks(spec, tc, games, progress=show, variants=variants or ODD_VARIANTS)
     if report.startup_ms:
         values = sorted(report.startup_ms)
         click.echo(f"start-up: {values[len(values) // 2]:.0f} ms median, {values[-1]:.0f} ms max "

@@ -51,8 +51,14 @@ def describe_game(record) -> str:
               help="Allowance for start-up and the handshake (and again for the first move).")
 @click.option("--grace-ms", type=click.IntRange(min=0), default=200, show_default=True,
               help="Grace margin added to every deadline.")
-@click.option("--opening", default="", help="Opening moves applied before the bots play, "
-              "e.g. 'd4 d3'.")
+@click.option("--opening", default="", help="Opening moves applied before every game, e.g. "
+              "'d4 d3' (instead of --openings).")
+@click.option("--openings", "openings_choice", default="builtin", show_default=True,
+              metavar="builtin|none|FILE",
+              help="Each seat-swapped pair of games starts from the next opening: 'builtin' "
+              "(two drops next to the centre, the first player off-centre; always used by "
+              "default, so that deterministic bots do not replay one game), 'none' (the empty "
+              "board), or a file of move lists as in tournaments.")
 @click.option("--args-a", default="", help="Extra command-line arguments for bot A (one string).")
 @click.option("--args-b", default="", help="Extra command-line arguments for bot B (one string).")
 @click.option("--restart-every-game", is_flag=True,
@@ -71,13 +77,16 @@ def describe_game(record) -> str:
 @click.option("--sprt-model", type=click.Choice(["logistic", "normalized", "bayeselo"]),
               default="logistic", show_default=True, help="Elo model of the SPRT hypotheses.")
 def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, startup_ms, grace_ms,
-            opening, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
+            opening, openings_choice, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
             sprt_beta, sprt_model) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
 
-    A bot is a path to an executable, a .py file, a folder with a bot.toml, or the name of a
-    bundled bot (random, greedy, ...). With --sprt, the match stops as soon as the sequential
-    probability ratio test accepts H0 or H1 (pentanomial over seat-swapped game pairs).
+    A bot is a path to an executable, a .py file, a folder with a bot.toml, a command line
+    such as "node bot.js", or the name of a bundled bot (random, greedy, ...). Games start from
+    the built-in openings unless --openings or --opening says otherwise (see --openings).
+    With --sprt, the match stops as soon as the sequential probability ratio test accepts H0
+    or H1 (pentanomial over seat-swapped game pairs); the LLR and its bounds are shown after
+    every game. Ctrl-C prints the summary of the games played and exits with status 130.
     """
     sprt = _make_sprt(sprt_bounds, sprt_alpha, sprt_beta, sprt_model)
     from pathlib import Path
@@ -105,7 +114,16 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
                            startup_ms=startup_ms, grace_ms=grace_ms) for limit in limits]
     except (BotSpecError, VariantError, ValueError) as error:
         raise click.ClickException(str(error)) from None
+    if opening and openings_choice != "builtin":
+        raise click.BadParameter("give --opening (one start for every game) or --openings, "
+                                 "not both", param_hint="'--openings'")
     opening_moves = _check_opening(opening, parsed)
+    from arena.openings import OpeningsError, openings_for_variants
+
+    try:
+        cycles = None if opening else openings_for_variants(openings_choice, parsed)
+    except OpeningsError as error:
+        raise click.BadParameter(str(error), param_hint="'--openings'") from None
     if log_dir:
         try:
             Path(log_dir).mkdir(parents=True, exist_ok=True)
@@ -115,35 +133,53 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
 
     out = click.echo
 
+    from arena.match import MatchResult
+
+    result = MatchResult(spec_a.name, spec_b.name)
+
     def on_game(n: int, record) -> None:
+        state = ""
         if sprt is not None and not record.void:
-            score = record.result if record.first == result_names[0] else 1 - record.result
+            score = record.result if record.first == result.a else 1 - record.result
             # Games come in seat-swapped pairs per variant: ids 1-2, 3-4, ... of a variant.
             sprt.add(score, f"{record.variant}:{(n - 1) // 2}")
+            state = _sprt_state(sprt)
         if as_json:
             out(json.dumps(_game_dict(record)))
+            if state:
+                click.echo(state, err=True)
         else:
-            out(describe_game(record))
+            out(describe_game(record) + (f"  [{state}]" if state else ""))
         sys.stdout.flush()
 
-    from arena.botspec import distinct_names
-
-    result_names = distinct_names([spec_a.name, spec_b.name])
     previous = _catch_sigterm()
+    interrupted = False
     try:
-        result = play_match(
+        play_match(
             spec_a, spec_b, parsed, games, tcs, restart_every_game=restart_every_game,
             log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
             finished=(lambda: sprt.status() != "continue") if sprt is not None else None,
+            openings=cycles, result=result,
         )
     except KeyboardInterrupt:
-        raise click.Abort() from None
+        interrupted = True  # the bots are ended and reaped by now; report what was played
     except _Terminated:
         sys.exit(128 + signal.SIGTERM)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    lines = []
+    _summary(result, parsed, tcs, sprt, as_json, interrupted)
+    if interrupted:
+        sys.exit(130)
+
+
+def _sprt_state(sprt) -> str:  # noqa: ANN001
+    return f"SPRT LLR {sprt.llr():.2f} in [{sprt.lower:.2f}, {sprt.upper:.2f}]: {sprt.status()}"
+
+
+def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool) -> None:  # noqa: ANN001
+    """The W/D/L lines (per time control and variant when there are several) and the SPRT."""
+    lines = ["interrupted: the games played so far"] if interrupted else []
     if len(tcs) > 1:
         for tc in tcs:
             for variant in parsed:

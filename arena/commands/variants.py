@@ -22,13 +22,12 @@ def command(as_json: bool) -> None:
         for variant in PRESETS.values():
             click.echo(json.dumps({"name": variant.name, **variant.describe()}))
         return
-    header = f"{'preset':<12} {'size':>6} {'connect':>7} {'pops':>5} {'fixed':>7} {'max-plies':>9}  about"
-    click.echo(header)
+    # One format for the header and the rows, so that they cannot drift apart.
+    row = "{:<12} {:<6} {:>7} {:>5} {:>7} {:>9}  {}"
+    click.echo(row.format("preset", "size", "connect", "pops", "fixed", "max-plies", "about"))
     for name, variant in PRESETS.items():
         fixed = ",".join(map(str, variant.fixed_columns)) or "-"
-        click.echo(
-            f"{name:<12} {variant.columns}x{variant.rows:<4} {variant.connect:>7} "
-            f"{'yes' if variant.pops else 'no':>5} {fixed:>7} {variant.max_plies:>9}  "
-            f"{PRESET_SUMMARIES[name]}"
-        )
+        click.echo(row.format(name, f"{variant.columns}x{variant.rows}", variant.connect,
+                              "yes" if variant.pops else "no", fixed, variant.max_plies,
+                              PRESET_SUMMARIES[name]))
     click.echo("\nSpec: PRESET[:COLSxROWS][,connect=K][,max-plies=N]  e.g. popout:8x7, classic:9x7,connect=5")

@@ -26,8 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.botspec import NAME_RULE, name_problem, resolve_command
 from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
 from arena.game import parse_variant as _parse_variant
+from arena.tomlcheck import KeyLines as _Lines
+from arena.tomlcheck import close_match as _close
+from arena.tomlcheck import suggest as _suggest
 
 FORMATS = ("round-robin", "gauntlet")
 MAX_GAMES = 1_000_000  # games in one schedule (it is built in memory)
@@ -182,54 +186,6 @@ def _tc_dict(tc: Any) -> dict:
     from dataclasses import asdict
 
     return asdict(tc)
-
-
-class _Lines:
-    """Finds the line of a key in the TOML text (tomllib does not report positions)."""
-
-    _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?")
-    _KEY = re.compile(r"^\s*[\"']?([A-Za-z0-9_-]+)[\"']?\s*=")
-
-    def __init__(self, text: str) -> None:
-        self.where: dict[tuple[str, int, str | None], int] = {}
-        table, index = "", 0
-        counts: dict[str, int] = {}
-        for number, raw in enumerate(text.splitlines(), start=1):
-            line = raw.split("#", 1)[0] if not raw.strip().startswith(("'", '"')) else raw
-            header = self._HEADER.match(line)
-            if header:
-                table = header.group(2).strip("\"'")
-                if header.group(1) == "[[":
-                    index = counts.get(table, -1) + 1
-                    counts[table] = index
-                else:
-                    index = 0
-                self.where.setdefault((table, index, None), number)
-                continue
-            key = self._KEY.match(line)
-            if key:
-                self.where.setdefault((table, index, key.group(1)), number)
-
-    def line(self, key: str | None, table: str = "", index: int = 0) -> int:
-        probes = [(table, index, key), (table, index, None)]
-        if not table and key:
-            probes.insert(1, (key, 0, None))  # a top-level key given as a [table]
-        for probe in probes:
-            if probe in self.where:
-                return self.where[probe]
-        return 0
-
-
-def _suggest(key: str, known: Sequence[str]) -> str:
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-    if close:
-        return f"; did you mean {close[0]!r}?"
-    return f"; known keys: {', '.join(known)}"
-
-
-def _close(word: str, choices: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 class _Checker:
@@ -504,13 +460,14 @@ def _bots(check: _Checker, raw: Any, base: Path, resolver: Resolver | None) -> l
                 raise check.error("'command' is empty", "command", "bots", index)
             ref, args = parts[0], parts[1:] + args
         name = item.get("name")
-        if name is not None and not _NAME_RE.match(name):
-            raise check.error(
-                f"bot name {name!r} must be letters, digits, '.', '_', '-' or '+'",
-                "name", "bots", index,
-            )
+        if name is not None and name_problem(name):
+            raise check.error(f"bot name {name!r} {name_problem(name)} ({NAME_RULE})",
+                              "name", "bots", index)
         try:
-            spec = _resolve_ref(ref, base, args, name, resolve)
+            if key == "command":  # one rule for commands, relative to this file's folder
+                spec = resolve_command(parts, base, item.get("args", []), name)
+            else:
+                spec = _resolve_ref(ref, base, args, name, resolve)
         except ValueError as error:
             raise check.error(f"bot {ref!r}: {error}", key, "bots", index) from None
         final = name or spec.name

@@ -62,3 +62,69 @@ def test_import_of_the_engine_stays_light():
     code = f"import sys, arena.game; print(sorted(m for m in {heavy} if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_missing_file_is_not_read_as_a_record(tmp_path):
+    """Issue 14 #17: an argument that looks like a path and does not exist says so."""
+    for argument in ("nonexistent.txt", str(tmp_path / "games"), "dir/x"):
+        result = arena("replay", argument)
+        assert result.returncode == 1, argument
+        assert f"{argument}: no such file" in result.stderr and "Traceback" not in result.stderr
+        assert result.stdout == ""
+    assert arena("replay", "4455").returncode == 0  # records still work
+
+
+def test_no_argument_on_a_terminal_prints_a_hint():
+    """Issue 14 #17: `arena replay` on a terminal does not wait silently for input."""
+    import os
+    import pty
+
+    controller, terminal = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", "from arena.cli import main; main()", "replay"],
+            stdin=terminal, capture_output=True, text=True, timeout=60,
+        )
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert result.returncode == 2
+    assert "no records given" in result.stderr and "arena replay 4453" in result.stderr
+
+
+def test_variants_header_is_aligned_with_the_rows():
+    """Issue 14 #26: every header label lines up with its column."""
+    header, *rows = arena("variants").stdout.splitlines()[:5]
+    for row in rows:
+        fields = row.split()
+        assert row.index(fields[1]) == header.index("size")  # left-aligned
+        for label, value in zip(("connect", "pops", "fixed", "max-plies"), fields[2:6],
+                                strict=True):  # right-aligned
+            end = header.index(label) + len(label)
+            assert row[end - len(value):end] == value, (label, row)
+
+
+def test_help_and_replay_do_not_import_click_or_heavy_modules():
+    """Issue 13: `arena --help` and `arena replay` start without click, pandas, numpy, ..."""
+    heavy = ("click", "pandas", "numpy", "matplotlib", "rich", "jinja2")
+    for argv in (["--help"], ["replay", "4455"], ["replay", "--json", "44"]):
+        code = ("import atexit, sys\n"
+                f"atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join("
+                f"m for m in {heavy!r} if m in sys.modules)))\n"
+                "from arena.cli import main\nmain()")
+        result = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
+                                text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.strip() == "MODULES", (argv, result.stderr)
+    help_text = arena("--help").stdout
+    assert "Commands:" in help_text and "replay" in help_text and "--version" in help_text
+
+
+def test_cli_entry_point_still_works_as_a_click_group():
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["replay", "--json", "44"])
+    assert result.exit_code == 0 and json.loads(result.output)["plies"] == 2
+    assert CliRunner().invoke(main, ["--help"]).output.startswith("Usage: arena ")

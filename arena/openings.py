@@ -1,0 +1,75 @@
+"""Openings for `arena play`: a built-in set of short openings, or a file like a tournament's.
+
+Deterministic bots play the same game over and over from the empty board, so `arena play`
+starts each seat-swapped pair of games from the next opening, as tournaments do.
+
+The built-in set is two drops next to the centre: the first player avoids the centre column (the
+strongest first move on the usual boards) and the second answers in one of the three central
+columns, e.g. `d3 d4` on a 7-wide board. They are placed relative to the centre, so they fit any
+board size, and any that is illegal in a variant (a fixed column, a full column) is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.game import Game, IllegalMoveError, Variant
+
+BUILTIN = "builtin"
+NONE = "none"
+
+# (first drop, reply) as offsets from the centre column, mirrored pairs next to each other.
+_BUILTIN_OFFSETS: tuple[tuple[int, int], ...] = (
+    (-1, 0), (1, 0), (-1, -1), (1, 1), (-1, 1), (1, -1),
+)
+
+
+class OpeningsError(ValueError):
+    """An openings file or name that cannot be used (one-line message)."""
+
+
+def builtin_openings(variant: Variant) -> list[tuple[int, ...]]:
+    """The built-in openings that are legal in `variant` and do not end the game."""
+    centre = (variant.columns + 1) // 2
+    openings = []
+    for first, reply in _BUILTIN_OFFSETS:
+        moves = (centre + first, centre + reply)
+        if _playable(variant, moves):
+            openings.append(moves)
+    return openings
+
+
+def _playable(variant: Variant, moves: Sequence[int]) -> bool:
+    game = Game(variant)
+    try:
+        for move in moves:
+            game.push(move)
+    except IllegalMoveError:
+        return False
+    return game.outcome is None
+
+
+def openings_for_variants(choice: str, variants: Sequence[Variant]) -> dict[str, list[tuple[int, ...]]]:
+    """Per variant spec, the openings to cycle through: `builtin`, `none` (the empty board
+    only) or a file of move lists (the tournament format, checked against every variant)."""
+    if choice == NONE:
+        return {v.spec: [()] for v in variants}
+    if choice == BUILTIN:
+        return {v.spec: builtin_openings(v) or [()] for v in variants}
+    path = Path(choice)
+    if not path.is_file():
+        raise OpeningsError(f"{choice}: no such openings file (or use 'builtin' or 'none')")
+    from arena.tournament.config import ConfigError, _read_openings
+
+    try:
+        read = _read_openings(path, list(variants))
+    except ConfigError as error:
+        raise OpeningsError(str(error)) from None
+    out = {}
+    for variant in variants:
+        mine = [o.moves for o in read if o.variant in (None, variant.spec)]
+        if not mine:
+            raise OpeningsError(f"{choice}: no opening for {variant.spec}")
+        out[variant.spec] = mine
+    return out

@@ -1,0 +1,155 @@
+"""`arena replay` without click: reading records and printing positions.
+
+Kept free of click (and of json until `--json` is asked for) so that `arena replay 4455` starts
+about as fast as Python itself; `arena/commands/replay.py` is the click front end of the same code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+
+from arena.game import VariantError, parse_variant
+from arena.game.replay import ReplayResult, replay_record
+
+STDIN_HINT = ("no records given: name a file of records or give records, e.g.  arena replay "
+              "4453  or  arena replay games.txt  (or pipe them in:  ... | arena replay -)")
+
+
+class ReplayInputError(ValueError):
+    """Records that cannot be read (one-line message; exit status 1)."""
+
+
+class ReplayUsageError(ValueError):
+    """A bad option or a missing argument (exit status 2)."""
+
+
+def looks_like_path(argument: str) -> bool:
+    """A path separator, or one word with a file extension (`games.txt`): never a game record
+    (records are `VARIANT: moves` or move tokens, which have no dot)."""
+    if "/" in argument or os.sep in argument:
+        return True
+    stem, dot, extension = argument.rpartition(".")
+    return (bool(dot and stem and extension[:1].isalpha() and extension.isalnum())
+            and ":" not in argument and not any(c.isspace() for c in argument))
+
+
+def render(result: ReplayResult, label: str) -> str:
+    game = result.game
+    lines = [label]
+    if game is None:
+        return f"{label}\n  error: {result.error}"
+    columns = game.variant.columns
+    width = max(len(str(columns)), 1)
+    fixed = set(game.variant.fixed_columns)
+    for row in game.board_rows():
+        lines.append("  " + " ".join(cell.rjust(width) for cell in row))
+    lines.append(
+        "  " + " ".join(("#" if c in fixed else str(c)).rjust(width) for c in range(1, columns + 1))
+    )
+    data = result.to_dict()
+    if result.error:
+        lines.append(f"  error: {result.error}")
+    elif data["status"] == "ongoing":
+        lines.append(f"  ongoing after {data['plies']} plies, player {data['to_move']} to move; "
+                     f"legal: {' '.join(data['legal'])}")
+    elif data["status"] == "draw":
+        lines.append(f"  draw ({data['reason']}) after {data['plies']} plies")
+    else:
+        lines.append(f"  player {data['winner']} wins ({data['reason']}) after {data['plies']} plies")
+    return "\n".join(lines)
+
+
+def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """(source label, record line) for every record in the arguments: files, `-`, records."""
+    if not arguments:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise ReplayUsageError(STDIN_HINT)  # would wait silently for typed records
+        arguments = ("-",)
+    for argument in arguments:
+        if argument == "-":
+            yield from _lines_of(sys.stdin.buffer.read(), "stdin", "standard input")
+        elif os.path.isdir(argument):
+            raise ReplayInputError(f"{argument} is a directory, not a file of records")
+        elif os.path.isfile(argument):
+            try:
+                with open(argument, "rb") as handle:
+                    data = handle.read()
+            except OSError as error:
+                raise ReplayInputError(f"cannot read {argument}: {error.strerror or error}") \
+                    from None
+            yield from _lines_of(data, argument, argument)
+        elif looks_like_path(argument):
+            raise ReplayInputError(f"{argument}: no such file (a record is e.g. 4453 or "
+                                   "'popout: d4 d4 p4')")
+        else:
+            yield "record", argument
+
+
+def _lines_of(data: bytes, label: str, name: str) -> Iterator[tuple[str, str]]:
+    """The record lines of a file's bytes (UTF-8, a BOM is fine), skipping blanks and comments."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ReplayInputError(
+            f"cannot read {name}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield f"{label}:{number}", line
+
+
+def run(variant_spec: str, as_json: bool, records: Sequence[str],
+        echo: Callable[[str], None]) -> int:
+    """Replay every record, print each (text or JSON); 1 if any holds a bad move, else 0.
+    Raises ReplayUsageError / ReplayInputError before printing anything for bad input."""
+    try:
+        default_variant = parse_variant(variant_spec)
+    except VariantError as error:
+        raise ReplayUsageError(f"--variant: {error}") from None
+    lines = list(record_lines(records))
+    dumps = None
+    if as_json:
+        from json import dumps
+    failed = False
+    for source, line in lines:
+        result = replay_record(line, default_variant)
+        failed = failed or result.error is not None
+        echo(dumps(result.to_dict()) if dumps else render(result, f"{source}: {line.strip()}"))
+    return 1 if failed else 0
+
+
+def fast_main(arguments: Sequence[str]) -> int | None:
+    """`arena replay ARGS` without click, for the plain forms; None when click must handle them
+    (help, unknown options, errors that print a usage line)."""
+    variant, as_json, records = "classic", False, []
+    items = iter(arguments)
+    for item in items:
+        if item == "--json":
+            as_json = True
+        elif item == "--variant":
+            variant = next(items, "")
+            if not variant:
+                return None
+        elif item.startswith("--variant="):
+            variant = item.split("=", 1)[1]
+        elif item == "--":
+            records.extend(items)
+        elif item.startswith("-") and item != "-":
+            return None
+        else:
+            records.append(item)
+    if not records:
+        return None
+
+    def echo(text: str) -> None:
+        sys.stdout.write(text + "\n")
+
+    try:
+        return run(variant, as_json, records, echo)
+    except ReplayUsageError:
+        return None
+    except ReplayInputError as error:
+        sys.stdout.flush()
+        sys.stderr.write(f"Error: {error}\n")
+        return 1

@@ -1,0 +1,58 @@
+"""Helpers shared by the TOML readers (tournament files, `bot.toml`): where a key is, and a
+"did you mean" for a misspelt one. tomllib reports no positions, so lines are found in the text."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+
+class KeyLines:
+    """Finds the line of a key in the TOML text (tomllib does not report positions)."""
+
+    _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?")
+    _KEY = re.compile(r"^\s*[\"']?([A-Za-z0-9_-]+)[\"']?\s*=")
+
+    def __init__(self, text: str) -> None:
+        self.where: dict[tuple[str, int, str | None], int] = {}
+        table, index = "", 0
+        counts: dict[str, int] = {}
+        for number, raw in enumerate(text.splitlines(), start=1):
+            line = raw.split("#", 1)[0] if not raw.strip().startswith(("'", '"')) else raw
+            header = self._HEADER.match(line)
+            if header:
+                table = header.group(2).strip("\"'")
+                if header.group(1) == "[[":
+                    index = counts.get(table, -1) + 1
+                    counts[table] = index
+                else:
+                    index = 0
+                self.where.setdefault((table, index, None), number)
+                continue
+            key = self._KEY.match(line)
+            if key:
+                self.where.setdefault((table, index, key.group(1)), number)
+
+    def line(self, key: str | None, table: str = "", index: int = 0) -> int:
+        probes = [(table, index, key), (table, index, None)]
+        if not table and key:
+            probes.insert(1, (key, 0, None))  # a top-level key given as a [table]
+        for probe in probes:
+            if probe in self.where:
+                return self.where[probe]
+        return 0
+
+
+def suggest(key: str, known: Sequence[str]) -> str:
+    """`; did you mean 'x'?` for a close known key, else the list of known keys."""
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    return f"; known keys: {', '.join(known)}"
+
+
+def close_match(word: str, choices: Sequence[str]) -> str:
+    """`; did you mean 'x'?` for a close choice, else ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
