@@ -46,6 +46,8 @@ SKIPPED = {
     "arena standings games.csv": "needs a games file the reader brings",
     "arena play alphabeta mcts": "plays up to 200 games until an SPRT decides (minutes)",
     "arena check path/to/mybot": "names the reader's own bot (tests/test_check_cli.py runs checks)",
+    "arena replay games.txt": "reads a records file the reader brings (tests/game/test_replay_cli.py "
+                              "replays files)",
     "arena league ": "a league walk-through on the reader's own bots that plays until Ctrl-C "
                      "(tests/league/test_league_cli.py runs every league command end to end)",
 }

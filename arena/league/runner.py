@@ -119,10 +119,14 @@ class LeagueRunner:
             backlog = self._half_pairs(store)
             try:
                 while not self.stop.is_set():
-                    reason = self._should_stop(store, started)
-                    if reason:
-                        self.summary.stopped_by = reason
-                        break
+                    if not self.summary.stopped_by:
+                        self.summary.stopped_by = self._should_stop(store, started)
+                    if self.summary.stopped_by:
+                        # --until: no new pairs; the pairs in flight finish, so seats stay balanced.
+                        if not self.in_flight:
+                            break
+                        self._collect(store, wait=IDLE_WAIT_S)
+                        continue
                     while len(self.in_flight) < self.concurrency:
                         job = backlog.pop(0) if backlog else self._choose(store, next_pair)
                         if job is None:
