@@ -241,7 +241,9 @@ class BotProcess:
         self._cpu_ms = 0.0
         self._cpu_clock: int | None = None
         self.started_at = 0.0
+        self.last_line_at = 0.0  # time.monotonic() when the last line returned had arrived
         self.closed = False
+        self._quit_sent = False
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -394,6 +396,7 @@ class BotProcess:
         while True:
             line = self._take_line()
             if line is not None:
+                self.last_line_at = time.monotonic()
                 return line
             if self._unfinished_over_cap():
                 raise BotLineTooLong(
@@ -515,6 +518,17 @@ class BotProcess:
     def _wait_exit(self, timeout: float) -> int | None:
         return self.wait_exit(timeout)
 
+    def begin_close(self, quit_line: str | None = "quit") -> None:
+        """Send the quit line without waiting, so that several bots can exit at once."""
+        if self.proc is None or self.closed or self._quit_sent or quit_line is None:
+            return
+        self._quit_sent = True
+        if self._exit_status() is None:
+            try:
+                self.send(quit_line, time.monotonic() + 0.05)
+            except (BotIOError, OSError):
+                pass
+
     def close(self, quit_line: str | None = "quit", quit_grace: float = 0.5,
               term_grace: float = 0.2) -> None:
         """End the bot: quit line (if given), then SIGTERM, then SIGKILL to everything it owns."""
@@ -523,11 +537,10 @@ class BotProcess:
         self.closed = True
         proc = self.proc
         if quit_line is not None and self._exit_status() is None:
-            try:
-                self.send(quit_line, time.monotonic() + 0.05)
-                self._wait_exit(quit_grace)
-            except (BotIOError, OSError):
-                pass
+            self.closed = False
+            self.begin_close(quit_line)
+            self.closed = True
+            self._wait_exit(quit_grace)
         owned = self._owned_pids()
         if self._exit_status() is None:
             self._signal_group(signal.SIGTERM)
