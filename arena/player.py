@@ -59,7 +59,7 @@ class Forfeit(Exception):
 
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
-        self.reason = reason
+        self.reason = str(reason)  # a plain str in records, also for Reason members
         self.detail = protocol.truncate(detail)
 
     @classmethod
