@@ -15,20 +15,18 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 
 from arena import protocol
 from arena.botspec import distinct_names
+from arena.clock import utc_now_iso
 from arena.clocks import GameClocks
 from arena.game import Game, IllegalMoveError, MoveError, Variant, format_move, parse_move
 from arena.player import Forfeit, InfoCollector, Player, close_players, greet
 from arena.process import Aborted
+from arena.reasons import Reason
 from arena.timecontrol import TimeControl
 
 __all__ = ["GameAborted", "GameRecord", "Player", "TimeControl", "log_file_name", "play_game"]
-
-FORFEIT_REASONS = ("timeout", "illegal", "protocol", "crash", "handshake")
-
 
 class GameAborted(Exception):
     """The stop event was set during a game: both bots were killed and no record was made."""
@@ -84,10 +82,6 @@ class GameRecord:
     @property
     def winner_name(self) -> str | None:
         return {1: self.first, 2: self.second}.get(self.winner)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _safe_file_part(text: str) -> str:
@@ -152,7 +146,7 @@ class _Referee:
 
     def run(self) -> GameRecord:
         rec = self.record
-        rec.started_at = _now()
+        rec.started_at = utc_now_iso()
         try:
             self._start_players()
             if not rec.void and rec.forfeit_by is None:
@@ -165,7 +159,7 @@ class _Referee:
             for player in self.players.values():
                 player.kill()
             raise
-        rec.finished_at = _now()
+        rec.finished_at = utc_now_iso()
         rec.moves = list(self.tokens)
         rec.plies = len(self.tokens)
         self._finish()
@@ -181,7 +175,7 @@ class _Referee:
         if len(failures) == 2:
             rec = self.record
             rec.void = True
-            rec.reason = "void"
+            rec.reason = Reason.VOID.value
             rec.detail = protocol.truncate(
                 f"seat 1: {failures[1].reason}: {failures[1].detail}; "
                 f"seat 2: {failures[2].reason}: {failures[2].detail}", 400
@@ -219,7 +213,7 @@ class _Referee:
             try:
                 game.push(move)
             except IllegalMoveError as error:
-                self._forfeit(seat, Forfeit("illegal", f"{error} at ply {game.ply + 1}"))
+                self._forfeit(seat, Forfeit(Reason.ILLEGAL, f"{error} at ply {game.ply + 1}"))
                 return
             self.tokens.append(format_move(move))
             rec.move_ms.append(round(elapsed, 3))
@@ -244,7 +238,7 @@ class _Referee:
         try:
             move = parse_move(reply.token)
         except MoveError as error:
-            raise Forfeit("protocol", str(error)) from None
+            raise Forfeit(Reason.PROTOCOL, str(error)) from None
         return move, reply.elapsed_ms, reply.cpu_ms, infos.lines
 
     def _forfeit(self, seat: int, failure: Forfeit) -> None:
