@@ -26,6 +26,7 @@ from arena.reasons import Reason
 from arena.timecontrol import TimeControl
 
 MAX_INFO_LINES = 10_000  # info lines per turn before it counts as a flood
+CLOSE_JOIN_S = 30.0  # longest wait for a background close (a close is bounded well below)
 
 
 class Transport(Protocol):
@@ -52,6 +53,37 @@ class Transport(Protocol):
 
 def bot_process(spec: BotSpec) -> Transport:
     return BotProcess(spec.argv, spec.cwd)
+
+
+def _safe_file_part(text: str) -> str:
+    out = "".join(ch if ch.isalnum() or ch in "-_.#+" else "_" for ch in text)
+    return out.strip(".") or "_"
+
+
+def log_file_name(game_id: str, seat: int, display_name: str) -> str:
+    """`<game_id>-<seat>-<display_name>.log`, with characters unsafe in file names replaced."""
+    return f"{_safe_file_part(game_id or 'game')}-{seat}-{_safe_file_part(display_name)}.log"
+
+
+class StderrLog:
+    """One game's stderr log of one bot: created at the first bytes, appended to afterwards."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.written = False
+
+    def add(self, data: bytes, dropped: int) -> None:
+        if dropped:
+            data += f"\n[arena: {dropped} more bytes of stderr dropped]\n".encode()
+        if not data:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "ab" if self.written else "wb") as f:
+                f.write(data)
+            self.written = True
+        except OSError:
+            pass  # a log is not worth stopping a tournament for
 
 
 class Forfeit(Exception):
@@ -116,6 +148,8 @@ class Player:
         self.starts = 0  # processes started so far
         self._fresh = False  # no move answered yet by the current process
         self._handshaken = False
+        self._log: StderrLog | None = None  # of the last game, until the next one starts
+        self._retiring: list[threading.Thread] = []  # background closes (see `retire`)
 
     @property
     def version(self) -> str:
@@ -154,8 +188,10 @@ class Player:
         Under `restart_every_game` a running process is ended first. Raises BotIOError (e.g.
         BotStartError: no such executable).
         """
+        self._flush_log()
+        self._log = None
         if self.restart_every_game and self.running:
-            self.close()
+            self.retire()
         if self.running and self._handshaken:
             return
         if self.process is not None:
@@ -274,6 +310,21 @@ class Player:
             return b"", 0
         return self.process.take_stderr(wait)
 
+    def start_log(self, game_id: str, seat: int, name: str) -> None:
+        """After a game: its stderr log (in `log_dir`) gets what the bot wrote so far, and what
+        it writes until its next game starts or its process ends (e.g. in answer to `end`), so
+        nothing of one game lands in the log of the next."""
+        self._log = None
+        if self.log_dir is None:
+            return
+        self._log = StderrLog(self.log_dir / log_file_name(game_id, seat, name))
+        self._flush_log()
+
+    def _flush_log(self, process: Transport | None = None, wait: float = 0.0) -> None:
+        process = process or self.process
+        if self._log is not None and process is not None:
+            self._log.add(*process.take_stderr(wait))
+
     # --- ending -------------------------------------------------------------------------------
 
     def kill(self) -> None:
@@ -287,17 +338,50 @@ class Player:
         if self.process is not None:
             self.process.begin_close()
 
+    def retire(self) -> None:
+        """End the process without waiting for it (restart every game): the quit line is sent
+        now; waiting for the exit, killing what is left and reaping run in a thread, while the
+        next game starts. What it writes to stderr meanwhile goes to its last game's log.
+        `close()` waits for every retired process to be gone."""
+        process, log = self.process, self._log
+        self.process = None
+        self._handshaken = False
+        self._log = None
+        if process is None:
+            return
+        process.begin_close()
+
+        def finish() -> None:
+            process.close()
+            if log is not None:
+                log.add(*process.take_stderr(0.2))
+
+        self._retiring = [t for t in self._retiring if t.is_alive()]
+        thread = threading.Thread(target=finish, name=f"close-{self.display_name}", daemon=True)
+        thread.start()
+        self._retiring.append(thread)
+
     def close(self) -> None:
-        """End the process: quit line, SIGTERM, SIGKILL to everything it owns, all reaped."""
+        """End the process: quit line, SIGTERM, SIGKILL to everything it owns, all reaped; and
+        wait for the processes retired before."""
         if self.process is not None:
             self.process.close()
+            self._flush_log(wait=0.2)
+        self._log = None
         self._handshaken = False
+        for thread in self._retiring:
+            thread.join(CLOSE_JOIN_S)
+        self._retiring.clear()
 
 
-def close_players(players: Iterable[Player]) -> None:
+def close_players(players: Iterable[Player], wait: bool = True) -> None:
     """Close several players at once: every bot is asked to quit before any is waited for, so
-    their exits overlap."""
+    their exits overlap. Without `wait`, they are retired (see `Player.retire`)."""
     players = list(players)
+    if not wait:
+        for player in players:
+            player.retire()
+        return
     for player in players:
         player.begin_close()
     for player in players:

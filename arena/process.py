@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from arena import proctree
@@ -46,6 +47,7 @@ __all__ = [
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 STDERR_CAP = 64 * 1024
+TAKE_CHUNKS = 32  # reads of what is in a stderr pipe when it is taken (a pipe holds 1 MiB at most)
 HOME_PREFIX = "arena-bot-"
 
 _homes_swept_by: int | None = None  # the pid that swept (once per process, forks included)
@@ -110,9 +112,12 @@ class StderrCapture:
         self._thread = threading.Thread(target=self._drain, name=f"stderr-{fd}", daemon=True)
         self._thread.start()
 
-    def _read_available(self) -> None:
-        """Read what is in the pipe now (the lock held)."""
-        while not self._eof:
+    def _read_available(self, max_chunks: int) -> None:
+        """Read what is in the pipe now, at most `max_chunks` reads (the lock held; bounded,
+        so that a bot that floods stderr cannot keep the lock)."""
+        for _ in range(max_chunks):
+            if self._eof:
+                return
             try:
                 chunk = os.read(self.fd, READ_CHUNK)
             except BlockingIOError:
@@ -136,7 +141,7 @@ class StderrCapture:
             except OSError:  # pragma: no cover - the fd closed under us
                 return
             with self._lock:
-                self._read_available()
+                self._read_available(1)
 
     def take(self, wait: float = 0.0) -> tuple[bytes, int]:
         """What the bot wrote since the last take (up to the cap) and the bytes dropped; with
@@ -144,15 +149,20 @@ class StderrCapture:
         if wait:
             self._thread.join(wait)
         with self._lock:
-            self._read_available()
+            self._read_available(TAKE_CHUNKS)
             data, dropped = bytes(self._data), self._dropped
             self._data.clear()
             self._dropped = 0
         return data, dropped
 
-    def join(self, wait: float = 0.5) -> None:
-        """Wait for the drain to see the end of the output (its writers are gone)."""
+    def close(self, close_fd: Callable[[], None], wait: float = 0.5) -> None:
+        """Wait for the drain to see the end of the output (its writers are gone), then close
+        the pipe with `close_fd`; what was captured can still be taken, and the fd number,
+        free for reuse, is never read again."""
         self._thread.join(wait)
+        with self._lock:
+            self._eof = True
+            close_fd()
 
 
 class BotProcess:
@@ -385,11 +395,13 @@ class BotProcess:
                 stream.close()
             except OSError:
                 pass
-        self._stderr.join(0.5)
-        try:
-            proc.stderr.close()
-        except OSError:
-            pass
+        def close_stderr() -> None:
+            try:
+                proc.stderr.close()
+            except OSError:
+                pass
+
+        self._stderr.close(close_stderr)
         if self._home:
             shutil.rmtree(self._home, ignore_errors=True)
 

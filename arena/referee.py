@@ -21,7 +21,7 @@ from arena.botspec import distinct_names
 from arena.clock import utc_now_iso
 from arena.clocks import GameClocks
 from arena.game import Game, IllegalMoveError, MoveError, Variant, format_move, parse_move
-from arena.player import Forfeit, InfoCollector, Player, close_players, greet
+from arena.player import Forfeit, InfoCollector, Player, close_players, greet, log_file_name
 from arena.process import Aborted
 from arena.reasons import Reason
 from arena.timecontrol import TimeControl
@@ -82,16 +82,6 @@ class GameRecord:
     @property
     def winner_name(self) -> str | None:
         return {1: self.first, 2: self.second}.get(self.winner)
-
-
-def _safe_file_part(text: str) -> str:
-    out = "".join(ch if ch.isalnum() or ch in "-_.#+" else "_" for ch in text)
-    return out.strip(".") or "_"
-
-
-def log_file_name(game_id: str, seat: int, display_name: str) -> str:
-    """`<game_id>-<seat>-<display_name>.log`, with characters unsafe in file names replaced."""
-    return f"{_safe_file_part(game_id or 'game')}-{seat}-{_safe_file_part(display_name)}.log"
 
 
 def play_game(
@@ -259,23 +249,9 @@ class _Referee:
             else:
                 result = "win" if rec.winner == seat else "loss"
             self.players[seat].end_game(protocol.end_line(result, rec.winner, rec.reason, rec.plies))
-        close_players(p for p in self.players.values() if p.restart_every_game)
+        for seat, player in self.players.items():
+            player.start_log(self.game_id, seat, self.names[seat])
+        # The next game starts while these processes end (their exits overlap).
+        close_players((p for p in self.players.values() if p.restart_every_game), wait=False)
         rec.first_version = self.players[1].version
         rec.second_version = self.players[2].version
-        self._write_logs()
-
-    def _write_logs(self) -> None:
-        for seat, player in self.players.items():
-            if player.log_dir is None:
-                continue
-            data, dropped = player.take_stderr(wait=0.2 if not player.running else 0.0)
-            if not data:
-                continue
-            path = player.log_dir / log_file_name(self.game_id, seat, self.names[seat])
-            if dropped:
-                data += f"\n[arena: {dropped} more bytes of stderr dropped]\n".encode()
-            try:
-                player.log_dir.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
-            except OSError:
-                pass

@@ -186,7 +186,7 @@ def test_bot_that_exits_mid_game_loses_by_crash():
     assert (rec.reason, rec.forfeit_by, rec.detail) == ("crash", 2, "bot exited with code 0")
 
 
-def test_kept_processes_and_restart_every_game_closing_both_at_once():
+def test_kept_processes_are_closed_both_at_once():
     events = Events()
     a, b = players(FirstLegal("a"), FirstLegal("b"), events)
     for i in range(3):
@@ -195,14 +195,27 @@ def test_kept_processes_and_restart_every_game_closing_both_at_once():
     assert (a.starts, b.starts) == (1, 1)
     assert events.of("a", "send").count("hello protocol=fiar version=1") == 1
     close_players([a, b])
+    ends = [(who, what) for who, what, _ in events.log if what in ("quit", "close")]
+    # both bots are asked to quit before either is waited for: their exits overlap
+    assert ends == [("a", "quit"), ("b", "quit"), ("a", "close"), ("b", "close")]
+
+
+def test_restart_every_game_retires_processes_without_waiting():
     events = Events()
     a, b = players(FirstLegal("a"), FirstLegal("b"), events, restart_every_game=True)
     for _ in range(2):
-        play_game(PRESETS["classic"], a, b, TC)
-    assert (a.starts, b.starts) == (2, 2) and not a.running and not b.running
-    ends = [(who, what) for who, what, _ in events.log if what in ("quit", "close")]
-    # both bots are asked to quit before either is waited for: their exits overlap
-    assert ends == [("a", "quit"), ("b", "quit"), ("a", "close"), ("b", "close")] * 2
+        rec = play_game(PRESETS["classic"], a, b, TC)
+        assert rec.forfeit_by is None
+        # quit was sent when the game ended; the rest of the close runs in the background
+        assert a.process is None and not a.running and not b.running
+    assert (a.starts, b.starts) == (2, 2)
+    a.close()
+    b.close()  # waits for the retired processes
+    for name in ("a", "b"):
+        assert events.of(name, "start") == ["", ""]
+        assert events.of(name, "quit") == ["", ""] and events.of(name, "close") == ["", ""]
+        sent = events.of(name, "send")
+        assert sent.count("hello protocol=fiar version=1") == 2
 
 
 def test_stop_event_aborts_and_kills_both():
