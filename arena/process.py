@@ -365,17 +365,17 @@ class BotProcess:
         status = self.poll()
         if status is None and self._quit_sent:
             status = self._exit.wait(quit_grace)
+        owned: set[int] = set()
         if status is None:
-            owned = proctree.owned_pids(self.pid, token)
+            if proctree.may_have_leftovers(self.pid, token):
+                owned = proctree.owned_pids(self.pid, token)
             proctree.kill_group(self.pid, signal.SIGTERM)
             for pid in owned:
                 proctree.kill(pid, signal.SIGTERM)
             if self._exit.wait(term_grace) is None:
                 proctree.kill_group(self.pid, signal.SIGKILL)
-            leftovers = True
-        else:
-            leftovers = proctree.may_have_leftovers(self.pid, token)
-        if leftovers:
+                self._exit.wait(0.5)
+        if owned or self.poll() is None or proctree.may_have_leftovers(self.pid, token):
             proctree.kill_and_reap(self.pid, token, lambda: self.poll() is not None,
                                    self._exit.wait)
         self._release()

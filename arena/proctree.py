@@ -6,9 +6,9 @@ anything carrying its token (which finds grandchildren that started their own se
 
 The arena makes itself a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`), so orphaned
 grandchildren are re-parented to the arena rather than to init and can be reaped here. It follows
-that once a bot has exited, every process left of it is in a tree whose root is a direct child of
-the arena: `may_have_leftovers` looks there first, and only if something there may be the bot's
-is the whole of `/proc` scanned (`owned_pids`).
+that every process of a bot is in a tree whose root is a child of the bot or a direct child of the
+arena: `may_have_leftovers` looks there first, and only if something there may be the bot's is
+the whole of `/proc` scanned (`owned_pids`).
 
 Reaping never steals an exit status that another part of the arena waits for: only zombies whose
 parent is this process and that were attributed to the bot being closed are reaped, and the pids
@@ -168,17 +168,22 @@ def children_of(pid: int) -> list[int] | None:
 
 
 def may_have_leftovers(bot_pid: int, token: bytes) -> bool:
-    """After the bot process has exited: could anything of it still exist?
+    """Could anything of the bot exist besides the bot process itself? (Cheap: no /proc scan.)
 
-    Every survivor would hang from a direct child of this (subreaper) process, so only those
-    are looked at: a child in the bot's session or group, or carrying its token, or one that
-    cannot be told apart (no token readable), means yes. Children that carry another bot's
-    token belong to other games. Without the subreaper or the children lists: always yes.
+    Everything a bot starts hangs from the bot while it runs, and once its parent is gone
+    from a direct child of this (subreaper) process. So only the bot's children and ours are
+    looked at: a bot with children, or a child of ours in the bot's session or group, or
+    carrying its token, or that cannot be told apart (no token readable), means yes. Children
+    that carry another bot's token belong to other games. Without the subreaper or the
+    kernel's children lists: always yes.
     """
     if not is_subreaper():
         return True
+    bot_children = children_of(bot_pid)
+    if bot_children:
+        return True
     children = children_of(os.getpid())
-    if children is None:
+    if children is None or (bot_children is None and is_running(bot_pid)):
         return True
     other_bot = TOKEN_VAR.encode() + b"="
     for child in children:
