@@ -320,10 +320,9 @@ class Player:
         self._log = StderrLog(self.log_dir / log_file_name(game_id, seat, name))
         self._flush_log()
 
-    def _flush_log(self, process: Transport | None = None, wait: float = 0.0) -> None:
-        process = process or self.process
-        if self._log is not None and process is not None:
-            self._log.add(*process.take_stderr(wait))
+    def _flush_log(self, wait: float = 0.0) -> None:
+        if self._log is not None and self.process is not None:
+            self._log.add(*self.process.take_stderr(wait))
 
     # --- ending -------------------------------------------------------------------------------
 

@@ -50,7 +50,7 @@ STDERR_CAP = 64 * 1024
 TAKE_CHUNKS = 32  # reads of what is in a stderr pipe when it is taken (a pipe holds 1 MiB at most)
 HOME_PREFIX = "arena-bot-"
 
-_homes_swept_by: int | None = None  # the pid that swept (once per process, forks included)
+_homes_swept_by: int | None = None  # the pid that swept (once per arena: a forked worker inherits it)
 
 
 def _sweep_stale_homes() -> None:
