@@ -21,7 +21,7 @@ from typing import Protocol
 from arena import protocol
 from arena.botspec import BotSpec
 from arena.clocks import TurnBudget
-from arena.process import Aborted, BotIOError, BotProcess
+from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess
 from arena.reasons import Reason
 from arena.timecontrol import TimeControl
 
@@ -66,13 +66,20 @@ def log_file_name(game_id: str, seat: int, display_name: str) -> str:
 
 
 class StderrLog:
-    """One game's stderr log of one bot: created at the first bytes, appended to afterwards."""
+    """One game's stderr log of one bot: created at the first bytes, appended to afterwards,
+    never more than `cap` bytes of the bot's output (plus a note of what was dropped)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, cap: int = STDERR_CAP) -> None:
         self.path = path
+        self.cap = cap
+        self.size = 0  # bytes of the bot's output written
         self.written = False
 
     def add(self, data: bytes, dropped: int) -> None:
+        room = max(0, self.cap - self.size)
+        dropped += max(0, len(data) - room)
+        data = data[:room]
+        self.size += len(data)
         if dropped:
             data += f"\n[arena: {dropped} more bytes of stderr dropped]\n".encode()
         if not data:

@@ -30,6 +30,13 @@ class Reply:
     after_ms: float = 0.0
 
 
+@dataclass(frozen=True)
+class Stderr:
+    """An answer written to stderr instead of stdout (at once)."""
+
+    data: bytes
+
+
 @dataclass
 class Events:
     """What the arena did to the fake bots, in order: (bot name, action, argument)."""
@@ -41,7 +48,7 @@ class Events:
                 if who == name and (action is None or what == action)]
 
 
-Responder = Callable[[str], Iterable[str | Reply]]
+Responder = Callable[[str], Iterable[str | Reply | Stderr]]
 
 
 class FakeTransport:
@@ -86,6 +93,9 @@ class FakeTransport:
             self.exited = True
             return
         for answer in answers:
+            if isinstance(answer, Stderr):
+                self.stderr += answer.data
+                continue
             reply = answer if isinstance(answer, Reply) else Reply(answer)
             self._queue.append((sent_at + reply.after_ms / 1000, reply.text))
 

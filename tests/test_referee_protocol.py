@@ -15,7 +15,7 @@ from arena import protocol
 from arena.game import PRESETS, Game, parse_move
 from arena.player import MAX_INFO_LINES, InfoCollector, Player, close_players
 from arena.referee import GameAborted, TimeControl, play_game
-from tests.fake_transport import Events, FirstLegal, Reply, factory, spec
+from tests.fake_transport import Events, FirstLegal, Reply, Stderr, factory, spec
 
 TC = TimeControl(move_ms=1000, startup_ms=2000, grace_ms=100)
 
@@ -242,3 +242,42 @@ def test_stderr_goes_to_the_games_log(tmp_path):
     play_game(PRESETS["classic"], a, b, TC, game_id="t/1")
     assert [p.name for p in tmp_path.iterdir()] == ["t_1-1-loud.log"]
     assert (tmp_path / "t_1-1-loud.log").read_bytes() == b"thinking...\n"
+
+
+def test_stderr_log_is_capped_per_game_across_appends(tmp_path):
+    from arena.player import StderrLog
+
+    log = StderrLog(tmp_path / "g-1-bot.log", cap=10)
+    log.add(b"12345678", 0)
+    log.add(b"abcdef", 3)  # 2 bytes fit, 4 + 3 are dropped
+    log.add(b"", 0)
+    assert (tmp_path / "g-1-bot.log").read_bytes() == (
+        b"12345678ab\n[arena: 7 more bytes of stderr dropped]\n")
+    StderrLog(tmp_path / "empty.log").add(b"", 0)
+    assert not (tmp_path / "empty.log").exists()  # no file for a bot that wrote nothing
+
+
+def test_stderr_written_after_a_games_end_goes_to_that_games_log(tmp_path):
+    # A kept bot answers `end` on stderr: that line belongs to the game that ended, even though
+    # it is only seen when the next game starts.
+    class Talker(FirstLegal):
+        def __call__(self, line: str) -> list:
+            if line.startswith("end"):
+                return [Stderr(b"after the end\n")]
+            if line.startswith("turn"):
+                return [Stderr(f"thinking at ply {len(self.turns)}\n".encode()),
+                        *super().__call__(line)]
+            return super().__call__(line)
+
+    events = Events()
+    a = Player(spec("talker"), log_dir=tmp_path,
+               transport_factory=factory("talker", Talker("talker"), events))
+    b = Player(spec("quiet"), transport_factory=factory("quiet", FirstLegal("quiet"), events))
+    with a, b:
+        play_game(PRESETS["classic"], a, b, TC, game_id="one")
+        play_game(PRESETS["classic"], a, b, TC, game_id="two")
+    first = (tmp_path / "one-1-talker.log").read_text().splitlines()
+    second = (tmp_path / "two-1-talker.log").read_text().splitlines()
+    assert first[0] == "thinking at ply 0" and first[-1] == "after the end"
+    assert second[0].startswith("thinking at ply") and second[-1] == "after the end"
+    assert "after the end" not in second[:-1]
