@@ -121,3 +121,28 @@ def test_forked_worker_starts_clean_and_is_its_own_subreaper(tmp_path, no_leftov
     finally:
         holder.close()
     assert holder.pid not in proctree.LIVE_BOTS
+
+
+def test_clean_close_does_not_scan_proc(tmp_path, monkeypatch, no_leftover_processes):
+    scans: list[int] = []
+    real = proctree.owned_pids
+
+    def counted(bot_pid: int, token: bytes) -> set[int]:
+        scans.append(bot_pid)
+        return real(bot_pid, token)
+
+    monkeypatch.setattr(proctree, "owned_pids", counted)
+    quits = BotProcess([sys.executable, "-c", "import sys; sys.stdin.readline()"], tmp_path)
+    quits.start()
+    quits.close()  # exits on the quit line, nothing else of it exists: no scan
+    assert scans == [] and quits.poll() == 0
+    child = BotProcess([sys.executable, "-c", textwrap.dedent("""
+        import subprocess, sys, time
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(100)"])
+        print("ready", flush=True)
+        sys.stdin.readline()
+    """)], tmp_path)
+    child.start()
+    assert child.read_line(time.monotonic() + 60) == "ready"
+    child.close()  # its child is left over after it quits: found, killed and reaped
+    assert scans and set(scans) == {child.pid}
