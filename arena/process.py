@@ -1,18 +1,15 @@
 """Bot processes: the only place that spawns them.
 
 Each bot runs in its own session and process group (`start_new_session`), in its own working
-directory, with a minimal environment. Its stdout is read in bounded chunks with an absolute
-deadline and a line cap; its stderr is drained by a thread into a capped buffer, so that a chatty
-bot never blocks. On close: the quit line, then SIGTERM, then SIGKILL to the whole group and to
-every other process that belongs to the bot (any descendant, anything in its session or process
-group, and anything carrying its environment token, which finds grandchildren that started their
-own session), all reaped.
+directory, with a minimal environment. `BotProcess` puts the parts together: lines are read from
+its stdout by a `LineReader` (absolute deadlines, a line cap, lateness judged by arrival), its
+stderr is captured by a thread into a capped buffer (so a chatty bot never blocks), and it is
+ended through `arena.proctree`: the quit line, then SIGTERM, then SIGKILL to the whole group and
+to every other process that belongs to the bot, all reaped.
 
-On Linux the arena makes itself a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`), so that
-orphaned grandchildren are re-parented to the arena rather than to init: they can then be reaped
-here. The reaper only ever waits for specific pids that it has attributed to one bot, or for
-zombie orphans that are not a live bot's direct child, so it never steals another game's exit
-status (games run in parallel threads).
+The bot process is reaped only at the end of `close()`, once its group and session are gone:
+until then its pid, also the id of its group and session, cannot be given to another process, so
+signalling the group never touches a stranger (such as the bot of another game in another thread).
 """
 
 from __future__ import annotations
@@ -27,68 +24,33 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
-from arena.protocol import LINE_CAP
+from arena import proctree
+from arena.boterrors import (
+    Aborted,
+    BotExited,
+    BotIOError,
+    BotLineTooLong,
+    BotStartError,
+    BotTimeout,
+)
+from arena.linereader import READ_CHUNK, LineReader
+from arena.proctree import LIVE_BOTS, TOKEN_VAR, describe_status
+from arena.protocol import LINE_CAP, QUIT_LINE
+
+__all__ = [
+    "Aborted", "BotExited", "BotIOError", "BotLineTooLong", "BotProcess", "BotStartError",
+    "BotTimeout", "PROJECT_ROOT", "describe_status", "minimal_env",
+]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 STDERR_CAP = 64 * 1024
-READ_CHUNK = 64 * 1024
-TOKEN_VAR = "ARENA_BOT_TOKEN"
-
-_registry_lock = threading.Lock()
-_live_children: set[int] = set()  # pids of bot processes started here and not yet reaped
-_attributed: set[int] = set()  # pids seen belonging to a bot (candidates for reaping)
-_subreaper_done = False
-
-
-def _after_fork_in_child() -> None:
-    """A forked child (e.g. a tournament worker) owns none of its parent's bots, may have been
-    forked while another thread held the registry lock, and is not a subreaper (the setting is
-    not inherited): start from a clean registry."""
-    global _registry_lock, _subreaper_done
-    _registry_lock = threading.Lock()
-    _live_children.clear()
-    _attributed.clear()
-    _subreaper_done = False
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-class BotIOError(Exception):
-    """Base class for a bot's failure to do I/O as expected."""
-
-    reason = "protocol"
-
-    def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.detail = detail or message
-
-
-class BotTimeout(BotIOError):
-    reason = "timeout"
-
-
-class BotLineTooLong(BotIOError):
-    reason = "protocol"
-
-
-class BotExited(BotIOError):
-    reason = "crash"
-
-
-class BotStartError(BotIOError):
-    reason = "crash"
-
-
-class Aborted(Exception):
-    """The stop event was set while waiting for a bot."""
-
-
+TAKE_CHUNKS = 32  # reads of what is in a stderr pipe when it is taken (a pipe holds 1 MiB at most)
 HOME_PREFIX = "arena-bot-"
-_homes_swept = False
+
+_homes_swept_by: int | None = None  # the pid that swept (once per arena: a forked worker inherits it)
 
 
 def _sweep_stale_homes() -> None:
@@ -97,10 +59,10 @@ def _sweep_stale_homes() -> None:
     An arena that gets SIGKILL cannot clean up; its folders carry its pid, so the next arena
     removes those whose owner is gone (once per process).
     """
-    global _homes_swept
-    if _homes_swept:
+    global _homes_swept_by
+    if _homes_swept_by is not None:
         return
-    _homes_swept = True
+    _homes_swept_by = os.getpid()
     for folder in Path(tempfile.gettempdir()).glob(f"{HOME_PREFIX}*-*"):
         owner = folder.name[len(HOME_PREFIX):].partition("-")[0]
         if owner.isdigit() and not _pid_exists(int(owner)):
@@ -117,101 +79,90 @@ def _pid_exists(pid: int) -> bool:
     return True
 
 
-def make_subreaper() -> bool:
-    """Make this process a child subreaper (Linux only); returns whether it is one."""
-    global _subreaper_done
-    if _subreaper_done:
-        return True
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_CHILD_SUBREAPER = 36
-        if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
-            _subreaper_done = True
-    except (OSError, AttributeError):
-        pass
-    return _subreaper_done
-
-
-def describe_status(returncode: int | None) -> str:
-    if returncode is None:
-        return "still running"
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        return f"killed by {name}"
-    return f"exited with code {returncode}"
-
-
-def _read_stat(pid: int) -> tuple[int, int, int, str, int] | None:
-    """(ppid, pgid, sid, state, cpu ticks) of a process, or None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    fields = data[data.rfind(b")") + 2:].split()
-    try:
-        return (int(fields[1]), int(fields[2]), int(fields[3]), fields[0].decode(),
-                int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14]))
-    except (IndexError, ValueError):
-        return None
-
-
-_TICK_MS = 1000.0 / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
-
-
-def _all_pids() -> list[int]:
-    try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return []
-
-
-def _has_token(pid: int, token: bytes) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            return token in f.read()
-    except OSError:
-        return False
-
-
-def reap_orphan_zombies() -> None:
-    """Reap zombies re-parented to us (subreaper) that were seen belonging to a bot.
-
-    Only pids attributed to a bot are waited for, so the exit status of any other child of the
-    arena (a bot of another game, or a subprocess started by other code) is never stolen.
-    """
-    me = os.getpid()
-    with _registry_lock:
-        for pid in list(_attributed):
-            st = _read_stat(pid)
-            if st is None:
-                _attributed.discard(pid)
-            elif st[0] == me and st[3] == "Z" and pid not in _live_children:
-                try:
-                    os.waitpid(pid, os.WNOHANG)
-                except ChildProcessError:
-                    pass
-                _attributed.discard(pid)
-
-
 def minimal_env(home: str, token: str) -> dict[str, str]:
-    pythonpath = str(PROJECT_ROOT)
     return {
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
         "HOME": home,
         "TMPDIR": home,
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
-        "PYTHONPATH": pythonpath,
+        "PYTHONPATH": str(PROJECT_ROOT),
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         TOKEN_VAR: token,
     }
+
+
+class StderrCapture:
+    """A bot's stderr, drained by a thread into a capped buffer.
+
+    Every read of the pipe happens under the lock, and `take` first reads what is in the pipe:
+    so whatever the bot wrote before `take` is in what it returns, never in the next take (a
+    kept process's last line cannot land in the next game's log).
+    """
+
+    def __init__(self, fd: int, cap: int) -> None:
+        self.fd = fd
+        self.cap = cap
+        self._lock = threading.Lock()
+        self._data = bytearray()
+        self._dropped = 0
+        self._eof = False
+        os.set_blocking(fd, False)
+        self._thread = threading.Thread(target=self._drain, name=f"stderr-{fd}", daemon=True)
+        self._thread.start()
+
+    def _read_available(self, max_chunks: int) -> None:
+        """Read what is in the pipe now, at most `max_chunks` reads (the lock held; bounded,
+        so that a bot that floods stderr cannot keep the lock)."""
+        for _ in range(max_chunks):
+            if self._eof:
+                return
+            try:
+                chunk = os.read(self.fd, READ_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._eof = True
+                return
+            room = self.cap - len(self._data)
+            if room > 0:
+                self._data += chunk[:room]
+            self._dropped += max(0, len(chunk) - max(room, 0))
+
+    def _drain(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        while not self._eof:
+            try:
+                poller.poll()
+            except OSError:  # pragma: no cover - the fd closed under us
+                return
+            with self._lock:
+                self._read_available(1)
+
+    def take(self, wait: float = 0.0) -> tuple[bytes, int]:
+        """What the bot wrote since the last take (up to the cap) and the bytes dropped; with
+        `wait`, first wait that long for the end of the output (after the bot was ended)."""
+        if wait:
+            self._thread.join(wait)
+        with self._lock:
+            self._read_available(TAKE_CHUNKS)
+            data, dropped = bytes(self._data), self._dropped
+            self._data.clear()
+            self._dropped = 0
+        return data, dropped
+
+    def close(self, close_fd: Callable[[], None], wait: float = 0.5) -> None:
+        """Wait for the drain to see the end of the output (its writers are gone), then close
+        the pipe with `close_fd`; what was captured can still be taken, and the fd number,
+        free for reuse, is never read again."""
+        self._thread.join(wait)
+        with self._lock:
+            self._eof = True
+            close_fd()
 
 
 class BotProcess:
@@ -231,26 +182,24 @@ class BotProcess:
         self.token = f"{TOKEN_VAR}={uuid.uuid4().hex}"
         self.proc: subprocess.Popen | None = None
         self.pid = 0
-        self._buf = bytearray()
-        self._eof = False
-        self._stderr_lock = threading.Lock()
-        self._stderr = bytearray()
-        self._stderr_dropped = 0
-        self._stderr_thread: threading.Thread | None = None
-        self._home: str | None = None
-        self._cpu_ms = 0.0
-        self._cpu_clock: int | None = None
         self.started_at = 0.0
         self.closed = False
+        self._home: str | None = None
+        self._reader: LineReader | None = None
+        self._stderr: StderrCapture | None = None
+        self._exit: proctree.ExitWatch | None = None
+        self._cpu_ms = 0.0
+        self._cpu_clock: int | None = None
+        self._quit_sent = False
 
     # --- life cycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        make_subreaper()
+        proctree.make_subreaper()
         _sweep_stale_homes()
         self._home = tempfile.mkdtemp(prefix=f"{HOME_PREFIX}{os.getpid()}-")
         env = minimal_env(self._home, self.token.partition("=")[2])
-        with _registry_lock:
+        with LIVE_BOTS.lock:
             try:
                 self.proc = subprocess.Popen(
                     self.command,
@@ -268,91 +217,42 @@ class BotProcess:
                 self.closed = True
                 raise BotStartError(f"cannot start {self.command[0]!r}: {error.strerror}") from None
             self.pid = self.proc.pid
-            self._cpu_clock = ((~self.pid) << 3) | 2  # CPUCLOCK_SCHED of the whole process
-            _live_children.add(self.pid)
+            LIVE_BOTS.add(self.pid)
         self.started_at = time.monotonic()
+        self._cpu_clock = ((~self.pid) << 3) | 2  # CPUCLOCK_SCHED of the whole process
+        self._exit = proctree.ExitWatch(self.pid)
         os.set_blocking(self.proc.stdin.fileno(), False)
-        self._out_fd = self.proc.stdout.fileno()
         self._in_fd = self.proc.stdin.fileno()
-        self._poll = select.poll()
-        self._poll.register(self._out_fd, select.POLLIN)
-        self._stderr_thread = threading.Thread(
-            target=self._drain_stderr, name=f"stderr-{self.pid}", daemon=True
-        )
-        self._stderr_thread.start()
-
-    def _drain_stderr(self) -> None:
-        fd = self.proc.stderr.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, READ_CHUNK)
-            except OSError:
-                return
-            if not chunk:
-                return
-            with self._stderr_lock:
-                room = self.stderr_cap - len(self._stderr)
-                if room > 0:
-                    self._stderr += chunk[:room]
-                self._stderr_dropped += max(0, len(chunk) - max(room, 0))
+        self._reader = LineReader(self.proc.stdout.fileno(), self.line_cap)
+        self._stderr = StderrCapture(self.proc.stderr.fileno(), self.stderr_cap)
 
     def take_stderr(self, wait: float = 0.0) -> tuple[bytes, int]:
         """The stderr captured since the last call (head, up to the cap) and the bytes dropped."""
-        if wait and self._stderr_thread is not None:
-            self._stderr_thread.join(wait)
-        with self._stderr_lock:
-            data, dropped = bytes(self._stderr), self._stderr_dropped
-            self._stderr.clear()
-            self._stderr_dropped = 0
-        return data, dropped
+        if self._stderr is None:
+            return b"", 0
+        return self._stderr.take(wait)
 
     def poll(self) -> int | None:
-        """The bot's exit status (negative: killed by that signal), None while it runs.
-
-        The bot process is not reaped here: see `_exit_status`."""
-        return self._exit_status()
+        """The bot's exit status (negative: killed by that signal), None while it runs; the
+        process is not reaped here (see the module's docstring)."""
+        if self.proc is None:
+            return None
+        if self.proc.returncode is not None:
+            return self.proc.returncode
+        return self._exit.poll()
 
     @property
     def alive(self) -> bool:
-        return self.proc is not None and not self.closed and self._exit_status() is None
-
-    def _exit_status(self) -> int | None:
-        """Exit status of the bot process, or None while it runs, WITHOUT reaping it.
-
-        The bot is reaped only at the end of `close()`, once its process group and session are
-        gone. Until then its pid, which is also the id of its group and session, cannot be given
-        to another process, so signalling the group or scanning for its session never touches a
-        stranger (such as the bot of a game that another thread starts meanwhile).
-        """
-        proc = self.proc
-        if proc is None:
-            return None
-        if proc.returncode is not None:
-            return proc.returncode
-        try:
-            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:  # reaped already (not by this class)
-            return proc.poll()
-        except AttributeError:  # pragma: no cover - no waitid on this platform
-            return proc.poll()
-        if info is None or info.si_pid == 0:
-            return None
-        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        return self.proc is not None and not self.closed and self.poll() is None
 
     def wait_exit(self, timeout: float) -> int | None:
         """Wait up to `timeout` seconds for the bot to exit (without reaping it); its status or
         None if it still runs."""
-        deadline = time.monotonic() + timeout
-        delay = 0.001
-        while True:
-            status = self._exit_status()
-            if status is not None:
-                return status
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            time.sleep(min(delay, remaining))
-            delay = min(2 * delay, 0.02)
+        if self.proc is None:
+            return None
+        if self.proc.returncode is not None:
+            return self.proc.returncode
+        return self._exit.wait(timeout)
 
     def status(self) -> str:
         return describe_status(self.poll())
@@ -376,7 +276,8 @@ class BotProcess:
                     errno.EPIPE, errno.ECONNRESET, errno.EBADF, None
                 ):
                     raise
-                self._wait_exit(0.5)
+                if self.wait_exit(0.5) is None:
+                    raise BotExited("bot closed its stdin (input) and kept running") from None
                 raise BotExited(f"bot closed its input: {self.status()}") from None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -390,102 +291,32 @@ class BotProcess:
 
         Raises BotTimeout, BotLineTooLong, BotExited (with the exit status) or Aborted.
         """
-        buf = self._buf
-        while True:
-            line = self._take_line()
-            if line is not None:
-                return line
-            if self._unfinished_over_cap():
-                raise BotLineTooLong(
-                    f"line over the cap of {self.line_cap} bytes without a newline",
-                    f"{len(buf)}+ bytes without a newline: {bytes(buf[:80])!r}...",
-                )
-            if self._eof:
-                self._wait_exit(0.5)
-                tail = f"; unfinished line {bytes(buf[:80])!r}" if buf else ""
-                raise BotExited(f"bot {self.status()}{tail}")
-            now = time.monotonic()
-            remaining = deadline - now
-            if remaining <= 0:
-                # What was already in the pipe counts (another bot may have been read first).
-                if not self._eof and self._poll.poll(0):
-                    self._read_chunk()
-                    continue
-                raise BotTimeout("no answer in time")
-            if stop is not None and stop.is_set():
-                raise Aborted()
-            wait = min(remaining, 0.05) if stop is not None else min(remaining, 0.25)
-            if self._poll.poll(wait * 1000 + 0.5):
-                self._read_chunk()
-            elif self._exit_status() is not None:
-                # Exited, though a grandchild may still hold the pipe open: drain what is there.
-                self._read_available()
-                self._eof = True
+        line = self._reader.read_line(deadline, stop, exited=lambda: self.poll() is not None)
+        if line is not None:
+            return line
+        head = self._reader.buffer.head()
+        tail = f"; unfinished line {head!r}" if head else ""
+        if self.wait_exit(0.5) is None:
+            raise BotExited(f"bot closed its stdout (output) and kept running{tail}")
+        raise BotExited(f"bot {self.status()}{tail}")
 
-    def _take_line(self) -> str | None:
-        """The first complete line of the buffer, removed from it with its ending (`\n` or
-        `\r\n`, which do not count towards the cap); None if there is none yet.
-        Raises BotLineTooLong."""
-        buf = self._buf
-        i = buf.find(b"\n")
-        if i < 0:
-            return None
-        end = i - 1 if i > 0 and buf[i - 1] == 0x0D else i
-        if end > self.line_cap:
-            raise BotLineTooLong(
-                f"line over the cap of {self.line_cap} bytes",
-                f"line of {end} bytes: {bytes(buf[:80])!r}...",
-            )
-        line = buf[:end].decode("utf-8", "replace")
-        del buf[: i + 1]
-        return line
-
-    def _unfinished_over_cap(self) -> bool:
-        """True if the buffer holds no newline and already more than a line may hold (a `\r`
-        after exactly `line_cap` bytes may still be followed by its `\n`)."""
-        n = len(self._buf)
-        return n > self.line_cap + 1 or (n == self.line_cap + 1 and self._buf[-1] != 0x0D)
-
-    def _read_chunk(self) -> None:
-        try:
-            chunk = os.read(self._out_fd, READ_CHUNK)
-        except OSError:
-            chunk = b""
-        if chunk:
-            self._buf += chunk
-        else:
-            self._eof = True
-
-    def _read_available(self) -> None:
-        while not self._eof and self._poll.poll(0) and len(self._buf) <= self.line_cap + 1:
-            self._read_chunk()
+    @property
+    def last_line_at(self) -> float:
+        """time.monotonic() at which the last line returned by `read_line` arrived."""
+        return self._reader.last_line_at
 
     def fileno(self) -> int:
         """The fd of the bot's stdout (for waiting on several bots at once)."""
-        return self._out_fd
+        return self._reader.fd
 
     def ready(self) -> bool:
         """Read what is available without waiting; True if `read_line` would return or raise
         at once (a complete line, an over-long line, end of output or an exited process)."""
-        self._read_available()
-        return (
-            b"\n" in self._buf or self._unfinished_over_cap() or self._eof
-            or self._exit_status() is not None
-        )
+        return self._reader.ready() or self.poll() is not None
 
     def pending_lines(self) -> list[str]:
         """Complete lines already sent by the bot, without waiting (for unsolicited output)."""
-        self._read_available()
-        lines = []
-        while True:
-            try:
-                line = self._take_line()
-            except BotLineTooLong:
-                break  # left in the buffer: `read_line` reports it
-            if line is None:
-                return lines
-            lines.append(line)
-        return lines
+        return self._reader.pending_lines()
 
     def cpu_ms(self) -> float:
         """CPU time (user + system, all threads) used by the bot process so far, in ms.
@@ -501,85 +332,76 @@ class BotProcess:
                 self._cpu_ms = time.clock_gettime(self._cpu_clock) * 1000
                 return self._cpu_ms
             except OSError:
-                if self.proc is not None and self._exit_status() is None:
+                if self.proc is not None and self.poll() is None:
                     self._cpu_clock = None  # not supported here: use /proc from now on
                 else:
                     return self._cpu_ms
-        st = _read_stat(self.pid)
+        st = proctree.read_stat(self.pid)
         if st is not None:
-            self._cpu_ms = st[4] * _TICK_MS
+            self._cpu_ms = st.cpu_ms
         return self._cpu_ms
 
     # --- ending -------------------------------------------------------------------------------
 
-    def _wait_exit(self, timeout: float) -> int | None:
-        return self.wait_exit(timeout)
+    def begin_close(self, quit_line: str | None = QUIT_LINE) -> None:
+        """Send the quit line without waiting, so that several bots can exit at once."""
+        if self.proc is None or self.closed or self._quit_sent or quit_line is None:
+            return
+        self._quit_sent = True
+        if self.poll() is None:
+            try:
+                self.send(quit_line, time.monotonic() + 0.05)
+            except (BotIOError, OSError):
+                pass
 
-    def close(self, quit_line: str | None = "quit", quit_grace: float = 0.5,
+    def close(self, quit_line: str | None = QUIT_LINE, quit_grace: float = 0.5,
               term_grace: float = 0.2) -> None:
         """End the bot: quit line (if given), then SIGTERM, then SIGKILL to everything it owns."""
         if self.proc is None or self.closed:
             return
+        self.begin_close(quit_line)
         self.closed = True
-        proc = self.proc
-        if quit_line is not None and self._exit_status() is None:
-            try:
-                self.send(quit_line, time.monotonic() + 0.05)
-                self._wait_exit(quit_grace)
-            except (BotIOError, OSError):
-                pass
-        owned = self._owned_pids()
-        if self._exit_status() is None:
-            self._signal_group(signal.SIGTERM)
+        token = self.token.encode()
+        status = self.poll()
+        if status is None and self._quit_sent:
+            status = self._exit.wait(quit_grace)
+        owned: set[int] = set()
+        if status is None:
+            if proctree.may_have_leftovers(self.pid, token):
+                owned = proctree.owned_pids(self.pid, token)
+            proctree.kill_group(self.pid, signal.SIGTERM)
             for pid in owned:
-                _kill(pid, signal.SIGTERM)
-            if self._wait_exit(term_grace) is None:
-                self._signal_group(signal.SIGKILL)
-        # Kill and reap every process of the bot, until none is left. Later rounds use a fresh
-        # scan (not the first snapshot) so that a reused pid is never signalled.
-        current = owned
-        seen = set(owned)
-        for _ in range(100):
-            self._signal_group(signal.SIGKILL)
-            for pid in current:
-                _kill(pid, signal.SIGKILL)
-            if self._exit_status() is None:
-                self._wait_exit(0.5)
-            for pid in current:
-                _reap(pid)
-            current = self._owned_pids()
-            seen |= current
-            for pid in current:
-                _reap(pid)
-            if not any(_is_running(pid) for pid in current):
-                break
-            time.sleep(0.005)
-        # Only now, with its group and session gone, may the bot's pid be released.
-        try:
-            proc.wait(5.0)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILLed, cannot take long
-            pass
-        # Orphans we killed become our zombies (subreaper) a moment later: reap them.
-        for _ in range(40):
-            if not any(_read_stat(pid) for pid in seen):
-                break
-            for pid in seen:
-                _reap(pid)
-            time.sleep(0.005)
-        with _registry_lock:
-            _live_children.discard(self.pid)
-        reap_orphan_zombies()
+                proctree.kill(pid, signal.SIGTERM)
+            if self._exit.wait(term_grace) is None:
+                proctree.kill_group(self.pid, signal.SIGKILL)
+                self._exit.wait(0.5)
+        if owned or self.poll() is None or proctree.may_have_leftovers(self.pid, token):
+            proctree.kill_and_reap(self.pid, token, lambda: self.poll() is not None,
+                                   self._exit.wait)
+        self._release()
+
+    def _release(self) -> None:
+        """Reap the bot (its group and session are gone now) and free what it held."""
+        proc = self.proc
+        with LIVE_BOTS.lock:
+            try:
+                proc.wait(5.0)
+            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILLed, cannot take long
+                pass
+            LIVE_BOTS.discard(self.pid)
+        self._exit.close()
         for stream in (proc.stdin, proc.stdout):
             try:
                 stream.close()
             except OSError:
                 pass
-        if self._stderr_thread is not None:
-            self._stderr_thread.join(0.5)
-        try:
-            proc.stderr.close()
-        except OSError:
-            pass
+        def close_stderr() -> None:
+            try:
+                proc.stderr.close()
+            except OSError:
+                pass
+
+        self._stderr.close(close_stderr)
         if self._home:
             shutil.rmtree(self._home, ignore_errors=True)
 
@@ -587,56 +409,11 @@ class BotProcess:
         """End the bot at once: no quit line, short SIGTERM grace."""
         self.close(quit_line=None, term_grace=0.05)
 
-    def _signal_group(self, sig: int) -> None:
-        try:
-            os.killpg(self.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
-    def _owned_pids(self) -> set[int]:
-        """Every live process that belongs to this bot (excluding the bot process itself)."""
-        me = os.getpid()
-        token = self.token.encode()
-        stats = {}
-        for pid in _all_pids():
-            if pid in (me, self.pid):
-                continue
-            st = _read_stat(pid)
-            if st is not None:
-                stats[pid] = st
-        owned = set()
-        for pid, (_ppid, pgid, sid, _state, _cpu) in stats.items():
-            if sid == self.pid or pgid == self.pid:
-                owned.add(pid)
-        # descendants through parent links
-        frontier = {self.pid} | owned
-        while frontier:
-            children = {pid for pid, st in stats.items() if st[0] in frontier and pid not in owned}
-            owned |= children
-            frontier = children
-        for pid, st in stats.items():
-            if pid not in owned and st[3] != "Z" and _has_token(pid, token):
-                owned.add(pid)
-        if owned:
-            with _registry_lock:
-                _attributed.update(owned)
-        return owned
-
-
-def _kill(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _is_running(pid: int) -> bool:
-    st = _read_stat(pid)
-    return st is not None and st[3] not in ("Z", "X")
-
-
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
+def __getattr__(name: str) -> object:
+    # Before the process-tree code moved to arena.proctree, tests read these module globals.
+    if name == "_live_children":
+        return LIVE_BOTS
+    if name == "_subreaper_done":
+        return proctree.is_subreaper()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

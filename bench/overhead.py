@@ -10,7 +10,15 @@ Prints `name: value unit` lines:
 - arena_per_move_median: wall time per ply of whole games through `play_game` (turn line,
   reading, parsing, engine, CPU accounting), the overhead the issue asks to keep within 2x;
 - overhead_ratio: arena_per_move_median / bare_round_trip_median (goal: <= 2);
-- games_per_second for `random` vs `random` in `classic`, with kept processes and restarted ones.
+- games_per_second for `random` vs `random` in `classic`, with kept processes and restarted ones;
+- the restart-every-game cost per game split into its two parts, in interleaved rounds with a
+  bare start of the same bot (Popen, `hello`, read the answer; no arena):
+  restart_start_ms (both bots of a game started and greeted, at once), restart_close_ms (what a
+  restarted game waits for to close both: the quit lines; waiting for the exits, killing what is
+  left and reaping run in the background), close_both_sync_ms (a close that waits for all of
+  it), bare_start_to_hello_ms (one bot alone), bare_pair_start_to_hello_ms (two at once),
+  arena_start_one_ms (one bot through the arena, alone), start_vs_bare_ratio (one bot) and
+  restart_start_vs_bare_pair_ratio (goals: close <= 10 ms, start <= 1.2x).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.botspec import resolve_bot  # noqa: E402
 from arena.game import parse_variant  # noqa: E402
+from arena.player import close_players, greet  # noqa: E402
 from arena.referee import Player, TimeControl, play_game  # noqa: E402
 
 ECHO = r"""
@@ -151,10 +160,91 @@ def games_per_second(games: int, restart: bool) -> float:
         return games / (time.perf_counter() - t)
 
 
+def bare_start_to_hello(argv: list[str], cwd: Path) -> float:
+    """One bot started with plain pipes until its answer to hello, in ms (no arena)."""
+    t = time.perf_counter()
+    child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             bufsize=0)
+    child.stdin.write(b"hello protocol=fiar version=1\n")
+    child.stdout.readline()
+    elapsed = (time.perf_counter() - t) * 1000
+    child.stdin.close()
+    child.wait()
+    child.stdout.close()
+    return elapsed
+
+
+def bare_pair_start_to_hello(argv: list[str], cwd: Path) -> float:
+    """Two copies of a bot started at once with plain pipes until both answered hello, in ms."""
+    t = time.perf_counter()
+    children = [subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 bufsize=0) for _ in range(2)]
+    for child in children:
+        child.stdin.write(b"hello protocol=fiar version=1\n")
+    for child in children:
+        child.stdout.readline()
+    elapsed = (time.perf_counter() - t) * 1000
+    for child in children:
+        child.stdin.close()
+        child.wait()
+        child.stdout.close()
+    return elapsed
+
+
+def restart_costs(rounds: int) -> dict[str, float]:
+    """Medians over interleaved rounds of the parts of a restarted game.
+
+    Each round: a bare start of one bot and of two at once; one bot through the arena; then a
+    restart-every-game sequence (start both bots, play, retire both: quit sent, the rest of the
+    close in the background while the next game starts) and a synchronous close of both (quit,
+    exit, nothing left, reaped), each timed on its own.
+    """
+    spec = resolve_bot("random")
+    variant = parse_variant("classic")
+    tc = TimeControl(move_ms=2000)
+    series: dict[str, list[float]] = {key: [] for key in (
+        "bare_start_to_hello_ms", "bare_pair_start_to_hello_ms", "arena_start_one_ms",
+        "restart_start_ms", "restart_close_ms", "close_both_sync_ms")}
+
+    def timed(key: str, action) -> None:
+        t = time.perf_counter()
+        action()
+        series[key].append((time.perf_counter() - t) * 1000)
+
+    def started(*players: Player) -> None:
+        assert not greet(dict(enumerate(players, 1)), tc)
+
+    with Player(spec, "a") as a, Player(spec, "b") as b:
+        for _ in range(rounds):
+            series["bare_start_to_hello_ms"].append(bare_start_to_hello(spec.argv, spec.cwd))
+            series["bare_pair_start_to_hello_ms"].append(
+                bare_pair_start_to_hello(spec.argv, spec.cwd))
+            with Player(spec, "solo") as solo:
+                timed("arena_start_one_ms", lambda solo=solo: started(solo))
+            timed("restart_start_ms", lambda: started(a, b))
+            play_game(variant, a, b, tc)
+            timed("restart_close_ms", lambda: close_players([a, b], wait=False))
+            started(a, b)
+            play_game(variant, a, b, tc)
+            timed("close_both_sync_ms", lambda: close_players([a, b]))
+    return {key: statistics.median(values) for key, values in series.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples")
+    parser.add_argument("--restart-only", action="store_true",
+                        help="only the restart-every-game cost (start and close)")
     args = parser.parse_args()
+    costs = restart_costs(8 if args.quick else 20)
+    for name, value in costs.items():
+        print(f"{name}: {value:.1f} ms")
+    one = costs["arena_start_one_ms"] / costs["bare_start_to_hello_ms"]
+    pair = costs["restart_start_ms"] / costs["bare_pair_start_to_hello_ms"]
+    print(f"start_vs_bare_ratio: {one:.2f} x")
+    print(f"restart_start_vs_bare_pair_ratio: {pair:.2f} x")
+    if args.restart_only:
+        return
     scale = 1 if args.quick else 4
     bare = bare_round_trip(5 * scale)
     arena_move, arena_per_move = arena_moves(5 * scale)

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 import pytest
 
-from arena.process import BotExited, BotLineTooLong, BotProcess, BotStartError, BotTimeout
+from arena.process import (
+    BotExited,
+    BotLineTooLong,
+    BotProcess,
+    BotStartError,
+    BotTimeout,
+    StderrCapture,
+)
 from tests.conftest import pid_alive
 
 
@@ -117,3 +125,29 @@ def test_bot_that_never_reads_stdin_times_out_on_send(tmp_path, no_leftover_proc
                 p.send("z" * 60000, time.monotonic() + 0.3)
     finally:
         p.close()
+
+
+def test_stderr_written_before_a_take_is_in_that_take():
+    # The drain thread may not have run yet: take() reads what is in the pipe itself, so a
+    # kept bot's last line before its move is in that game's log, never in the next one's.
+    r, w = os.pipe()
+    capture = StderrCapture(r, cap=1 << 20)
+    try:
+        for i in range(300):
+            os.write(w, f"game {i} last line\n".encode())
+            assert capture.take() == (f"game {i} last line\n".encode(), 0)
+    finally:
+        os.close(w)
+        capture.close(lambda: os.close(r))
+    assert capture.take() == (b"", 0)  # closed: the fd number is never read again
+
+
+def test_stderr_take_counts_what_is_over_the_cap():
+    r, w = os.pipe()
+    capture = StderrCapture(r, cap=10)
+    try:
+        os.write(w, b"x" * 25)
+        assert capture.take() == (b"x" * 10, 15)
+    finally:
+        os.close(w)
+        capture.close(lambda: os.close(r))

@@ -6,8 +6,8 @@ import pytest
 
 from arena import protocol
 from arena.game import PRESETS, parse_variant
-from arena.referee import TimeControl
 from arena.sdk import variant_from_setup
+from arena.timecontrol import TimeControl
 
 
 @pytest.mark.parametrize("spec", [*PRESETS, "popout:8x7", "five:11x8,connect=4",

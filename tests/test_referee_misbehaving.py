@@ -53,6 +53,8 @@ CASES = [
     ("flood_stdout", "classic", {"protocol"}, "without a newline"),
     ("flood_info", "popout", {"protocol"}, "flood"),
     ("flood_stderr", "classic", {"timeout"}, "no move within"),
+    ("close_stdout", "classic", {"crash"}, "closed its stdout (output) and kept running"),
+    ("close_stdin", "classic", {"crash"}, "closed its stdin (input) and kept running"),
 ]
 
 
@@ -151,3 +153,24 @@ def test_info_lines_are_recorded_capped():
     assert rec.infos[0][0] == "depth 1 score 0"
     assert sum(len(x) for x in rec.infos[0]) <= 4096
     assert rec.infos[1] == []
+
+
+def test_kept_process_stderr_stays_in_its_own_games_log(tmp_path, no_leftover_processes):
+    # The bot writes a line to stderr right before each move; the last one of a game must be
+    # in that game's log, never in the next one's (the process is kept between games).
+    from arena.botspec import resolve_bot
+    from arena.game import PRESETS
+    from arena.referee import Player, TimeControl, play_game
+
+    games = [f"k{i}" for i in range(6)]
+    with Player(resolve_bot(str(MISBEHAVE), ["stderr_moves"]), log_dir=tmp_path) as a, Player(
+        resolve_bot("random"), log_dir=tmp_path
+    ) as b:
+        records = [play_game(PRESETS["classic"], a, b, TimeControl(move_ms=5000), game_id=g)
+                   for g in games]
+        assert a.starts == 1
+    for game_id, rec in zip(games, records, strict=True):
+        assert rec.forfeit_by is None, rec.detail
+        log = (tmp_path / f"{game_id}-1-misbehave.log").read_text().splitlines()
+        plies = range(len(rec.opening), rec.plies, 2)  # seat 1 moves at even plies
+        assert log == [f"{game_id} ply {ply}" for ply in plies]

@@ -30,6 +30,7 @@ from typing import Any
 from arena.game import parse_variant
 from arena.league import registry
 from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_variant, is_settled
+from arena.player import close_players
 from arena.ratings.elo import count_pairs, fit_elo
 from arena.referee import GameAborted, GameRecord, Player, TimeControl, play_game
 from arena.tournament.store import LOG_DIR, RunLock, Store
@@ -224,8 +225,7 @@ class LeagueRunner:
         except Exception as error:
             self.finished.put((job, 0, error))
         finally:
-            for player in players:
-                player.close()
+            close_players(players)  # both at once
             self.finished.put((job, -1, None))  # the pair is over
 
     # -- storing (coordinator) ------------------------------------------------------------------

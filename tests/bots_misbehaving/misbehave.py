@@ -56,6 +56,7 @@ if mode == "grandchild":
     leave_grandchild()
 
 variant = None
+game_id = "-"
 my_moves = 0
 for raw in sys.stdin:
     line = raw.strip()
@@ -69,7 +70,8 @@ for raw in sys.stdin:
             continue
         say(f"hello name=misbehave-{mode} version=0")
     elif word == "game":
-        variant = variant_from_setup(parse_game_line(line))
+        setup = parse_game_line(line)
+        variant, game_id = variant_from_setup(setup), setup["id"]
     elif word == "turn":
         turn = parse_turn_line(line)
         game = Game(variant)
@@ -78,7 +80,10 @@ for raw in sys.stdin:
         move = format_move(game.legal_moves()[0])
         due = my_moves >= args.after
         my_moves += 1
-        if not due or mode in ("grandchild", "flood_stderr_ok", "info"):
+        if not due or mode in ("grandchild", "flood_stderr_ok", "info", "stderr_moves"):
+            if mode == "stderr_moves":  # the game's own lines, the last one right before a move
+                sys.stderr.write(f"{game_id} ply {len(turn['moves'])}\n")
+                sys.stderr.flush()
             if mode == "flood_stderr_ok":
                 sys.stderr.write("e" * 100_000 + "\n")
                 sys.stderr.flush()
@@ -125,6 +130,15 @@ for raw in sys.stdin:
             while True:
                 sys.stderr.write("e" * 65536)
                 sys.stderr.flush()
+        elif mode == "close_stdout":  # closes its output but keeps running
+            os.close(1)
+            while True:
+                time.sleep(1000)
+        elif mode == "close_stdin":  # closes its input, answers, keeps running
+            os.close(0)
+            say("move " + move)
+            while True:
+                time.sleep(1000)
         elif mode == "two_moves":
             say("move " + move)
             say("move d99")  # a second answer to the same turn

@@ -1,0 +1,425 @@
+"""A player: one bot and its process, kept across games, seen by the referee through a public API.
+
+The referee decides the game (rules, clocks, records); a `Player` does the bot's side of the
+protocol: start and greet the process, send lines, read a turn's answer with its info lines,
+and end the process. Failures come out as `Forfeit(reason, detail)`.
+
+The process is reached through a transport (`BotProcess` by default); tests pass a scripted
+fake through `transport_factory`, so the protocol logic runs without processes.
+"""
+
+from __future__ import annotations
+
+import select
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from arena import protocol
+from arena.botspec import BotSpec
+from arena.clocks import TurnBudget
+from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess
+from arena.reasons import Reason
+from arena.timecontrol import TimeControl
+
+MAX_INFO_LINES = 10_000  # info lines per turn before it counts as a flood
+CLOSE_JOIN_S = 30.0  # longest wait for a background close (a close is bounded well below)
+
+
+class Transport(Protocol):
+    """What a player needs of a bot process (`arena.process.BotProcess` is the real one)."""
+
+    started_at: float  # time.monotonic() at start
+    last_line_at: float  # time.monotonic() at which the last line read had arrived
+    closed: bool
+
+    def start(self) -> None: ...
+    def send(self, line: str, deadline: float | None = None) -> None: ...
+    def read_line(self, deadline: float, stop: threading.Event | None = None) -> str: ...
+    def pending_lines(self) -> list[str]: ...
+    def ready(self) -> bool: ...
+    def fileno(self) -> int: ...
+    def cpu_ms(self) -> float: ...
+    def take_stderr(self, wait: float = 0.0) -> tuple[bytes, int]: ...
+    @property
+    def alive(self) -> bool: ...
+    def begin_close(self, quit_line: str | None = protocol.QUIT_LINE) -> None: ...
+    def close(self, quit_line: str | None = protocol.QUIT_LINE) -> None: ...
+    def kill(self) -> None: ...
+
+
+def bot_process(spec: BotSpec) -> Transport:
+    return BotProcess(spec.argv, spec.cwd)
+
+
+def _safe_file_part(text: str) -> str:
+    out = "".join(ch if ch.isalnum() or ch in "-_.#+" else "_" for ch in text)
+    return out.strip(".") or "_"
+
+
+def log_file_name(game_id: str, seat: int, display_name: str) -> str:
+    """`<game_id>-<seat>-<display_name>.log`, with characters unsafe in file names replaced."""
+    return f"{_safe_file_part(game_id or 'game')}-{seat}-{_safe_file_part(display_name)}.log"
+
+
+class StderrLog:
+    """One game's stderr log of one bot: created at the first bytes, appended to afterwards,
+    never more than `cap` bytes of the bot's output (plus a note of what was dropped)."""
+
+    def __init__(self, path: Path, cap: int = STDERR_CAP) -> None:
+        self.path = path
+        self.cap = cap
+        self.size = 0  # bytes of the bot's output written
+        self.written = False
+
+    def add(self, data: bytes, dropped: int) -> None:
+        room = max(0, self.cap - self.size)
+        dropped += max(0, len(data) - room)
+        data = data[:room]
+        self.size += len(data)
+        if dropped:
+            data += f"\n[arena: {dropped} more bytes of stderr dropped]\n".encode()
+        if not data:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "ab" if self.written else "wb") as f:
+                f.write(data)
+            self.written = True
+        except OSError:
+            pass  # a log is not worth stopping a tournament for
+
+
+class Forfeit(Exception):
+    """A bot loses the game: `reason` (an arena.reasons value) and the offending text."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = str(reason)  # a plain str in records, also for Reason members
+        self.detail = protocol.truncate(detail)
+
+    @classmethod
+    def from_io(cls, error: BotIOError, context: str = "") -> Forfeit:
+        return cls(error.reason, f"{context}{error.detail}")
+
+
+class InfoCollector:
+    """The info lines sent with one ply, kept up to `cap` characters in all (the rest is dropped,
+    which is not a fault of the bot)."""
+
+    def __init__(self, cap: int = protocol.INFO_CAP) -> None:
+        self.cap = cap
+        self.lines: list[str] = []
+        self.chars = 0
+
+    def add(self, text: str) -> None:
+        if self.chars < self.cap:
+            kept = text[: self.cap - self.chars]
+            self.lines.append(kept)
+            self.chars += len(kept)
+
+
+@dataclass(frozen=True)
+class TurnReply:
+    token: str  # the move as the bot wrote it (not parsed yet)
+    elapsed_ms: float  # turn line written -> move line arrived
+    cpu_ms: float  # CPU time the bot used meanwhile
+
+
+class Player:
+    """A bot and its process, kept across games.
+
+    The process starts lazily at the first game, is kept for the next games (unless
+    `restart_every_game`), and is restarted after any failure. `close()` ends it.
+    """
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        display_name: str | None = None,
+        log_dir: Path | str | None = None,
+        restart_every_game: bool = False,
+        transport_factory: Callable[[BotSpec], Transport] = bot_process,
+    ) -> None:
+        self.spec = spec
+        self.display_name = display_name or spec.name
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.restart_every_game = restart_every_game
+        self.transport_factory = transport_factory
+        self.process: Transport | None = None
+        self.hello: dict[str, str] = {}
+        self.startup_ms: float | None = None  # of the current process
+        self.starts = 0  # processes started so far
+        self._fresh = False  # no move answered yet by the current process
+        self._handshaken = False
+        self._log: StderrLog | None = None  # of the last game, until the next one starts
+        self._retiring: list[threading.Thread] = []  # background closes (see `retire`)
+
+    @property
+    def version(self) -> str:
+        return self.hello.get("version") or self.spec.version
+
+    def __repr__(self) -> str:
+        return f"Player({self.display_name!r})"
+
+    def __enter__(self) -> Player:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- state --------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.alive
+
+    @property
+    def handshaken(self) -> bool:
+        """The current process answered `hello` (it may play)."""
+        return self._handshaken
+
+    @property
+    def fresh(self) -> bool:
+        """The current process has not answered a move yet (it gets the start-up allowance)."""
+        return self._fresh
+
+    # --- start and handshake ------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Before a game: keep a greeted process, or start one and send `hello`.
+
+        Under `restart_every_game` a running process is ended first. Raises BotIOError (e.g.
+        BotStartError: no such executable).
+        """
+        self._flush_log()
+        self._log = None
+        if self.restart_every_game and self.running:
+            self.retire()
+        if self.running and self._handshaken:
+            return
+        if self.process is not None:
+            self.process.kill()
+        self.process = None
+        self._handshaken = False
+        self.hello = {}
+        self.startup_ms = None
+        process = self.transport_factory(self.spec)
+        self.process = process
+        self.starts += 1
+        process.start()
+        self._fresh = True
+        process.send(protocol.hello_line(), process.started_at + 1.0)
+
+    def hello_due(self, allowance_s: float) -> bool:
+        """True once the handshake can be decided without waiting: an answer (or end of output)
+        is there, or the start-up allowance is over."""
+        process = self.process
+        return process.ready() or time.monotonic() > process.started_at + allowance_s
+
+    def handshake(self, tc: TimeControl, stop: threading.Event | None = None) -> None:
+        """Read the answer to `hello` (blank lines skipped). Raises Forfeit or Aborted."""
+        process = self.process
+        deadline = process.started_at + (tc.startup_ms + tc.grace_ms) / 1000
+        while True:
+            try:
+                line = process.read_line(deadline, stop)
+            except BotIOError as error:
+                if error.reason == Reason.TIMEOUT:
+                    raise Forfeit(Reason.HANDSHAKE,
+                                  f"no hello answer within {tc.startup_ms} ms") from None
+                raise Forfeit.from_io(error, "during the handshake: ") from None
+            if line.strip():
+                break
+        try:
+            self.hello = protocol.parse_hello_reply(line)
+        except protocol.ProtocolError as error:
+            raise Forfeit(Reason.HANDSHAKE, str(error)) from None
+        self.startup_ms = (process.last_line_at - process.started_at) * 1000
+        self._handshaken = True
+
+    # --- during a game ------------------------------------------------------------------------
+
+    def send(self, line: str, deadline: float) -> None:
+        """Send one line; raises Forfeit if the bot is gone or does not read."""
+        try:
+            self.process.send(line, deadline)
+        except BotIOError as error:
+            raise Forfeit.from_io(error) from None
+
+    def take_unsolicited(self, infos: InfoCollector) -> None:
+        """Lines sent since the last turn: info lines are kept, anything else is a Forfeit."""
+        try:
+            pending = self.process.pending_lines()
+        except BotIOError as error:
+            raise Forfeit.from_io(error) from None
+        for line in pending:
+            try:
+                kind, text = protocol.parse_bot_line(line)
+            except protocol.ProtocolError as error:
+                raise Forfeit(Reason.PROTOCOL, f"before its turn: {error}") from None
+            if kind == "move":
+                raise Forfeit(Reason.PROTOCOL,
+                              f"move sent before its turn: {protocol.truncate(line)}")
+            if kind == "info":
+                infos.add(text)
+
+    def play_turn(self, line: str, budget: TurnBudget, infos: InfoCollector,
+                  stop: threading.Event | None = None) -> TurnReply:
+        """Send the turn line and read lines until the move. Raises Forfeit or Aborted.
+
+        The move counts if it arrived by the deadline; its time is measured to its arrival, so a
+        referee that looks late neither charges the bot nor lets a late move through.
+        """
+        process = self.process
+        cpu_before = process.cpu_ms()
+        start = time.monotonic()
+        deadline = budget.deadline(start)
+        lines = 0
+        try:
+            process.send(line, deadline)
+            while True:
+                text = process.read_line(deadline, stop)
+                lines += 1
+                try:
+                    kind, value = protocol.parse_bot_line(text)
+                except protocol.ProtocolError as error:
+                    raise Forfeit(Reason.PROTOCOL, str(error)) from None
+                if kind == "move":
+                    break
+                if lines > MAX_INFO_LINES:
+                    raise Forfeit(Reason.PROTOCOL,
+                                  f"flood: over {MAX_INFO_LINES} lines in one turn")
+                if kind == "info":
+                    infos.add(value)
+        except BotIOError as error:
+            if error.reason == Reason.TIMEOUT:
+                raise Forfeit(Reason.TIMEOUT, budget.timeout_detail()) from None
+            raise Forfeit.from_io(error) from None
+        elapsed = (process.last_line_at - start) * 1000
+        cpu = max(0.0, process.cpu_ms() - cpu_before)
+        self._fresh = False
+        return TurnReply(value, elapsed, cpu)
+
+    def end_game(self, line: str) -> None:
+        """Send the `end` line (a bot that cannot take it is ended)."""
+        try:
+            self.process.send(line, time.monotonic() + 0.5)
+        except BotIOError:
+            self.kill()
+
+    def take_stderr(self, wait: float = 0.0) -> tuple[bytes, int]:
+        """The current process's stderr since the last call, and the bytes dropped over the cap."""
+        if self.process is None:
+            return b"", 0
+        return self.process.take_stderr(wait)
+
+    def start_log(self, game_id: str, seat: int, name: str) -> None:
+        """After a game: its stderr log (in `log_dir`) gets what the bot wrote so far, and what
+        it writes until its next game starts or its process ends (e.g. in answer to `end`), so
+        nothing of one game lands in the log of the next."""
+        self._log = None
+        if self.log_dir is None:
+            return
+        self._log = StderrLog(self.log_dir / log_file_name(game_id, seat, name))
+        self._flush_log()
+
+    def _flush_log(self, wait: float = 0.0) -> None:
+        if self._log is not None and self.process is not None:
+            self._log.add(*self.process.take_stderr(wait))
+
+    # --- ending -------------------------------------------------------------------------------
+
+    def kill(self) -> None:
+        """End the process at once (after a failure)."""
+        if self.process is not None:
+            self.process.kill()
+        self._handshaken = False
+
+    def begin_close(self) -> None:
+        """Ask the process to quit without waiting (see `close_players`)."""
+        if self.process is not None:
+            self.process.begin_close()
+
+    def retire(self) -> None:
+        """End the process without waiting for it (restart every game): the quit line is sent
+        now; waiting for the exit, killing what is left and reaping run in a thread, while the
+        next game starts. What it writes to stderr meanwhile goes to its last game's log.
+        `close()` waits for every retired process to be gone."""
+        process, log = self.process, self._log
+        self.process = None
+        self._handshaken = False
+        self._log = None
+        if process is None:
+            return
+        process.begin_close()
+
+        def finish() -> None:
+            process.close()
+            if log is not None:
+                log.add(*process.take_stderr(0.2))
+
+        self._retiring = [t for t in self._retiring if t.is_alive()]
+        thread = threading.Thread(target=finish, name=f"close-{self.display_name}", daemon=True)
+        thread.start()
+        self._retiring.append(thread)
+
+    def close(self) -> None:
+        """End the process: quit line, SIGTERM, SIGKILL to everything it owns, all reaped; and
+        wait for the processes retired before."""
+        if self.process is not None:
+            self.process.close()
+            self._flush_log(wait=0.2)
+        self._log = None
+        self._handshaken = False
+        for thread in self._retiring:
+            thread.join(CLOSE_JOIN_S)
+        self._retiring.clear()
+
+
+def close_players(players: Iterable[Player], wait: bool = True) -> None:
+    """Close several players at once: every bot is asked to quit before any is waited for, so
+    their exits overlap. Without `wait`, they are retired (see `Player.retire`)."""
+    players = list(players)
+    if not wait:
+        for player in players:
+            player.retire()
+        return
+    for player in players:
+        player.begin_close()
+    for player in players:
+        player.close()
+
+
+def greet(players: dict[int, Player], tc: TimeControl,
+          stop: threading.Event | None = None) -> dict[int, Forfeit]:
+    """Start (or keep) each player's process and do the handshakes of the new ones, all at once,
+    so that each start-up time is measured as it happens. Returns the failures by seat."""
+    failures: dict[int, Forfeit] = {}
+    for seat, player in players.items():
+        try:
+            player.prepare()
+        except BotIOError as error:
+            failures[seat] = Forfeit.from_io(error)
+    pending = {seat: p for seat, p in players.items()
+               if seat not in failures and not p.handshaken}
+    allowance = (tc.startup_ms + tc.grace_ms) / 1000
+    while pending:
+        if stop is not None and stop.is_set():
+            raise Aborted()
+        poller = select.poll()
+        for player in pending.values():
+            poller.register(player.process.fileno(), select.POLLIN)
+        earliest = min(p.process.started_at for p in pending.values()) + allowance
+        poller.poll(max(0.0, min(earliest - time.monotonic(), 0.05)) * 1000)
+        for seat, player in list(pending.items()):
+            if player.hello_due(allowance):
+                del pending[seat]
+                try:
+                    player.handshake(tc, stop)
+                except Forfeit as failure:
+                    failures[seat] = failure
+    return failures

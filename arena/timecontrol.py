@@ -1,0 +1,64 @@
+"""The time control of a game: a value object, imported by the referee, the tournament file and
+the commands alike (a leaf module: standard library only)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-move limit (`move_ms`) and/or a clock (`base_ms` + `increment_ms` per move).
+
+    With both set, the clock applies and `move_ms` caps each move. `startup_ms` is the allowance
+    for starting a process and answering the handshake; the first move of each process gets it
+    again on top of its limit (and it is not charged to the clock). `grace_ms` is added to every
+    deadline before a bot is declared late.
+    """
+
+    move_ms: int | None = 1000
+    base_ms: int | None = None
+    increment_ms: int = 0
+    startup_ms: int = 5000
+    grace_ms: int = 200
+
+    def __post_init__(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        if self.move_ms is None and self.base_ms is None:
+            raise ValueError("time control needs a per-move limit (move_ms) or a clock (base_ms)")
+        for key in ("move_ms", "base_ms"):
+            value = getattr(self, key)
+            if value is not None and (not isinstance(value, int) or value <= 0):
+                raise ValueError(f"time control: {key} must be a positive integer, got {value!r}")
+        for key in ("increment_ms", "startup_ms", "grace_ms"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"time control: {key} must be an integer >= 0, got {value!r}")
+        if self.increment_ms and self.base_ms is None:
+            raise ValueError("time control: increment_ms needs a clock (base_ms)")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TimeControl:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"time control: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        values = dict(data)
+        if values.get("base_ms") is not None and "move_ms" not in values:
+            values["move_ms"] = None  # a clock alone, unless a per-move cap is asked for too
+        return cls(**values)
+
+    def describe(self) -> str:
+        parts = []
+        if self.base_ms is not None:
+            parts.append(f"{self.base_ms / 1000:g}s+{self.increment_ms / 1000:g}s")
+        if self.move_ms is not None:
+            parts.append(f"{self.move_ms} ms/move")
+        return ", ".join(parts)
