@@ -13,8 +13,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from arena.ratings.elo import ELO_PER_NAT, count_games, fit_elo, sequential_elo
+from arena.ratings.elo import ELO_PER_NAT, count_games, fit_elo
 from arena.ratings.pairs import pairwise_table
+from arena.ratings.sequential import sequential_elo
 from arena.ratings.standings import compute_standings
 from arena.ratings.trueskill_ratings import trueskill_ratings
 

@@ -26,7 +26,7 @@ def command(input_path: str, out_dir: str | None, variant: str | None,
     variant, move-time distribution per bot (when move times were recorded).
     """
     from arena.commands.standings import check_anchor, load_or_fail, parse_anchor
-    from arena.ratings.standings import select_variant
+    from arena.ratings.table import select_variant
     from arena.reports.plots import write_plots
 
     src = Path(input_path)

@@ -2,41 +2,37 @@
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 
 import click
 
 from arena.reports.render import FORMATS
+
+# The rating systems users may turn off (``--no-trueskill``). Listed here by name so that
+# `arena --help` does not import the rating code; a test pins it to the registry's optional
+# systems.
+OPTIONAL_SYSTEMS = ("trueskill",)
 
 
 def parse_anchor(value: str | None) -> tuple[str, float] | None:
     """``BOT=ELO`` -> (bot, elo); raises click.BadParameter."""
     if value is None:
         return None
-    bot, sep, elo = value.rpartition("=")
-    if not sep or not bot.strip():
-        raise click.BadParameter(f"expected BOT=ELO, got {value!r}", param_hint="'--anchor'")
+    from arena.ratings.table import parse_anchor as parse
+
     try:
-        rating = float(elo)
-    except ValueError:
-        raise click.BadParameter(f"{elo!r} is not a number (expected BOT=ELO)",
-                                 param_hint="'--anchor'") from None
-    if not math.isfinite(rating):
-        raise click.BadParameter(f"{elo.strip()!r} is not a finite Elo (expected BOT=ELO)",
-                                 param_hint="'--anchor'")
-    return bot.strip(), rating
+        return parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--anchor'") from None
 
 
 def check_anchor(games, anchor, variant=None) -> None:  # noqa: ANN001
+    """BadParameter unless the anchor's bot has rated games (in ``variant`` when given)."""
     if anchor is None:
         return
-    import pandas as pd
+    from arena.ratings.table import rated_bots, select_variant
 
-    from arena.ratings.standings import select_variant
-
-    g = select_variant(games, variant)
-    rated = g.loc[pd.to_numeric(g["result"], errors="coerce").notna()]
-    bots = sorted(set(rated["first"].astype(str)) | set(rated["second"].astype(str)))
+    bots = rated_bots(select_variant(games, variant))
     if anchor[0] not in bots:
         shown = ", ".join(bots[:10]) + (" ..." if len(bots) > 10 else "")
         raise click.BadParameter(f"bot {anchor[0]!r} has no rated games (bots: {shown})",
@@ -50,6 +46,13 @@ def load_or_fail(path: str):  # noqa: ANN201
         return load_games(path)
     except GamesFileError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _skip_options(func: Callable) -> Callable:
+    for name in reversed(OPTIONAL_SYSTEMS):
+        func = click.option(f"--no-{name}", f"no_{name}", is_flag=True,
+                            help=f"Do not compute the {name} ratings (the slow part on large files).")(func)
+    return func
 
 
 @click.command(name="standings")
@@ -76,9 +79,10 @@ def load_or_fail(path: str):  # noqa: ANN201
 @click.option("--facts", "show_facts", is_flag=True,
               help="Also print game facts: first-player score per variant, draws, lengths, "
                    "forfeits and move times per bot.")
+@_skip_options
 def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             show_pairs: bool, first_move: bool, bootstrap: int, tau: float,
-            sequential_k: float | None, show_facts: bool) -> None:
+            sequential_k: float | None, show_facts: bool, **skips: bool) -> None:
     """Ratings and standings of the games in INPUT.
 
     \b
@@ -86,16 +90,19 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     columns first, second, result (1, 0.5, 0 or 1-0, 1/2-1/2, 0-1 from the
     first player's side) and optionally variant, seq, pair_id.
     Elo is the maximum-likelihood (Bradley-Terry) fit over all games, with
-    95% intervals; TrueSkill is computed with the trueskill package.
+    95% intervals; TrueSkill is computed with the trueskill package, one game
+    after the other (about 1 s per 200,000 games: --no-trueskill skips it).
     """
     from arena.ratings.pairs import pairwise_table
-    from arena.ratings.standings import ALL, compute_standings, variants_of
+    from arena.ratings.standings import compute_standings
+    from arena.ratings.table import anchor_if_present, select_variant, variants_of
     from arena.reports.render import render_pairwise, render_standings
 
     games = load_or_fail(input_path)
     anchor_t = parse_anchor(anchor)
+    skip = frozenset(name for name in OPTIONAL_SYSTEMS if skips.get(f"no_{name}"))
     options = {"first_move": first_move, "bootstrap": bootstrap, "tau": tau,
-               "sequential_k": sequential_k}
+               "sequential_k": sequential_k, "skip": skip}
     try:
         check_anchor(games, anchor_t, variant)
         if fmt in ("csv", "json"):
@@ -116,8 +123,8 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             sections.append((None, f"Variant {present[0]}" if present and present[0] else None))
         out = []
         for spec, title in sections:
-            part_anchor = anchor_t if spec is None or spec == variant else _anchor_in(
-                games, anchor_t, spec)
+            part_anchor = anchor_t if spec is None or spec == variant else anchor_if_present(
+                select_variant(games, spec), anchor_t)
             table = compute_standings(games, spec, anchor=part_anchor, **options)
             if table.empty:
                 out.append(f"{title + ': ' if title else ''}no rated games in {input_path}")
@@ -133,25 +140,11 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
         if "variant" in str(exc):
             raise click.BadParameter(str(exc), param_hint="'--variant'") from None
         raise click.ClickException(str(exc)) from None
-    _ = ALL
-
-
-def _anchor_in(games, anchor, spec):  # noqa: ANN001, ANN202
-    if anchor is None:
-        return None
-    import pandas as pd
-
-    from arena.ratings.standings import select_variant
-
-    g = select_variant(games, spec)
-    g = g.loc[pd.to_numeric(g["result"], errors="coerce").notna()]
-    return anchor if anchor[0] in set(g["first"].astype(str)) | set(g["second"].astype(str)) \
-        else None
 
 
 def _facts(games, variant, fmt) -> str:  # noqa: ANN001
     from arena.ratings.facts import bot_facts, variant_facts
-    from arena.ratings.standings import select_variant
+    from arena.ratings.table import select_variant
     from arena.reports.render import markdown_table, text_table
 
     g = select_variant(games, variant)

@@ -22,7 +22,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator
 from arena.ratings.elo import elo_history
 from arena.ratings.facts import move_times, variant_facts
 from arena.ratings.pairs import score_matrix
-from arena.ratings.standings import compute_standings, select_variant, variants_of
+from arena.ratings.standings import compute_standings
+from arena.ratings.table import select_variant, variants_of
 
 FORMATS = ("png", "svg")
 DPI = 150

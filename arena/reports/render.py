@@ -7,6 +7,9 @@ import math
 
 import pandas as pd
 
+from arena.ratings import registry
+from arena.ratings.system import Display
+
 FORMATS = ("table", "csv", "json", "markdown")
 
 
@@ -25,25 +28,33 @@ def _num(x: object, digits: int = 1, signed: bool = False) -> str:
     return f"{f:+.{digits}f}" if signed else f"{f:.{digits}f}"
 
 
+def _display_cell(row: dict, display: Display, anchored: bool) -> str:
+    signed = display.scale == "signed" or (display.scale == "elo" and not anchored)
+    if len(display.keys) == 2:
+        lo, hi = (row.get(k) for k in display.keys)
+        return f"[{_num(lo, display.digits, signed)}, {_num(hi, display.digits, signed)}]"
+    return _num(row.get(display.keys[0]), display.digits, signed)
+
+
 def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
-    """Headers, rows of strings and alignments ('l'/'r') for a standings table."""
-    headers = ["#", "bot", "games", "W", "D", "L", "score", "Elo", "95% interval",
-               "TS mu", "TS sigma", "mu-3s", "forfeits"]
-    has_seq = "elo_seq" in table.columns
-    if has_seq:
-        headers.append("seq Elo*")
+    """Headers, rows of strings and alignments ('l'/'r') for a standings table.
+
+    The rating columns are those of the registry's systems present in the table. Elo-scale
+    ratings are signed while they are relative to the pool mean and plain numbers once anchored
+    (``BOT=1500`` makes them absolute).
+    """
+    shown = [d for system in registry.SYSTEMS for d in system.display
+             if all(k in table.columns for k in d.keys)]
+    anchored = bool(table.attrs.get("anchored", False))
+    headers = ["#", "bot", "games", "W", "D", "L", "score", *(d.header for d in shown),
+               "forfeits"]
     rows = []
     for r in table.to_dict("records"):
-        row = [
+        rows.append([
             str(r["rank"]), str(r["bot"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
-            str(r["losses"]), _num(100 * r["score"], 1) + "%", _num(r["elo"], 1, signed=True),
-            f"[{_num(r['elo_lo'], 0, True)}, {_num(r['elo_hi'], 0, True)}]",
-            _num(r["ts_mu"], 2), _num(r["ts_sigma"], 2), _num(r["ts_conservative"], 2),
-            str(r["forfeits"]),
-        ]
-        if has_seq:
-            row.append(_num(r["elo_seq"], 1, signed=True))
-        rows.append(row)
+            str(r["losses"]), _num(100 * r["score"], 1) + "%",
+            *(_display_cell(r, d, anchored) for d in shown), str(r["forfeits"]),
+        ])
     align = ["r", "l"] + ["r"] * (len(headers) - 2)
     return headers, rows, align
 
