@@ -106,8 +106,11 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     try:
         check_anchor(games, anchor_t, variant)
         if fmt in ("csv", "json"):
-            if show_pairs:
-                click.echo(render_pairwise(pairwise_table(games, variant), fmt), nl=False)
+            if show_pairs:  # the standings' Elo fit, without the other systems
+                elo_only = compute_standings(games, variant, anchor=anchor_t,
+                                             first_move=first_move, skip=OPTIONAL_SYSTEMS)
+                pairs = pairwise_table(games, variant, ratings=_ratings(elo_only))
+                click.echo(render_pairwise(pairs, fmt), nl=False)
             else:
                 table = compute_standings(games, variant, anchor=anchor_t, **options)
                 click.echo(render_standings(table, fmt).rstrip("\n"))
@@ -122,17 +125,21 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
         else:
             sections.append((None, f"Variant {present[0]}" if present and present[0] else None))
         out = []
+        pair_ratings = None  # the first table is the one of --pairs' games
         for spec, title in sections:
             part_anchor = anchor_t if spec is None or spec == variant else anchor_if_present(
                 select_variant(games, spec), anchor_t)
             table = compute_standings(games, spec, anchor=part_anchor, **options)
+            if pair_ratings is None:
+                pair_ratings = _ratings(table)
             if table.empty:
                 out.append(f"{title + ': ' if title else ''}no rated games in {input_path}")
                 continue
             out.append(render_standings(table, fmt, title))
         if show_pairs:
             pair_title = "Head to head" + (f" ({variant})" if variant else "")
-            out.append(render_pairwise(pairwise_table(games, variant), fmt, pair_title))
+            pairs = pairwise_table(games, variant, ratings=pair_ratings)
+            out.append(render_pairwise(pairs, fmt, pair_title))
         if show_facts:
             out.append(_facts(games, variant, fmt))
         click.echo("\n".join(out).rstrip("\n"))
@@ -140,6 +147,11 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
         if "variant" in str(exc):
             raise click.BadParameter(str(exc), param_hint="'--variant'") from None
         raise click.ClickException(str(exc)) from None
+
+
+def _ratings(table) -> dict[str, float]:  # noqa: ANN001
+    """Bot -> Elo of a standings table (the one fit, passed on to the pairwise table)."""
+    return dict(zip(table["bot"].tolist(), table["elo"].tolist(), strict=True))
 
 
 def _facts(games, variant, fmt) -> str:  # noqa: ANN001

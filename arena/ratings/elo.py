@@ -472,6 +472,7 @@ def _bootstrap(fit: EloFit, counts: PairCounts, transform, offset, first_move, b
         x, _, _, _, _ = _newton(prob, x0, tol=1e-9, max_iter=50)
         samples[r] = transform @ (x[:n] * ELO_PER_NAT) + offset
         fm_samples[r] = x[n] * ELO_PER_NAT if first_move else 0.0
+    # numpy's linear rule, the rule of arena.stats.percentile, vectorised over the bots
     fit.lo = np.percentile(samples, 2.5, axis=0)
     fit.hi = np.percentile(samples, 97.5, axis=0)
     fit.se = samples.std(axis=0, ddof=1) if b > 1 else np.zeros(n)
@@ -493,6 +494,21 @@ def elo_mle(
     """Maximum-likelihood Elo of every bot of a games table (``first``, ``second``, ``result``)."""
     return fit_elo(count_games(games, names=names), anchor=anchor, first_move=first_move,
                    bootstrap=bootstrap, seed=seed)
+
+def elo_ratings(first: Sequence, second: Sequence, result: Sequence,
+                anchor: Anchor | None = None) -> dict[str, float]:
+    """Bot -> maximum-likelihood Elo of these games: the very numbers ``arena standings`` shows.
+
+    For a running table (``(first, second, score)`` of the games so far): void games (NaN) and
+    self-play are ignored and only bots with rated games are fitted, as in the standings (a bot
+    listed without games would otherwise force the regularised fit on everyone).
+    """
+    games = CodedGames.from_frame(pd.DataFrame({"first": pd.Series(first, dtype=object),
+                                                "second": pd.Series(second, dtype=object),
+                                                "result": normalise_results(result)}))
+    if anchor is not None and anchor[0] not in games.names:
+        anchor = None
+    return fit_elo(count_coded(games), anchor=anchor).as_dict()
 
 
 def expected_score(elo_diff: float | np.ndarray) -> float | np.ndarray:

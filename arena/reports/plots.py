@@ -24,6 +24,7 @@ from arena.ratings.facts import move_times, variant_facts
 from arena.ratings.pairs import score_matrix
 from arena.ratings.standings import compute_standings
 from arena.ratings.table import select_variant, variants_of
+from arena.stats import percentile
 
 FORMATS = ("png", "svg")
 DPI = 150
@@ -333,7 +334,7 @@ def plot_move_times(games: pd.DataFrame, order: Sequence[str]) -> Figure | None:
                boxprops={"facecolor": "#c6dbef", "edgecolor": ACCENT},
                medianprops={"color": "#08306b", "linewidth": 1.6},
                whiskerprops={"color": ACCENT}, capprops={"color": ACCENT})
-    p99 = [float(np.percentile(d, 99)) for d in data]
+    p99 = [float(percentile(d.tolist(), 99)) for d in data]  # the one percentile rule
     ax.plot(p99, np.arange(1, n + 1), "|", color="#d7301f", markersize=9)
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
