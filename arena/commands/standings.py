@@ -48,6 +48,21 @@ def load_or_fail(path: str):  # noqa: ANN201
         raise click.ClickException(str(exc)) from None
 
 
+def terminal_width() -> int | None:
+    """Columns to fit the table to: ``COLUMNS`` when set, else the terminal's width; None (no
+    limit) when writing to a file or a pipe."""
+    import os
+    import shutil
+    import sys
+
+    value = os.environ.get("COLUMNS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return max(int(value), 40)
+    if sys.stdout.isatty():
+        return max(shutil.get_terminal_size().columns, 40)
+    return None
+
+
 def _skip_options(func: Callable) -> Callable:
     for name in reversed(OPTIONAL_SYSTEMS):
         func = click.option(f"--no-{name}", f"no_{name}", is_flag=True,
@@ -124,6 +139,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             sections += [(v, f"Variant {v}") for v in present]
         else:
             sections.append((None, f"Variant {present[0]}" if present and present[0] else None))
+        width = terminal_width() if fmt == "table" else None
         out = []
         pair_ratings = None  # the first table is the one of --pairs' games
         for spec, title in sections:
@@ -135,13 +151,13 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             if table.empty:
                 out.append(f"{title + ': ' if title else ''}no rated games in {input_path}")
                 continue
-            out.append(render_standings(table, fmt, title))
+            out.append(render_standings(table, fmt, title, width))
         if show_pairs:
             pair_title = "Head to head" + (f" ({variant})" if variant else "")
             pairs = pairwise_table(games, variant, ratings=pair_ratings)
-            out.append(render_pairwise(pairs, fmt, pair_title))
+            out.append(render_pairwise(pairs, fmt, pair_title, width))
         if show_facts:
-            out.append(_facts(games, variant, fmt))
+            out.append(_facts(games, variant, fmt, width))
         click.echo("\n".join(out).rstrip("\n"))
     except ValueError as exc:
         if "variant" in str(exc):
@@ -154,7 +170,7 @@ def _ratings(table) -> dict[str, float]:  # noqa: ANN001
     return dict(zip(table["bot"].tolist(), table["elo"].tolist(), strict=True))
 
 
-def _facts(games, variant, fmt) -> str:  # noqa: ANN001
+def _facts(games, variant, fmt, width=None) -> str:  # noqa: ANN001
     from arena.ratings.facts import bot_facts, variant_facts
     from arena.ratings.table import select_variant
     from arena.reports.render import markdown_table, text_table
@@ -166,7 +182,11 @@ def _facts(games, variant, fmt) -> str:  # noqa: ANN001
     def num(x: float, d: int = 1) -> str:
         return "-" if x != x else f"{x:.{d}f}"  # noqa: PLR0124 - NaN check
 
-    table = markdown_table if fmt == "markdown" else text_table
+    def table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
+        if fmt == "markdown":
+            return markdown_table(headers, rows, align)
+        return text_table(headers, rows, align, width, keep=1)
+
     vh = ["variant", "games", "1st wins", "draws", "2nd wins", "1st score", "+-95%", "draw rate",
           "mean plies"]
     vr = [[str(r.variant) or "-", str(r.games), str(r.first_wins), str(r.draws),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 
 import pandas as pd
 
@@ -73,19 +74,53 @@ def pairwise_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], l
     return headers, rows, ["l", "l"] + ["r"] * (len(headers) - 2)
 
 
-def text_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
+def text_table(headers: list[str], rows: list[list[str]], align: list[str],
+               width: int | None = None, keep: int = 2) -> str:
+    """A plain-text table; with ``width``, no line is longer than that (when at all possible).
+
+    A table wider than ``width`` is cut into blocks of whole columns, one below the other, each
+    repeating the first ``keep`` columns (rank and bot, say), as pandas prints a wide frame: a
+    terminal never wraps a cell in the middle of a word.
+    """
     widths = [len(h) for h in headers]
     for row in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    columns = list(range(len(headers)))
+    if width is None or _line_width(widths, columns) <= width or len(columns) <= keep:
+        return _text_block(headers, rows, align, widths, columns)
+    key = columns[:keep]
+    blocks: list[list[int]] = []
+    for c in columns[keep:]:
+        if blocks and _line_width(widths, key + blocks[-1] + [c]) <= width:
+            blocks[-1].append(c)
+        else:
+            blocks.append([c])
+    return "\n\n".join(_text_block(headers, rows, align, widths, key + block)
+                        for block in blocks)
 
+
+def _line_width(widths: list[int], columns: list[int]) -> int:
+    return sum(widths[c] for c in columns) + 2 * (len(columns) - 1)
+
+
+def _text_block(headers: list[str], rows: list[list[str]], align: list[str], widths: list[int],
+                columns: list[int]) -> str:
     def fmt(cells: list[str]) -> str:
-        out = [c.ljust(w) if a == "l" else c.rjust(w)
-               for c, w, a in zip(cells, widths, align, strict=True)]
+        out = [cells[c].ljust(widths[c]) if align[c] == "l" else cells[c].rjust(widths[c])
+               for c in columns]
         return "  ".join(out).rstrip()
 
-    lines = [fmt(headers), "  ".join("-" * w for w in widths)]
+    lines = [fmt(headers), "  ".join("-" * widths[c] for c in columns)]
     lines += [fmt(r) for r in rows]
     return "\n".join(lines)
+
+
+def footnotes(notes: list[str], bullet: str, width: int | None = None) -> list[str]:
+    """Notes as bulleted lines, wrapped at word boundaries to ``width`` when given."""
+    if width is None:
+        return [f"{bullet} {n}" for n in notes]
+    return [textwrap.fill(n, width, initial_indent=f"{bullet} ", subsequent_indent="  ",
+                          break_long_words=False, break_on_hyphens=False) for n in notes]
 
 
 def markdown_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
@@ -125,8 +160,10 @@ def notes_of(table: pd.DataFrame) -> list[str]:
     return notes
 
 
-def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None) -> str:
-    """One standings table in ``fmt`` (table, markdown, csv, json)."""
+def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None,
+                     width: int | None = None) -> str:
+    """One standings table in ``fmt`` (table, markdown, csv, json); ``width`` (characters) fits
+    the plain table and its footnotes to a terminal."""
     if fmt == "json":
         return to_json(table)
     if fmt == "csv":
@@ -140,29 +177,33 @@ def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None) ->
         parts.append(markdown_table(headers, rows, align))
         if notes:
             parts.append("")
-            parts += [f"- {n}" for n in notes]
+            parts += footnotes(notes, "-")
         return "\n".join(parts) + "\n"
     parts = []
     if title:
         parts += [title, "=" * len(title)]
-    parts.append(text_table(headers, rows, align))
+    parts.append(text_table(headers, rows, align, width))
     if notes:
         parts.append("")
-        parts += [f"* {n}" for n in notes]
+        parts += footnotes(notes, "*", width)
     return "\n".join(parts) + "\n"
 
 
-def render_pairwise(table: pd.DataFrame, fmt: str, title: str | None = None) -> str:
+PAIRWISE_NOTE = ("Score, Elo diff, +-95% margin and LOS from A's W/D/L (trinomial); penta = pairs "
+                 "of games with swapped seats in which A scored 0, 1/4, 1/2, 3/4, 1; nElo = "
+                 "normalized Elo (pentanomial when there are pairs).")
+
+
+def render_pairwise(table: pd.DataFrame, fmt: str, title: str | None = None,
+                    width: int | None = None) -> str:
     if fmt == "json":
         return to_json(table)
     if fmt == "csv":
         return to_csv(table)
     headers, rows, align = pairwise_display(table)
-    note = ("Score, Elo diff, +-95% margin and LOS from A's W/D/L (trinomial); penta = pairs of "
-            "games with swapped seats in which A scored 0, 1/4, 1/2, 3/4, 1; nElo = normalized "
-            "Elo (pentanomial when there are pairs).")
     if fmt == "markdown":
         head = f"## {title}\n\n" if title else ""
-        return head + markdown_table(headers, rows, align) + f"\n\n- {note}\n"
+        return head + markdown_table(headers, rows, align) + f"\n\n- {PAIRWISE_NOTE}\n"
     head = f"{title}\n{'=' * len(title)}\n" if title else ""
-    return head + text_table(headers, rows, align) + f"\n\n* {note}\n"
+    note = "\n".join(footnotes([PAIRWISE_NOTE], "*", width))
+    return head + text_table(headers, rows, align, width) + f"\n\n{note}\n"
