@@ -33,7 +33,11 @@ def command(input_path: str, out_dir: str | None, variant: str | None,
     head-to-head heatmap, score per variant, first-player advantage per
     variant, move-time distribution per bot (when move times were recorded).
     """
-    from arena.commands.standings import check_anchor, load_or_fail, parse_anchor
+    from arena.commands.standings import (  # first: limits BLAS threads before numpy loads
+        check_anchor,
+        load_or_fail,
+        parse_anchor,
+    )
     from arena.ratings.table import canonical_variant, select_variant
     from arena.reports.plots import write_plots
 

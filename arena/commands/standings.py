@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import click
 
-from arena.reports.render import FORMATS
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def single_threaded_numerics() -> None:
+    """One BLAS thread, unless the user chose otherwise: the ratings' linear algebra is small
+    (a bots x bots Newton step, bootstrap refits), where OpenBLAS's spinning threads only lose,
+    badly so on a busy machine (a 0.6 s bootstrap took 25 s). Takes effect only before numpy is
+    loaded, so the commands call it first; arena.ratings.elo also limits threads through
+    threadpoolctl when it is installed."""
+    for variable in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(variable, "1")
+
+
+single_threaded_numerics()
+
+from arena.reports.render import FORMATS  # noqa: E402 - loads numpy: after the thread limit
 
 # The rating systems users may turn off (``--no-trueskill``). Listed here by name so that
 # `arena --help` does not import the rating code; a test pins it to the registry's optional

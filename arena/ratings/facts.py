@@ -52,9 +52,9 @@ def forfeits_by_bot(games: pd.DataFrame) -> pd.DataFrame:
     """Rows = bots, columns = forfeit reasons (+ ``total``): how often each bot forfeited."""
     if "reason" not in games.columns or games.empty:
         return pd.DataFrame(columns=[*FORFEIT_REASONS, "total"])
-    reason = games["reason"].astype(str)
-    mask = reason.isin(FORFEIT_REASONS)
+    mask = games["reason"].isin(FORFEIT_REASONS).to_numpy()  # no copy of a million strings
     f = games.loc[mask]
+    reason = f["reason"].astype(str)
     if f.empty:
         return pd.DataFrame(columns=[*FORFEIT_REASONS, "total"])
     if "forfeit_by" in f.columns:
@@ -66,7 +66,7 @@ def forfeits_by_bot(games: pd.DataFrame) -> pd.DataFrame:
     seat = seat.fillna(res.map({0.0: 1.0, 1.0: 2.0}))
     bot = np.where(seat == 1, f["first"].astype(str), np.where(seat == 2, f["second"].astype(str),
                                                                 None))
-    frame = pd.DataFrame({"bot": bot, "reason": reason[mask].to_numpy()}).dropna()
+    frame = pd.DataFrame({"bot": bot, "reason": reason.to_numpy()}).dropna()
     table = pd.crosstab(frame["bot"], frame["reason"])
     for r in FORFEIT_REASONS:
         if r not in table.columns:

