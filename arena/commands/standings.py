@@ -122,7 +122,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     first player's side) and optionally variant, seq, pair_id.
     Elo is the maximum-likelihood (Bradley-Terry) fit over all games, with
     95% intervals; TrueSkill is computed with the trueskill package, one game
-    after the other (about 1 s per 200,000 games: --no-trueskill skips it).
+    after the other (about 1.5 s per million games; --no-trueskill skips it).
     """
     from arena.ratings.pairs import pairwise_table
     from arena.ratings.standings import compute_standings

@@ -36,8 +36,7 @@ def sequential_coded(games: CodedGames, k: float = 16.0, initial: float = 0.0,
     r = [float(initial)] * games.n_bots
     hist = np.empty((len(games), games.n_bots)) if keep_history else None
     kk = float(k)
-    for t, (a, b, s) in enumerate(zip(games.first.tolist(), games.second.tolist(),
-                                      games.result.tolist(), strict=True)):
+    for t, (a, b, s) in enumerate(games.triples()):
         expected = 1.0 / (1.0 + 10.0 ** ((r[b] - r[a]) / 400.0))
         delta = kk * (s - expected)
         r[a] += delta

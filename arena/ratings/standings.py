@@ -79,7 +79,10 @@ def compute_standings(
                             bootstrap=bootstrap, seed=seed, tau=tau,
                             draw_probability=draw_probability, sequential_k=sequential_k,
                             skip=frozenset(skip))
-    selected = select_variant(games_df, variant)
+    # only the columns read here: selecting a variant of a million games copies less
+    needed = [c for c in ("seq", "variant", "first", "second", "result", "reason", "forfeit_by")
+              if c in games_df.columns]
+    selected = select_variant(games_df[needed], variant)
     coded = CodedGames.from_frame(selected)
     names = coded.names
     wins, draws, losses = coded.wdl()

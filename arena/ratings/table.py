@@ -11,7 +11,7 @@ This module imports nothing else from ``arena.ratings`` (a test pins the layerin
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,8 +62,7 @@ def rated(games: pd.DataFrame) -> pd.DataFrame:
 
 def rated_bots(games: pd.DataFrame) -> list[str]:
     """Sorted names of the bots that have rated games."""
-    g = rated(games)
-    return sorted(set(_unique_names(g["first"])) | set(_unique_names(g["second"])))
+    return CodedGames.from_frame(games).names
 
 
 def _unique_names(column: pd.Series) -> list[str]:
@@ -263,6 +262,14 @@ class CodedGames:
                 all_names = [b for b, u in zip(all_names, used, strict=True) if u]
         return cls(names=list(all_names), first=i.astype(np.int64), second=j.astype(np.int64),
                    result=np.asarray(res, dtype=float))
+
+    def triples(self, chunk: int = 1 << 16) -> Iterator[tuple[int, int, float]]:
+        """(first, second, result) game after game, for the sequential ratings; Python objects
+        are made a chunk at a time (a million floats at once would cost ~30 MB)."""
+        for start in range(0, len(self.result), chunk):
+            stop = start + chunk
+            yield from zip(self.first[start:stop].tolist(), self.second[start:stop].tolist(),
+                           self.result[start:stop].tolist(), strict=True)
 
     def wdl(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per bot (in ``names`` order): wins, draws, losses over both seats."""

@@ -191,7 +191,7 @@ def trueskill_coded(
     n = games.n_bots
     mus = [env.mu] * n
     sig = [env.sigma] * n
-    triples = zip(games.first.tolist(), games.second.tolist(), res.tolist(), strict=True)
+    triples = games.triples()
     if exact:
         ratings = [env.create_rating() for _ in range(n)]
         for a, b, s in triples:
@@ -220,7 +220,7 @@ def trueskill_coded(
 
 class TrueSkillSystem:
     """TrueSkill (mu, sigma, mu - 3 sigma), games in order; ``--no-trueskill`` skips it (it is
-    the one sequential computation of the standings, about a second per 200,000 games)."""
+    the one sequential computation of the standings: about 1.5 s per million games)."""
 
     name = "trueskill"
     optional = True
