@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
-
 from arena.ratings.table import Anchor, CodedGames
 
 
@@ -73,7 +71,3 @@ class RatingSystem(Protocol):
 
     def rate(self, games: CodedGames, options: RatingOptions) -> Rated: ...
 
-
-def empty_columns(keys: tuple[str, ...] | list[str], n: int) -> dict[str, np.ndarray]:
-    """NaN columns, for a system with nothing to rate."""
-    return {k: np.full(n, np.nan) for k in keys}

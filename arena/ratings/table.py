@@ -1,9 +1,10 @@
 """The games table as the rating code reads it: the bottom module of :mod:`arena.ratings`.
 
 Every rule about which games count and in which order lives here once: a decided game has a
-result (void games have none), a rated game is decided and between two different bots, the
-order-dependent ratings read games by ``seq``. :class:`CodedGames` is the compact form (bot codes
-and results as numpy arrays) that the rating systems compute on, built once per table.
+result (void games have none), a rated game is decided and between two different bots
+(:class:`CodedGames` holds exactly those), the order-dependent ratings read games by ``seq``.
+:class:`CodedGames` is the compact form (bot codes and results as numpy arrays) that the rating
+systems compute on, built once per table.
 
 This module imports nothing else from ``arena.ratings`` (a test pins the layering).
 """
@@ -51,13 +52,6 @@ def decided(games: pd.DataFrame) -> pd.DataFrame:
     if keep.all() and games["result"].dtype.kind == "f":
         return games
     return games.loc[keep].assign(result=res[keep])
-
-
-def rated(games: pd.DataFrame) -> pd.DataFrame:
-    """Decided games between two different bots: the games every rating counts."""
-    g = decided(games)
-    self_play = g["first"].astype(str).to_numpy() == g["second"].astype(str).to_numpy()
-    return g.loc[~self_play] if self_play.any() else g
 
 
 def rated_bots(games: pd.DataFrame) -> list[str]:
