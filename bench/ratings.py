@@ -1,22 +1,39 @@
 """Benchmark: standings for 100 bots and 1,000,000 synthetic games.
 
-Run: ``python bench/ratings.py [--bots 100] [--games 1000000] [--seed 1]``.
-Prints one ``name: value unit`` line per measure: the time of each stage and the accuracy of the
-maximum-likelihood ratings against the true ratings the games were drawn from.
+Run: ``python bench/ratings.py [--bots 100] [--games 1000000] [--seed 1] [--rounds 1]``.
+Prints one ``name: value unit`` line per measure: the time of each stage, the accuracy of the
+maximum-likelihood ratings against the true ratings the games were drawn from, and the
+end-to-end case of issue 13: ``arena standings games.csv`` on a CSV of all the games against the
+floor of reading that CSV, counting and fitting (both as fresh processes, interleaved;
+``standings_1m_vs_floor`` is their ratio, ``..._peak_memory`` the processes' peak RSS).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-import numpy as np
-import pandas as pd
+# Like the arena commands: one BLAS thread for small linear algebra, set before numpy loads.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
-from arena.ratings.elo import ELO_PER_NAT, count_games, fit_elo, sequential_elo
-from arena.ratings.pairs import pairwise_table
-from arena.ratings.standings import compute_standings
-from arena.ratings.trueskill_ratings import trueskill_ratings
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from arena.ratings import (  # noqa: E402
+    compute_standings,
+    count_games,
+    fit_elo,
+    pairwise_table,
+    sequential_elo,
+    trueskill_ratings,
+)
+from arena.ratings.elo import ELO_PER_NAT  # noqa: E402
 
 
 def synthetic_games(bots: int, games: int, seed: int, draw_rate: float = 0.25,
@@ -49,11 +66,73 @@ def timed(label: str, fn, results: list[tuple[str, float, str]]):  # noqa: ANN00
     return out
 
 
+ROOT = Path(__file__).resolve().parents[1]
+FLOOR = """
+import sys
+import pandas as pd
+from arena.ratings.elo import count_pairs, fit_elo
+games = pd.read_csv(sys.argv[1])
+fit_elo(count_pairs(games["first"], games["second"], games["result"]))
+"""
+
+
+def run_process(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MB) of one process run to its end."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+    env.pop("COLUMNS", None)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.stderr:
+        proc.stderr.close()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}): {err.strip()[-500:]}")
+    return wall, usage.ru_maxrss / 1024.0  # ru_maxrss is in KB on Linux
+
+
+def command_case(games: pd.DataFrame, rounds: int) -> list[tuple[str, float, str]]:
+    """`arena standings` on a CSV of the games vs the read+count+fit floor, interleaved."""
+    label = "1m" if len(games) == 1_000_000 else f"{len(games)}games"
+    cases = {
+        "floor": [sys.executable, "-c", FLOOR],
+        "standings": [sys.executable, "-m", "arena", "standings"],
+        "no_trueskill": [sys.executable, "-m", "arena", "standings", "--no-trueskill"],
+    }
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    peaks: dict[str, float] = dict.fromkeys(cases, 0.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "games.csv"
+        games.to_csv(path, index=False)
+        for _ in range(rounds):
+            for name, args in cases.items():
+                wall, peak = run_process([*args, str(path)])
+                times[name].append(wall)
+                peaks[name] = max(peaks[name], peak)
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    return [
+        (f"standings_{label}_seconds", med["standings"], "s"),
+        (f"standings_{label}_no_trueskill_seconds", med["no_trueskill"], "s"),
+        (f"standings_{label}_floor_seconds", med["floor"], "s"),
+        (f"standings_{label}_vs_floor", med["standings"] / med["floor"], "ratio"),
+        (f"standings_{label}_no_trueskill_vs_floor", med["no_trueskill"] / med["floor"], "ratio"),
+        (f"standings_{label}_trueskill_cost", med["standings"] - med["no_trueskill"], "s"),
+        (f"standings_{label}_peak_memory", peaks["standings"], "MB"),
+        (f"standings_{label}_no_trueskill_peak_memory", peaks["no_trueskill"], "MB"),
+        (f"standings_{label}_floor_peak_memory", peaks["floor"], "MB"),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=100)
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="interleaved runs of the command case (median reported)")
     args = parser.parse_args()
 
     results: list[tuple[str, float, str]] = []
@@ -82,6 +161,8 @@ def main() -> None:
     print(f"standings_rows: {len(table)} count")
     games_per_s = len(games) / next(v for n, v, _ in results if n == "compute_standings_total")
     print(f"standings_throughput: {games_per_s:.0f} games/s")
+    for name, value, unit in command_case(games, max(1, args.rounds)):
+        print(f"{name}: {value:.3f} {unit}")
 
 
 if __name__ == "__main__":

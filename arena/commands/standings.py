@@ -2,41 +2,53 @@
 
 from __future__ import annotations
 
-import math
+import os
+from collections.abc import Callable
 
 import click
 
-from arena.reports.render import FORMATS
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def single_threaded_numerics() -> None:
+    """One BLAS thread, unless the user chose otherwise: the ratings' linear algebra is small
+    (a bots x bots Newton step, bootstrap refits), where OpenBLAS's spinning threads only lose,
+    badly so on a busy machine (a 0.6 s bootstrap took 25 s). Takes effect only before numpy is
+    loaded, so the commands call it first; arena.ratings.elo also limits threads through
+    threadpoolctl when it is installed."""
+    for variable in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(variable, "1")
+
+
+single_threaded_numerics()
+
+from arena.reports.render import FORMATS  # noqa: E402 - loads numpy: after the thread limit
+
+# The rating systems users may turn off (``--no-trueskill``). Listed here by name so that
+# `arena --help` does not import the rating code; a test pins it to the registry's optional
+# systems.
+OPTIONAL_SYSTEMS = ("trueskill",)
 
 
 def parse_anchor(value: str | None) -> tuple[str, float] | None:
     """``BOT=ELO`` -> (bot, elo); raises click.BadParameter."""
     if value is None:
         return None
-    bot, sep, elo = value.rpartition("=")
-    if not sep or not bot.strip():
-        raise click.BadParameter(f"expected BOT=ELO, got {value!r}", param_hint="'--anchor'")
+    from arena.ratings.table import parse_anchor as parse
+
     try:
-        rating = float(elo)
-    except ValueError:
-        raise click.BadParameter(f"{elo!r} is not a number (expected BOT=ELO)",
-                                 param_hint="'--anchor'") from None
-    if not math.isfinite(rating):
-        raise click.BadParameter(f"{elo.strip()!r} is not a finite Elo (expected BOT=ELO)",
-                                 param_hint="'--anchor'")
-    return bot.strip(), rating
+        return parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--anchor'") from None
 
 
 def check_anchor(games, anchor, variant=None) -> None:  # noqa: ANN001
+    """BadParameter unless the anchor's bot has rated games (in ``variant`` when given)."""
     if anchor is None:
         return
-    import pandas as pd
+    from arena.ratings.table import rated_bots, select_variant
 
-    from arena.ratings.standings import select_variant
-
-    g = select_variant(games, variant)
-    rated = g.loc[pd.to_numeric(g["result"], errors="coerce").notna()]
-    bots = sorted(set(rated["first"].astype(str)) | set(rated["second"].astype(str)))
+    bots = rated_bots(select_variant(games, variant))
     if anchor[0] not in bots:
         shown = ", ".join(bots[:10]) + (" ..." if len(bots) > 10 else "")
         raise click.BadParameter(f"bot {anchor[0]!r} has no rated games (bots: {shown})",
@@ -50,6 +62,28 @@ def load_or_fail(path: str):  # noqa: ANN201
         return load_games(path)
     except GamesFileError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def terminal_width() -> int | None:
+    """Columns to fit the table to: ``COLUMNS`` when set, else the terminal's width; None (no
+    limit) when writing to a file or a pipe."""
+    import os
+    import shutil
+    import sys
+
+    value = os.environ.get("COLUMNS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return max(int(value), 40)
+    if sys.stdout.isatty():
+        return max(shutil.get_terminal_size().columns, 40)
+    return None
+
+
+def _skip_options(func: Callable) -> Callable:
+    for name in reversed(OPTIONAL_SYSTEMS):
+        func = click.option(f"--no-{name}", f"no_{name}", is_flag=True,
+                            help=f"Do not compute the {name} ratings (the slow part on large files).")(func)
+    return func
 
 
 @click.command(name="standings")
@@ -76,9 +110,10 @@ def load_or_fail(path: str):  # noqa: ANN201
 @click.option("--facts", "show_facts", is_flag=True,
               help="Also print game facts: first-player score per variant, draws, lengths, "
                    "forfeits and move times per bot.")
+@_skip_options
 def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             show_pairs: bool, first_move: bool, bootstrap: int, tau: float,
-            sequential_k: float | None, show_facts: bool) -> None:
+            sequential_k: float | None, show_facts: bool, **skips: bool) -> None:
     """Ratings and standings of the games in INPUT.
 
     \b
@@ -86,21 +121,27 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     columns first, second, result (1, 0.5, 0 or 1-0, 1/2-1/2, 0-1 from the
     first player's side) and optionally variant, seq, pair_id.
     Elo is the maximum-likelihood (Bradley-Terry) fit over all games, with
-    95% intervals; TrueSkill is computed with the trueskill package.
+    95% intervals; TrueSkill is computed with the trueskill package, one game
+    after the other (about 1.5 s per million games; --no-trueskill skips it).
     """
     from arena.ratings.pairs import pairwise_table
-    from arena.ratings.standings import ALL, compute_standings, variants_of
+    from arena.ratings.standings import compute_standings
+    from arena.ratings.table import anchor_if_present, select_variant, variants_of
     from arena.reports.render import render_pairwise, render_standings
 
     games = load_or_fail(input_path)
     anchor_t = parse_anchor(anchor)
+    skip = frozenset(name for name in OPTIONAL_SYSTEMS if skips.get(f"no_{name}"))
     options = {"first_move": first_move, "bootstrap": bootstrap, "tau": tau,
-               "sequential_k": sequential_k}
+               "sequential_k": sequential_k, "skip": skip}
     try:
         check_anchor(games, anchor_t, variant)
         if fmt in ("csv", "json"):
-            if show_pairs:
-                click.echo(render_pairwise(pairwise_table(games, variant), fmt), nl=False)
+            if show_pairs:  # the standings' Elo fit, without the other systems
+                elo_only = compute_standings(games, variant, anchor=anchor_t,
+                                             first_move=first_move, skip=OPTIONAL_SYSTEMS)
+                pairs = pairwise_table(games, variant, ratings=_ratings(elo_only))
+                click.echo(render_pairwise(pairs, fmt), nl=False)
             else:
                 table = compute_standings(games, variant, anchor=anchor_t, **options)
                 click.echo(render_standings(table, fmt).rstrip("\n"))
@@ -114,44 +155,40 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             sections += [(v, f"Variant {v}") for v in present]
         else:
             sections.append((None, f"Variant {present[0]}" if present and present[0] else None))
+        width = terminal_width() if fmt == "table" else None
         out = []
+        pair_ratings = None  # the first table is the one of --pairs' games
         for spec, title in sections:
-            part_anchor = anchor_t if spec is None or spec == variant else _anchor_in(
-                games, anchor_t, spec)
+            part_anchor = anchor_t if spec is None or spec == variant else anchor_if_present(
+                select_variant(games, spec), anchor_t)
             table = compute_standings(games, spec, anchor=part_anchor, **options)
+            if pair_ratings is None:
+                pair_ratings = _ratings(table)
             if table.empty:
                 out.append(f"{title + ': ' if title else ''}no rated games in {input_path}")
                 continue
-            out.append(render_standings(table, fmt, title))
+            out.append(render_standings(table, fmt, title, width))
         if show_pairs:
             pair_title = "Head to head" + (f" ({variant})" if variant else "")
-            out.append(render_pairwise(pairwise_table(games, variant), fmt, pair_title))
+            pairs = pairwise_table(games, variant, ratings=pair_ratings)
+            out.append(render_pairwise(pairs, fmt, pair_title, width))
         if show_facts:
-            out.append(_facts(games, variant, fmt))
+            out.append(_facts(games, variant, fmt, width))
         click.echo("\n".join(out).rstrip("\n"))
     except ValueError as exc:
         if "variant" in str(exc):
             raise click.BadParameter(str(exc), param_hint="'--variant'") from None
         raise click.ClickException(str(exc)) from None
-    _ = ALL
 
 
-def _anchor_in(games, anchor, spec):  # noqa: ANN001, ANN202
-    if anchor is None:
-        return None
-    import pandas as pd
-
-    from arena.ratings.standings import select_variant
-
-    g = select_variant(games, spec)
-    g = g.loc[pd.to_numeric(g["result"], errors="coerce").notna()]
-    return anchor if anchor[0] in set(g["first"].astype(str)) | set(g["second"].astype(str)) \
-        else None
+def _ratings(table) -> dict[str, float]:  # noqa: ANN001
+    """Bot -> Elo of a standings table (the one fit, passed on to the pairwise table)."""
+    return dict(zip(table["bot"].tolist(), table["elo"].tolist(), strict=True))
 
 
-def _facts(games, variant, fmt) -> str:  # noqa: ANN001
+def _facts(games, variant, fmt, width=None) -> str:  # noqa: ANN001
     from arena.ratings.facts import bot_facts, variant_facts
-    from arena.ratings.standings import select_variant
+    from arena.ratings.table import select_variant
     from arena.reports.render import markdown_table, text_table
 
     g = select_variant(games, variant)
@@ -161,7 +198,11 @@ def _facts(games, variant, fmt) -> str:  # noqa: ANN001
     def num(x: float, d: int = 1) -> str:
         return "-" if x != x else f"{x:.{d}f}"  # noqa: PLR0124 - NaN check
 
-    table = markdown_table if fmt == "markdown" else text_table
+    def table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
+        if fmt == "markdown":
+            return markdown_table(headers, rows, align)
+        return text_table(headers, rows, align, width, keep=1)
+
     vh = ["variant", "games", "1st wins", "draws", "2nd wins", "1st score", "+-95%", "draw rate",
           "mean plies"]
     vr = [[str(r.variant) or "-", str(r.games), str(r.first_wins), str(r.draws),

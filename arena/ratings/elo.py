@@ -1,4 +1,4 @@
-"""Elo ratings: maximum likelihood over all bots at once, and sequential (K-factor) Elo.
+"""Elo ratings: maximum likelihood over all bots at once (the rating every report shows).
 
 Maximum likelihood
 ------------------
@@ -39,12 +39,16 @@ first-move term when the first player won (or lost) every game.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from arena.ratings.system import Display, Rated, RatingOptions
+from arena.ratings.table import Anchor, CodedGames, codes, games_in_order, normalise_results
 
 ELO_PER_NAT = 400.0 / math.log(10.0)  # 173.7177927613007: Elo points per natural-log unit
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
@@ -82,30 +86,6 @@ class PairCounts:
         return int(self.games.sum())
 
 
-def _codes(first: Sequence, second: Sequence, names: Sequence[str] | None):
-    first = pd.Series(np.asarray(first, dtype=object))
-    second = pd.Series(np.asarray(second, dtype=object))
-    if names is None:
-        both = pd.concat([first, second], ignore_index=True)
-        codes, uniques = pd.factorize(both, sort=True)
-        names = [str(x) for x in uniques]
-    else:
-        names = list(names)
-        cat = pd.Categorical(pd.concat([first, second], ignore_index=True), categories=names)
-        codes = np.asarray(cat.codes)
-        if (codes < 0).any():
-            missing = sorted(set(pd.concat([first, second])[codes < 0].astype(str)))
-            raise ValueError(f"bots not in the list of names: {', '.join(missing[:5])}")
-    codes = np.asarray(codes, dtype=np.int64)
-    return codes[: len(first)], codes[len(first) :], names
-
-
-def normalise_results(result: Sequence) -> np.ndarray:
-    """Results as floats (1, 0.5, 0 or NaN for void games)."""
-    arr = pd.to_numeric(pd.Series(np.asarray(result)), errors="coerce").to_numpy(dtype=float)
-    return arr
-
-
 def count_pairs(
     first: Sequence, second: Sequence, result: Sequence, names: Sequence[str] | None = None
 ) -> PairCounts:
@@ -121,7 +101,7 @@ def count_pairs(
         raise ValueError("first, second and result must have the same length")
     keep = ~np.isnan(res)
     first_a, second_a, res = first_a[keep], second_a[keep], res[keep]
-    i, j, names = _codes(first_a, second_a, names)
+    i, j, names = codes(first_a, second_a, names)
     n = len(names)
     bad = ~np.isin(res, (0.0, 0.5, 1.0))
     if bad.any():
@@ -147,7 +127,25 @@ def count_pairs(
 
 def count_games(games: pd.DataFrame, names: Sequence[str] | None = None) -> PairCounts:
     """:func:`count_pairs` over a games table (columns ``first``, ``second``, ``result``)."""
-    return count_pairs(games["first"], games["second"], games["result"], names=names)
+    return count_coded(CodedGames.from_frame(games, names=names))
+
+
+def count_coded(games: CodedGames) -> PairCounts:
+    """Wins/draws/losses per ordered pair of already coded rated games (one pass of bincount)."""
+    res = games.result
+    bad = ~np.isin(res, (0.0, 0.5, 1.0))
+    if bad.any():
+        raise ValueError(f"results must be 1, 0.5 or 0, got {res[bad][0]!r}")
+    n = games.n_bots
+    key = games.first * n + games.second
+    size = n * n
+    wins = np.bincount(key[res == 1.0], minlength=size)
+    draws = np.bincount(key[res == 0.5], minlength=size)
+    losses = np.bincount(key[res == 0.0], minlength=size)
+    nz = np.flatnonzero(wins + draws + losses)
+    return PairCounts(names=list(games.names), first=(nz // n).astype(np.int64),
+                      second=(nz % n).astype(np.int64), wins=wins[nz].astype(np.int64),
+                      draws=draws[nz].astype(np.int64), losses=losses[nz].astype(np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,9 +361,20 @@ def _reference_transform(n: int, names: list[str], anchor: tuple[str, float] | N
     return t, float(value), f"{bot} = {value:g}"
 
 
+def one_blas_thread() -> contextlib.AbstractContextManager:
+    """Limit BLAS to one thread while fitting, when threadpoolctl is installed: the matrices
+    are small (bots x bots), and spinning BLAS threads on a busy machine made a 0.6 s
+    bootstrap take 25 s. (The commands also set OPENBLAS_NUM_THREADS before numpy loads.)"""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def fit_elo(
     counts: PairCounts,
-    anchor: tuple[str, float] | None = None,
+    anchor: Anchor | None = None,
     first_move: bool = False,
     bootstrap: int = 0,
     seed: int = 0,
@@ -379,6 +388,12 @@ def fit_elo(
     bootstrap: number of bootstrap resamples for the intervals (0 = covariance intervals).
     regularise: ``"auto"`` (only when the estimate does not exist), ``"always"`` or ``"never"``.
     """
+    with one_blas_thread():
+        return _fit_elo(counts, anchor, first_move, bootstrap, seed, prior_games, regularise)
+
+
+def _fit_elo(counts: PairCounts, anchor: Anchor | None, first_move: bool, bootstrap: int,
+             seed: int, prior_games: float, regularise: str) -> EloFit:
     names = counts.names
     n = len(names)
     if n == 0:
@@ -475,6 +490,7 @@ def _bootstrap(fit: EloFit, counts: PairCounts, transform, offset, first_move, b
         x, _, _, _, _ = _newton(prob, x0, tol=1e-9, max_iter=50)
         samples[r] = transform @ (x[:n] * ELO_PER_NAT) + offset
         fm_samples[r] = x[n] * ELO_PER_NAT if first_move else 0.0
+    # numpy's linear rule, the rule of arena.stats.percentile, vectorised over the bots
     fit.lo = np.percentile(samples, 2.5, axis=0)
     fit.hi = np.percentile(samples, 97.5, axis=0)
     fit.se = samples.std(axis=0, ddof=1) if b > 1 else np.zeros(n)
@@ -497,62 +513,20 @@ def elo_mle(
     return fit_elo(count_games(games, names=names), anchor=anchor, first_move=first_move,
                    bootstrap=bootstrap, seed=seed)
 
+def elo_ratings(first: Sequence, second: Sequence, result: Sequence,
+                anchor: Anchor | None = None) -> dict[str, float]:
+    """Bot -> maximum-likelihood Elo of these games: the very numbers ``arena standings`` shows.
 
-# ---------------------------------------------------------------------------------------------
-# Sequential Elo
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class SequentialElo:
-    """Classic incremental Elo. ORDER-DEPENDENT: the same games in another order give other
-    numbers; use the maximum-likelihood ratings to compare strengths."""
-
-    names: list[str]
-    elo: np.ndarray
-    k: float
-    history: np.ndarray | None = None  # (games, n_bots) ratings after each game, if requested
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(zip(self.names, self.elo.tolist(), strict=True))
-
-
-
-def games_in_order(games: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first, second, result) of the decided games, in ``seq`` order (table order without it);
-    void games (no result) are left out. For the order-dependent ratings."""
-    if "seq" in games.columns and len(games):
-        games = games.sort_values("seq", kind="stable")
-    res = normalise_results(games["result"])
-    keep = ~np.isnan(res)
-    first = np.asarray(games["first"], dtype=object)[keep]
-    second = np.asarray(games["second"], dtype=object)[keep]
-    return first, second, res[keep]
-
-def sequential_elo(
-    games: pd.DataFrame,
-    k: float = 16.0,
-    initial: float = 0.0,
-    names: Sequence[str] | None = None,
-    keep_history: bool = False,
-) -> SequentialElo:
-    """Incremental Elo with a fixed K-factor, processing games by ``seq`` (or table order).
-
-    The result depends on the order of the games (it is labelled so in every output).
+    For a running table (``(first, second, score)`` of the games so far): void games (NaN) and
+    self-play are ignored and only bots with rated games are fitted, as in the standings (a bot
+    listed without games would otherwise force the regularised fit on everyone).
     """
-    first, second, res = games_in_order(games)
-    i, j, names = _codes(first, second, names)
-    r = [float(initial)] * len(names)
-    hist = np.empty((len(res), len(names))) if keep_history else None
-    kk = float(k)
-    for t, (a, b, s) in enumerate(zip(i.tolist(), j.tolist(), res.tolist(), strict=True)):
-        expected = 1.0 / (1.0 + 10.0 ** ((r[b] - r[a]) / 400.0))
-        delta = kk * (s - expected)
-        r[a] += delta
-        r[b] -= delta
-        if hist is not None:
-            hist[t] = r
-    return SequentialElo(names=list(names), elo=np.array(r), k=kk, history=hist)
+    games = CodedGames.from_frame(pd.DataFrame({"first": pd.Series(first, dtype=object),
+                                                "second": pd.Series(second, dtype=object),
+                                                "result": normalise_results(result)}))
+    if anchor is not None and anchor[0] not in games.names:
+        anchor = None
+    return fit_elo(count_coded(games), anchor=anchor).as_dict()
 
 
 def expected_score(elo_diff: float | np.ndarray) -> float | np.ndarray:
@@ -569,7 +543,7 @@ def elo_history(games: pd.DataFrame, points: int = 30, anchor: tuple[str, float]
     the curve once they have played.
     """
     first, second, res = games_in_order(games)
-    i, j, names = _codes(first, second, None)
+    i, j, names = codes(first, second, None)
     other = i != j
     i, j, res = i[other], j[other], res[other]
     total = len(res)
@@ -608,3 +582,41 @@ def elo_history(games: pd.DataFrame, points: int = 30, anchor: tuple[str, float]
     if not frames:
         return pd.DataFrame(columns=cols)
     return pd.concat(frames, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rating system (arena.ratings.system): the one Elo fit of every standings table
+# ---------------------------------------------------------------------------------------------
+
+
+class EloSystem:
+    """Maximum-likelihood Elo with 95 % intervals (and the fitted first-move advantage)."""
+
+    name = "elo"
+    optional = False
+    display = (
+        Display("Elo", ("elo",), 1, "elo"),
+        Display("95% interval", ("elo_lo", "elo_hi"), 0, "elo"),
+    )
+
+    def wanted(self, options: RatingOptions) -> bool:
+        return True  # the standings are sorted by it
+
+    def rate(self, games: CodedGames, options: RatingOptions) -> Rated:
+        fit = fit_elo(count_coded(games), anchor=options.anchor, first_move=options.first_move,
+                      bootstrap=options.bootstrap, seed=options.seed)
+        columns = {
+            "elo": fit.elo, "elo_lo": fit.lo, "elo_hi": fit.hi, "elo_se": fit.se,
+            # say in every output (csv and json too) how the intervals were computed
+            "elo_interval": "bootstrap" if fit.interval.startswith("bootstrap") else "covariance",
+        }
+        if options.first_move:
+            columns["first_move_elo"] = fit.first_move
+        attrs = {"method": fit.describe(), "first_move": fit.first_move,
+                 "first_move_se": fit.first_move_se, "regularised": fit.regularised,
+                 "interval": fit.interval, "reference": fit.reference,
+                 "anchored": options.anchor is not None}
+        return Rated(columns=columns, notes=[fit.describe()], attrs=attrs)
+
+
+SYSTEM = EloSystem()

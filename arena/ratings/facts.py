@@ -10,13 +10,9 @@ import pandas as pd
 
 from arena.ratings.elo import Z95
 from arena.ratings.pairs import score_to_elo
-
-FORFEIT_REASONS = ("timeout", "illegal", "protocol", "crash", "handshake")
-
-
-def _valid(games: pd.DataFrame) -> pd.DataFrame:
-    res = pd.to_numeric(games["result"], errors="coerce")
-    return games.loc[res.notna()].assign(result=res[res.notna()].astype(float))
+from arena.ratings.table import decided
+from arena.reasons import FORFEIT_REASONS
+from arena.stats import percentile
 
 
 def variant_facts(games: pd.DataFrame) -> pd.DataFrame:
@@ -25,7 +21,7 @@ def variant_facts(games: pd.DataFrame) -> pd.DataFrame:
     cols = ["variant", "games", "first_wins", "draws", "second_wins", "first_score",
             "first_score_margin", "first_elo", "draw_rate", "mean_plies", "median_plies",
             "forfeits"]
-    g = _valid(games)
+    g = decided(games)
     if g.empty:
         return pd.DataFrame(columns=cols)
     if "variant" not in g.columns:
@@ -56,9 +52,9 @@ def forfeits_by_bot(games: pd.DataFrame) -> pd.DataFrame:
     """Rows = bots, columns = forfeit reasons (+ ``total``): how often each bot forfeited."""
     if "reason" not in games.columns or games.empty:
         return pd.DataFrame(columns=[*FORFEIT_REASONS, "total"])
-    reason = games["reason"].astype(str)
-    mask = reason.isin(FORFEIT_REASONS)
+    mask = games["reason"].isin(FORFEIT_REASONS).to_numpy()  # no copy of a million strings
     f = games.loc[mask]
+    reason = f["reason"].astype(str)
     if f.empty:
         return pd.DataFrame(columns=[*FORFEIT_REASONS, "total"])
     if "forfeit_by" in f.columns:
@@ -70,7 +66,7 @@ def forfeits_by_bot(games: pd.DataFrame) -> pd.DataFrame:
     seat = seat.fillna(res.map({0.0: 1.0, 1.0: 2.0}))
     bot = np.where(seat == 1, f["first"].astype(str), np.where(seat == 2, f["second"].astype(str),
                                                                 None))
-    frame = pd.DataFrame({"bot": bot, "reason": reason[mask].to_numpy()}).dropna()
+    frame = pd.DataFrame({"bot": bot, "reason": reason.to_numpy()}).dropna()
     table = pd.crosstab(frame["bot"], frame["reason"])
     for r in FORFEIT_REASONS:
         if r not in table.columns:
@@ -120,8 +116,10 @@ def bot_facts(games: pd.DataFrame) -> pd.DataFrame:
                 int(forf.loc[bot, r]) if bot in forf.index else 0)
         t = times.get(bot)
         row["moves_timed"] = 0 if t is None else len(t)
-        for name, q in (("ms_p50", 50), ("ms_p90", 90), ("ms_p99", 99)):
-            row[name] = float(np.percentile(t, q)) if t is not None else float("nan")
+        values = t.tolist() if t is not None else []
+        for name, q in (("ms_p50", 50), ("ms_p90", 90), ("ms_p99", 99)):  # the one rule
+            p = percentile(values, q)
+            row[name] = float(p) if p is not None else float("nan")
         row["ms_max"] = float(t.max()) if t is not None else float("nan")
         row["ms_mean"] = float(t.mean()) if t is not None else float("nan")
         rows.append(row)

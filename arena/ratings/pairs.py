@@ -15,13 +15,14 @@ Conventions (as fastchess/cutechess, see ``../shared/reference/README.md``):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from arena.ratings.elo import Z95, count_games, fit_elo
+from arena.ratings.table import decided, select_variant
 
 NELO_SCALE = 800.0 / math.log(10.0)
 
@@ -110,11 +111,6 @@ def los_wl(wins: float, losses: float) -> float:
 # ---------------------------------------------------------------------------------------------
 
 
-def _valid(games: pd.DataFrame) -> pd.DataFrame:
-    res = pd.to_numeric(games["result"], errors="coerce")
-    return games.loc[res.notna()].assign(result=res[res.notna()].astype(float))
-
-
 def pentanomial_counts(games: pd.DataFrame) -> pd.DataFrame:
     """Pentanomial counts for every pair of bots from games sharing a ``pair_id``.
 
@@ -125,7 +121,7 @@ def pentanomial_counts(games: pd.DataFrame) -> pd.DataFrame:
     cols = ["bot_a", "bot_b", "p0", "p1", "p2", "p3", "p4", "pairs"]
     if "pair_id" not in games.columns or games.empty:
         return pd.DataFrame(columns=cols)
-    g = _valid(games)
+    g = decided(games)
     g = g.loc[g["pair_id"].notna() & (g["pair_id"].astype(str) != "")]
     if g.empty:
         return pd.DataFrame(columns=cols)
@@ -180,7 +176,8 @@ def head_to_head(games: pd.DataFrame, names: Sequence[str] | None = None) -> pd.
     return frame.drop(columns=["a", "b"])
 
 
-def pairwise_table(games: pd.DataFrame, variant: str | None = None) -> pd.DataFrame:
+def pairwise_table(games: pd.DataFrame, variant: str | None = None,
+                   ratings: Mapping[str, float] | None = None) -> pd.DataFrame:
     """One row per pair of bots that met: head-to-head and its statistics.
 
     Columns: bot_a, bot_b, games, wins, draws, losses (from bot_a's side), score, elo_diff,
@@ -188,20 +185,22 @@ def pairwise_table(games: pd.DataFrame, variant: str | None = None) -> pd.DataFr
     the joint maximum-likelihood ratings), pairs, penta (``"p0;p1;p2;p3;p4"``, pairs in which bot_a
     scored 0..1), nelo, nelo_margin (pentanomial when there are game pairs, else trinomial).
     bot_a is the better-rated bot of the two; rows are sorted by bot_a's rating, then bot_b's.
-    """
-    from arena.ratings.standings import select_variant
 
+    ``ratings`` (bot -> Elo): the standings' maximum-likelihood ratings of these games, so that
+    ``mle_diff`` shows the very numbers of the standings (e.g. with a fitted first-move
+    advantage); without it the same fit (:func:`~arena.ratings.elo.fit_elo`) is run here.
+    """
     g = select_variant(games, variant)
     cols = ["bot_a", "bot_b", "games", "wins", "draws", "losses", "score", "elo_diff",
             "elo_margin", "los", "mle_diff", "pairs", "penta", "nelo", "nelo_margin"]
-    g = _valid(g)
+    g = decided(g)
     if g.empty:
         return pd.DataFrame(columns=cols)
     counts = count_games(g)
-    fit = fit_elo(counts)
-    order = sorted(range(len(fit.names)), key=lambda k: (-fit.elo[k], fit.names[k]))
-    names = [fit.names[k] for k in order]
-    rating = dict(zip(fit.names, fit.elo, strict=True))
+    if ratings is None or not set(counts.names) <= set(ratings):
+        ratings = fit_elo(counts).as_dict()
+    rating = {b: float(ratings[b]) for b in counts.names}
+    names = sorted(counts.names, key=lambda b: (-rating[b], b))
     h2h = head_to_head(g, names=names)
     penta = pentanomial_counts(g)
     penta_map = {}

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 import trueskill
 
-from arena.ratings.elo import _codes, games_in_order
+from arena.ratings.system import Display, Rated, RatingOptions
+from arena.ratings.table import CodedGames
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = DEFAULT_MU / 3.0
@@ -83,6 +84,75 @@ def rate_1vs1_fast(env: trueskill.TrueSkill, r1: tuple[float, float], r2: tuple[
     return new1, new2
 
 
+def _default_backend(env: trueskill.TrueSkill) -> bool:
+    """Does ``env`` use the package's own pure-Python normal functions (the default backend)?"""
+    return env.cdf is trueskill.backends.cdf and env.pdf is trueskill.backends.pdf
+
+
+_SQRT2 = math.sqrt(2)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+def _erfc(x: float) -> float:
+    """``trueskill.backends.erfc``, the same operations in the same order (same numbers)."""
+    z = abs(x)
+    t = 1. / (1. + z / 2.)
+    r = t * math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (
+        0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
+            0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
+                -0.82215223 + t * 0.17087277)))))))))
+    return 2. - r if x < 0 else r
+
+
+def _rate_sequence(env: trueskill.TrueSkill, mus: list[float], sig: list[float], triples):  # noqa: ANN001, ANN202
+    """Every game of ``triples`` through the closed-form 1-vs-1 update, written out in one loop.
+
+    The same arithmetic as :func:`rate_1vs1_fast` with the package's default ``cdf``/``pdf``
+    inlined: the per-game cost is the loop itself (about 2.5 times faster). A game
+    whose update is numerically degenerate goes through :func:`rate_1vs1_fast`, which raises
+    the package's own error.
+    """
+    tau2 = env.tau * env.tau
+    beta2x2 = 2.0 * env.beta * env.beta
+    margin = trueskill.calc_draw_margin(env.draw_probability, 2, env=env)
+    sqrt, exp, erfc = math.sqrt, math.exp, _erfc
+    for a, b, s in triples:
+        if s == 0.0:
+            a, b = b, a  # the winner first
+        mu1, mu2 = mus[a], mus[b]
+        v1 = sig[a] * sig[a] + tau2
+        v2 = sig[b] * sig[b] + tau2
+        c2 = beta2x2 + v1 + v2
+        c = sqrt(c2)
+        t = (mu1 - mu2) / c
+        eps = margin / c
+        if s != 0.5:
+            x = t - eps
+            denom = 0.5 * erfc(-x / _SQRT2)
+            v = (_INV_SQRT_2PI * exp(-(x ** 2 / 2)) / denom) if denom else -x
+            w = v * (v + x)
+            ok = 0 < w < 1
+        else:
+            abs_t = abs(t)
+            lo, hi = eps - abs_t, -eps - abs_t
+            denom = 0.5 * erfc(-lo / _SQRT2) - 0.5 * erfc(-hi / _SQRT2)
+            pdf_lo = _INV_SQRT_2PI * exp(-(lo ** 2 / 2))
+            pdf_hi = _INV_SQRT_2PI * exp(-(hi ** 2 / 2))
+            ok = bool(denom)
+            v_abs = ((pdf_hi - pdf_lo) / denom) if denom else lo
+            v = v_abs * (-1 if t < 0 else +1)
+            w = (v_abs ** 2) + (lo * pdf_lo - hi * pdf_hi) / denom if ok else 0.0
+        if not ok:
+            (mus[a], sig[a]), (mus[b], sig[b]) = rate_1vs1_fast(
+                env, (mu1, sig[a]), (mu2, sig[b]), s == 0.5, margin)
+            continue
+        mus[a] = mu1 + v1 / c * v
+        sig[a] = sqrt(v1 * (1.0 - v1 / c2 * w))
+        mus[b] = mu2 - v2 / c * v
+        sig[b] = sqrt(v2 * (1.0 - v2 / c2 * w))
+    return mus, sig
+
+
 def trueskill_ratings(
     games: pd.DataFrame,
     tau: float = 0.0,
@@ -98,20 +168,33 @@ def trueskill_ratings(
     draw_probability: None = the observed draw rate of the games (clamped to [0.001, 0.9]).
     tau: dynamics factor added to sigma before every game; 0 for bots of constant strength.
     """
-    first, second, res = games_in_order(games)
-    i, j, names = _codes(first, second, names)
+    return trueskill_coded(CodedGames.from_frame(games, names=names), tau=tau,
+                           draw_probability=draw_probability, mu=mu, sigma=sigma, beta=beta,
+                           exact=exact)
+
+
+def trueskill_coded(
+    games: CodedGames,
+    tau: float = 0.0,
+    draw_probability: float | None = None,
+    mu: float = DEFAULT_MU,
+    sigma: float | None = None,
+    beta: float | None = None,
+    exact: bool = False,
+) -> TrueSkillResult:
+    """TrueSkill of coded games (rated, in ``seq`` order); see :func:`trueskill_ratings`."""
+    res = games.result
     if draw_probability is None:
         rate = float(np.mean(res == 0.5)) if len(res) else 0.1
         draw_probability = min(max(rate, 0.001), 0.9)
     env = make_env(mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability)
-    n = len(names)
+    n = games.n_bots
     mus = [env.mu] * n
     sig = [env.sigma] * n
-    other = i != j
+    triples = games.triples()
     if exact:
         ratings = [env.create_rating() for _ in range(n)]
-        for a, b, s in zip(i[other].tolist(), j[other].tolist(), res[other].tolist(),
-                           strict=True):
+        for a, b, s in triples:
             if s == 0.0:
                 ratings[b], ratings[a] = trueskill.rate_1vs1(ratings[b], ratings[a], env=env)
             else:
@@ -119,16 +202,43 @@ def trueskill_ratings(
                                                              drawn=s == 0.5, env=env)
         mus = [r.mu for r in ratings]
         sig = [r.sigma for r in ratings]
+    elif _default_backend(env):
+        mus, sig = _rate_sequence(env, mus, sig, triples)
     else:
         margin = trueskill.calc_draw_margin(env.draw_probability, 2, env=env)
-        for a, b, s in zip(i[other].tolist(), j[other].tolist(), res[other].tolist(),
-                           strict=True):
+        for a, b, s in triples:
             if s == 0.0:
                 (mus[b], sig[b]), (mus[a], sig[a]) = rate_1vs1_fast(
                     env, (mus[b], sig[b]), (mus[a], sig[a]), False, margin)
             else:
                 (mus[a], sig[a]), (mus[b], sig[b]) = rate_1vs1_fast(
                     env, (mus[a], sig[a]), (mus[b], sig[b]), s == 0.5, margin)
-    return TrueSkillResult(names=list(names), mu=np.array(mus, dtype=float),
+    return TrueSkillResult(names=list(games.names), mu=np.array(mus, dtype=float),
                            sigma=np.array(sig, dtype=float), draw_probability=draw_probability,
                            tau=float(tau), beta=float(env.beta))
+
+
+class TrueSkillSystem:
+    """TrueSkill (mu, sigma, mu - 3 sigma), games in order; ``--no-trueskill`` skips it (it is
+    the one sequential computation of the standings: about 1.5 s per million games)."""
+
+    name = "trueskill"
+    optional = True
+    display = (
+        Display("TS mu", ("ts_mu",), 2),
+        Display("TS sigma", ("ts_sigma",), 2),
+        Display("mu-3s", ("ts_conservative",), 2),
+    )
+
+    def wanted(self, options: RatingOptions) -> bool:
+        return True
+
+    def rate(self, games: CodedGames, options: RatingOptions) -> Rated:
+        ts = trueskill_coded(games, tau=options.tau, draw_probability=options.draw_probability)
+        note = (f"TrueSkill: trueskill package, games in order, tau={ts.tau:g}, "
+                f"draw probability {ts.draw_probability:.3f}, conservative = mu - 3 sigma.")
+        return Rated(columns={"ts_mu": ts.mu, "ts_sigma": ts.sigma,
+                              "ts_conservative": ts.conservative}, notes=[note])
+
+
+SYSTEM = TrueSkillSystem()

@@ -52,7 +52,8 @@ def write_reports(results_dir: Path, anchor: tuple[str, float] | None = None,
     else:
         title = next((k for k in tables if k != "all"), None)
         md.append(render_standings(pooled, "markdown", f"Variant {title}" if title else None))
-    pairs = pairwise_table(games)
+    # the pooled table's Elo fit: head to head shows the standings' numbers
+    pairs = pairwise_table(games, ratings=dict(zip(pooled["bot"], pooled["elo"], strict=True)))
     md.append(render_pairwise(pairs, "markdown", "Head to head (all variants)"))
     path = results_dir / "standings.md"
     path.write_text("\n".join(md), encoding="utf-8")

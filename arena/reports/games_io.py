@@ -12,8 +12,11 @@ the line and the column.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +58,13 @@ def parse_result(value: object) -> float | None:
     return _RESULTS.get(text)
 
 
+# Columns read as categories by the fast CSV path: few distinct values, a million rows.
+_CATEGORICAL = ("first", "second", "variant", "reason", "result", "white", "black",
+                "result_white", "score")
+
+LineOf = Callable[[int], int]  # data row index -> line number in the file (for error messages)
+
+
 def load_games(path: str | Path) -> pd.DataFrame:
     """The games table of a results directory, a ``.csv`` or a ``.jsonl``/``.ndjson`` file."""
     path = Path(path)
@@ -82,25 +92,19 @@ def load_games(path: str | Path) -> pd.DataFrame:
         raise GamesFileError(f"{path}: not a regular file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
-        raw = _read_jsonl(path)
-        first_line = 1
+        raw, line_of = _read_jsonl(path)
     elif suffix in (".csv", ".tsv", ".txt"):
-        raw = _read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-        first_line = 2  # header is line 1
+        raw, line_of = _read_csv(path, sep="\t" if suffix == ".tsv" else ",")
     else:
         raise GamesFileError(f"{path}: unknown file type {suffix!r} (use .csv or .jsonl, or a "
                              "results directory)")
-    return _normalise(raw, path, first_line)
+    return _normalise(raw, path, line_of)
 
 
-def _read_csv(path: Path, sep: str) -> pd.DataFrame:
-    """Read with the csv module (BOM, CRLF and blank lines are fine), keeping each row's line."""
-    import csv
-
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    header: list[str] | None = None
-    header_line = start = 0
+def _csv_rows(path: Path, sep: str) -> Iterator[tuple[int, list[str]]]:
+    """(first line, fields) of each non-blank CSV record (BOM, CRLF, quoted newlines are fine);
+    GamesFileError naming the line for unreadable text."""
+    start = 0
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             reader = csv.reader(handle, delimiter=sep, skipinitialspace=True, strict=True)
@@ -109,40 +113,94 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
                 try:
                     row = next(reader)
                 except StopIteration:
-                    break
-                if not any(field.strip() for field in row):
-                    continue  # a blank line
-                if header is None:
-                    header, header_line = [field.strip() for field in row], start
-                    continue
-                if len(row) > len(header) and any(f.strip() for f in row[len(header):]):
-                    raise GamesFileError(
-                        f"{path} line {start}: {len(row)} fields, but the header (line "
-                        f"{header_line}) names {len(header)} columns")
-                rows.append((row + [""] * len(header))[: len(header)])
-                lines.append(start)
+                    return
+                if any(field.strip() for field in row):
+                    yield start, row
     except UnicodeDecodeError as exc:
         raise GamesFileError(f"{path}: not UTF-8 text: {exc.reason}") from exc
     except csv.Error as exc:
         raise GamesFileError(f"{path} line {start}: not a readable CSV file: {exc}") from exc
     except OSError as exc:
         raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    if header is None:
-        raise GamesFileError(f"{path}: the file is empty (expected a header with columns "
-                             "first,second,result)")
-    seen: set[str] = set()
-    for name in header:
-        key = name.lower()
-        if key in seen:
-            raise GamesFileError(f"{path} line {header_line}: column {name!r} appears twice "
-                                 "in the header")
-        seen.add(key)
+
+
+def _read_csv(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
+    """Read with pandas' C parser; a file it rejects is read again by the careful csv-module
+    reader, which names the line and the problem. Line numbers are not kept per row: an error
+    message finds its line by reading the file again (see :func:`_csv_line_of`)."""
+    header_line, header = _csv_header(path, sep)
+    try:
+        with warnings.catch_warnings():
+            # a row with more fields than the header: the careful reader says which
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                path, sep=sep, encoding="utf-8-sig", engine="c", header=0, index_col=False,
+                skipinitialspace=True, skip_blank_lines=True, keep_default_na=False,
+                na_values=[""], low_memory=False,
+                dtype={k: "category" for k, name in enumerate(header)
+                       if name.lower() in _CATEGORICAL},
+            )
+    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError):
+        return _read_csv_careful(path, sep)
+    except UnicodeDecodeError as exc:
+        raise GamesFileError(f"{path}: not UTF-8 text: {exc.reason}") from exc
+    except OSError as exc:
+        raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if len(frame.columns) != len(header) or _blank_rows_read(frame):
+        return _read_csv_careful(path, sep)  # e.g. whitespace-only lines, which it skips
+    frame.columns = header
+    return frame, lambda k: _csv_line_of(path, sep, k)
+
+
+def _blank_rows_read(frame: pd.DataFrame) -> bool:
+    """Rows of nothing but whitespace, which the C parser keeps and the careful reader skips."""
+    if frame.empty:
+        return False
+    return bool(frame.isna().all(axis=1).any())
+
+
+def _csv_header(path: Path, sep: str) -> tuple[int, list[str]]:
+    for line, row in _csv_rows(path, sep):
+        header = [field.strip() for field in row]
+        seen: set[str] = set()
+        for name in header:
+            if name.lower() in seen:
+                raise GamesFileError(f"{path} line {line}: column {name!r} appears twice in the "
+                                     "header")
+            seen.add(name.lower())
+        return line, header
+    raise GamesFileError(f"{path}: the file is empty (expected a header with columns "
+                         "first,second,result)")
+
+
+def _csv_line_of(path: Path, sep: str, k: int) -> int:
+    """The line where data row ``k`` (0-based, after the header) starts."""
+    for index, (line, _row) in enumerate(_csv_rows(path, sep)):
+        if index == k + 1:
+            return line
+    return 0
+
+
+def _read_csv_careful(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
+    """The csv module, record by record: exact messages for malformed files."""
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    header_line, header = _csv_header(path, sep)
+    for line, row in _csv_rows(path, sep):
+        if line <= header_line:
+            continue
+        if len(row) > len(header) and any(f.strip() for f in row[len(header):]):
+            raise GamesFileError(
+                f"{path} line {line}: {len(row)} fields, but the header (line "
+                f"{header_line}) names {len(header)} columns")
+        rows.append((row + [""] * len(header))[: len(header)])
+        lines.append(line)
     frame = pd.DataFrame(rows, columns=header, dtype=object)
-    frame.attrs["lines"] = lines
-    return frame
+    line_numbers = np.asarray(lines, dtype=np.int64)
+    return frame, lambda k: int(line_numbers[k])
 
 
-def _read_jsonl(path: Path) -> pd.DataFrame:
+def _read_jsonl(path: Path) -> tuple[pd.DataFrame, LineOf]:
     records = []
     lines = []
     try:
@@ -164,10 +222,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
             if not isinstance(obj, dict):
                 raise GamesFileError(f"{path}: item {k + 1} of the array is not an object")
             records.append(obj)
-            lines.append(k + 1)
-        frame = pd.DataFrame.from_records(records)
-        frame.attrs["lines"] = lines
-        return frame
+        return pd.DataFrame.from_records(records), lambda k: k + 1
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -179,17 +234,13 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
             raise GamesFileError(f"{path} line {lineno}: expected a JSON object per line")
         records.append(obj)
         lines.append(lineno)
-    frame = pd.DataFrame.from_records(records)
-    frame.attrs["lines"] = lines
-    return frame
+    line_numbers = np.asarray(lines, dtype=np.int64)
+    return pd.DataFrame.from_records(records), lambda k: int(line_numbers[k])
 
 
-def _normalise(raw: pd.DataFrame, path: Path, first_line: int) -> pd.DataFrame:
-    lines = raw.attrs.get("lines")
-    frame = raw.copy()
-    frame.columns = [str(c).strip() for c in frame.columns]
-    lower = {c: c.lower() for c in frame.columns}
-    frame = frame.rename(columns=lower)
+def _normalise(raw: pd.DataFrame, path: Path, line_of: LineOf) -> pd.DataFrame:
+    frame = raw
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
     for alias, canon in ALIASES.items():
         if alias in frame.columns and canon not in frame.columns:
             frame = frame.rename(columns={alias: canon})
@@ -200,57 +251,89 @@ def _normalise(raw: pd.DataFrame, path: Path, first_line: int) -> pd.DataFrame:
                              f"(need first, second, result; found: {have})")
 
     def where(k: int) -> str:
-        line = lines[k] if lines is not None else k + first_line
-        return f"{path} line {line}"
+        return f"{path} line {line_of(k)}"
 
-    results = np.empty(len(frame))
-    for k, value in enumerate(frame["result"].tolist()):
-        parsed = parse_result(value)
-        if parsed is None:
+    # Every column computation works on the distinct values (a handful), then one take.
+    codes, values = _factorize(frame["result"])
+    parsed = [parse_result(v) for v in values]
+    for code, value in enumerate(parsed):
+        if value is None:
+            k = int(np.flatnonzero(codes == code)[0])
             raise GamesFileError(
-                f"{where(k)}, column result: cannot read {value!r} as a result "
+                f"{where(k)}, column result: cannot read {values[code]!r} as a result "
                 "(use 1, 0.5, 0 or 1-0, 1/2-1/2, 0-1, from the first player's side)")
-        results[k] = parsed
+    table = np.array([*parsed, math.nan], dtype=float)  # code -1 (missing) -> void
+    results = table[codes]
     for col in ("first", "second"):
-        values = frame[col]
-        empty = values.isna() | (values.astype(str).str.strip() == "")
-        if empty.any():
-            k = int(np.flatnonzero(empty.to_numpy())[0])
+        codes, values = _factorize(frame[col])
+        stripped = [str(v).strip() for v in values]
+        named = np.array([name != "" for name in stripped] + [False])  # code -1: missing
+        if not named[codes].all():
+            k = int(np.flatnonzero(~named[codes])[0])
             raise GamesFileError(f"{where(k)}, column {col}: empty bot name")
-        frame[col] = values.astype(str).str.strip()
+        # stripping may make two spellings one name; as categories a million rows cost a byte
+        # or two each, and the ratings read the codes directly
+        name_codes, names = pd.factorize(np.array(stripped, dtype=object))
+        frame[col] = pd.Categorical.from_codes(name_codes[codes], categories=list(names))
     frame["result"] = results
     return _complete(frame, str(path))
 
 
+def _factorize(column: pd.Series) -> tuple[np.ndarray, list]:
+    """(codes, distinct values) of a column; code -1 for a missing value."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(dtype=np.int64), list(column.cat.categories)
+    codes, uniques = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), list(uniques)
+
+
 def _complete(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Add the missing columns of the games table with neutral values."""
-    frame = frame.copy()
+    """Add the missing columns of the games table with neutral values.
+
+    Filled-in text columns are categories of one value (one byte a row), so a games file of a
+    million rows with only first, second and result stays small.
+    """
     n = len(frame)
     for col in REQUIRED:
         if col not in frame.columns:
             raise GamesFileError(f"{source}: the games table has no column {col!r}")
-    frame["result"] = pd.to_numeric(frame["result"], errors="coerce").astype(float)
+    columns: dict[str, object] = {}
+    columns["result"] = pd.to_numeric(frame["result"], errors="coerce").astype(float)
     if "seq" not in frame.columns:
-        frame["seq"] = np.arange(1, n + 1)
+        columns["seq"] = np.arange(1, n + 1, dtype=np.int64)
     else:
-        seq = pd.to_numeric(frame["seq"], errors="coerce")
-        frame["seq"] = seq.fillna(pd.Series(np.arange(1, n + 1), index=frame.index)).astype(
-            np.int64)
+        seq = pd.to_numeric(frame["seq"], errors="coerce").to_numpy(dtype=float)
+        missing = np.isnan(seq)
+        if missing.any():
+            seq[missing] = np.flatnonzero(missing) + 1
+        columns["seq"] = seq.astype(np.int64)
     if "game_id" not in frame.columns:
-        frame["game_id"] = [str(k) for k in range(1, n + 1)]
+        ids = np.array(list(map(str, range(1, n + 1))), dtype=object)  # 2x numpy's astype(str)
+        columns["game_id"] = pd.Series(ids, index=frame.index, dtype=object)
     if "winner" not in frame.columns:
-        frame["winner"] = frame["result"].map({1.0: 1.0, 0.0: 2.0})
-    if "forfeit_by" not in frame.columns:
-        frame["forfeit_by"] = np.nan
-    else:
-        frame["forfeit_by"] = pd.to_numeric(frame["forfeit_by"], errors="coerce")
-    if "plies" not in frame.columns:
-        frame["plies"] = np.nan
-    else:
-        frame["plies"] = pd.to_numeric(frame["plies"], errors="coerce")
-    for col in STRING_COLUMNS:
+        res = columns["result"].to_numpy()
+        columns["winner"] = np.where(res == 1.0, 1.0, np.where(res == 0.0, 2.0, np.nan))
+    for col in ("forfeit_by", "plies"):
         if col not in frame.columns:
-            frame[col] = ""
+            columns[col] = np.full(n, np.nan)
         else:
-            frame[col] = frame[col].where(frame[col].notna(), "").astype(str)
-    return frame
+            columns[col] = pd.to_numeric(frame[col], errors="coerce")
+    for col in STRING_COLUMNS:
+        if col in columns:  # game_id, numbered above
+            continue
+        if col not in frame.columns:
+            columns[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [""])
+        else:
+            columns[col] = _text(frame[col])
+    return frame.assign(**columns)
+
+
+def _text(column: pd.Series) -> pd.Series:
+    """A text column with "" for missing values (categories stay categories)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        if not column.hasnans:
+            return column
+        if "" not in column.cat.categories:
+            column = column.cat.add_categories([""])
+        return column.fillna("")
+    return column.where(column.notna(), "").astype(str)

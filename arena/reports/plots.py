@@ -22,7 +22,9 @@ from matplotlib.ticker import FuncFormatter, LogLocator
 from arena.ratings.elo import elo_history
 from arena.ratings.facts import move_times, variant_facts
 from arena.ratings.pairs import score_matrix
-from arena.ratings.standings import compute_standings, select_variant, variants_of
+from arena.ratings.standings import compute_standings
+from arena.ratings.table import select_variant, variants_of
+from arena.stats import percentile
 
 FORMATS = ("png", "svg")
 DPI = 150
@@ -69,6 +71,30 @@ def _wrap_variant(spec: str, width: int = 16) -> str:
     return ",\n".join(lines)
 
 
+def _score_cmap():  # noqa: ANN202
+    import matplotlib
+
+    return matplotlib.colormaps["RdBu"].with_extremes(bad="#eeeeee")
+
+
+def _score_norm() -> TwoSlopeNorm:
+    """Scores in percent, white at 50 %: the cells' text and the colour bar share this scale."""
+    return TwoSlopeNorm(vmin=0.0, vcenter=50.0, vmax=100.0)
+
+
+def _percent_colorbar(fig: Figure, im, ax, shrink: float, label: str) -> None:  # noqa: ANN001
+    cbar = fig.colorbar(im, ax=ax, shrink=shrink, ticks=[0, 25, 50, 75, 100])
+    cbar.ax.yaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:.0f}%"))
+    cbar.set_label(label)
+
+
+def _fitted_title(ax, title: str, fig_width: float) -> None:  # noqa: ANN001
+    """A title wrapped to the figure's width: bold 12 pt is about 9 characters an inch, and the
+    axes get the width less about 1.8 inch of labels and colour bar."""
+    chars = max(16, int((fig_width - 1.8) * 9))
+    ax.set_title(textwrap.fill(title, chars, break_long_words=False))
+
+
 def _label_size(n: int) -> float:
     return 10 if n <= 12 else 9 if n <= 24 else 8 if n <= 40 else 6.5
 
@@ -98,8 +124,9 @@ def plot_ratings(standings: pd.DataFrame) -> Figure | None:
     ax.grid(axis="y", visible=False)
     span = float(np.nanmax(hi) - np.nanmin(lo)) if n else 1.0
     span = span if span > 0 else 1.0
+    sign = "" if standings.attrs.get("anchored") else "+"  # anchored ratings are absolute
     for yy, e, h in zip(y, elo, hi, strict=True):
-        ax.text(h + 0.015 * span, yy, f"{e:+.0f}", va="center", fontsize=8, color="0.25")
+        ax.text(h + 0.015 * span, yy, f"{e:{sign}.0f}", va="center", fontsize=8, color="0.25")
     ax.set_xlim(float(np.nanmin(lo)) - 0.05 * span, float(np.nanmax(hi)) + 0.12 * span)
     ax.set_ylim(-0.7, n - 0.3)
     ref = "relative to the pool mean" if "mean 0" in standings.attrs.get("method", "") else (
@@ -189,12 +216,8 @@ def plot_head_to_head(games: pd.DataFrame, order: Sequence[str]) -> Figure | Non
     size = min(max(5.0, 2.2 + 0.42 * n), 30.0)
     fig = _figure(size + 1.2, size)
     ax = fig.add_subplot()
-    data = np.ma.masked_invalid(mat.to_numpy(dtype=float))
-    import matplotlib
-
-    cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#eeeeee")
-    im = ax.imshow(data, cmap=cmap, norm=TwoSlopeNorm(vmin=0.0, vcenter=0.5, vmax=1.0),
-                   aspect="equal")
+    data = np.ma.masked_invalid(100.0 * mat.to_numpy(dtype=float))  # percent, as the cells
+    im = ax.imshow(data, cmap=_score_cmap(), norm=_score_norm(), aspect="equal")
     labels = [_short(b, 22) for b in order]
     fs = _label_size(n)
     ax.set_xticks(np.arange(n), labels, rotation=45, ha="right", rotation_mode="anchor",
@@ -211,7 +234,7 @@ def plot_head_to_head(games: pd.DataFrame, order: Sequence[str]) -> Figure | Non
                 v = mat.iat[r, c]
                 if not np.isnan(v):
                     color = "white" if abs(v - 0.5) > 0.3 else "black"
-                    text = f"{100 * v:.0f}"
+                    text = f"{100 * v:.0f}%"
                     if n <= 12:
                         text += f"\n({int(counts.iat[r, c])})"
                     ax.text(c, r, text, ha="center", va="center", fontsize=max(6, fs - 2),
@@ -219,9 +242,8 @@ def plot_head_to_head(games: pd.DataFrame, order: Sequence[str]) -> Figure | Non
     ax.set_xlabel("opponent")
     ax.set_ylabel("bot")
     note = " (games in brackets)" if n <= 12 else ""
-    ax.set_title(f"Head to head: score % of the row bot{note}")
-    cbar = fig.colorbar(im, ax=ax, shrink=0.7)
-    cbar.set_label("score of the row bot against the column bot")
+    _fitted_title(ax, f"Head to head: score of the row bot{note}", size + 1.2)
+    _percent_colorbar(fig, im, ax, 0.7, "score of the row bot against the column bot")
     return fig
 
 
@@ -249,11 +271,8 @@ def plot_variant_scores(games: pd.DataFrame, order: Sequence[str]) -> Figure | N
                 games_n[index[bot], c] = int(row["count"])
     fig = _figure(max(6.0, 3.2 + 1.1 * m), 1.8 + 0.34 * n)
     ax = fig.add_subplot()
-    import matplotlib
-
-    cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#eeeeee")
-    im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap,
-                   norm=TwoSlopeNorm(vmin=0.0, vcenter=0.5, vmax=1.0), aspect="auto")
+    im = ax.imshow(np.ma.masked_invalid(100.0 * data), cmap=_score_cmap(), norm=_score_norm(),
+                   aspect="auto")
     fs = _label_size(n)
     ax.set_yticks(np.arange(n), [_short(b) for b in order], fontsize=fs)
     ax.set_xticks(np.arange(m), [_wrap_variant(v) for v in variants],
@@ -267,9 +286,8 @@ def plot_variant_scores(games: pd.DataFrame, order: Sequence[str]) -> Figure | N
                         fontsize=max(6, fs - 1), color=color)
     ax.set_xlabel("variant")
     ax.set_ylabel("bot (best overall at the top)")
-    ax.set_title("Score per variant")
-    cbar = fig.colorbar(im, ax=ax, shrink=0.8)
-    cbar.set_label("score (wins + draws/2) / games")
+    _fitted_title(ax, "Score per variant", max(6.0, 3.2 + 1.1 * m))
+    _percent_colorbar(fig, im, ax, 0.8, "score: (wins + draws/2) / games")
     return fig
 
 
@@ -332,7 +350,7 @@ def plot_move_times(games: pd.DataFrame, order: Sequence[str]) -> Figure | None:
                boxprops={"facecolor": "#c6dbef", "edgecolor": ACCENT},
                medianprops={"color": "#08306b", "linewidth": 1.6},
                whiskerprops={"color": ACCENT}, capprops={"color": ACCENT})
-    p99 = [float(np.percentile(d, 99)) for d in data]
+    p99 = [float(percentile(d.tolist(), 99)) for d in data]  # the one percentile rule
     ax.plot(p99, np.arange(1, n + 1), "|", color="#d7301f", markersize=9)
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 
 import pandas as pd
+
+from arena.ratings import registry
+from arena.ratings.system import Display
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -25,25 +29,33 @@ def _num(x: object, digits: int = 1, signed: bool = False) -> str:
     return f"{f:+.{digits}f}" if signed else f"{f:.{digits}f}"
 
 
+def _display_cell(row: dict, display: Display, anchored: bool) -> str:
+    signed = display.scale == "signed" or (display.scale == "elo" and not anchored)
+    if len(display.keys) == 2:
+        lo, hi = (row.get(k) for k in display.keys)
+        return f"[{_num(lo, display.digits, signed)}, {_num(hi, display.digits, signed)}]"
+    return _num(row.get(display.keys[0]), display.digits, signed)
+
+
 def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
-    """Headers, rows of strings and alignments ('l'/'r') for a standings table."""
-    headers = ["#", "bot", "games", "W", "D", "L", "score", "Elo", "95% interval",
-               "TS mu", "TS sigma", "mu-3s", "forfeits"]
-    has_seq = "elo_seq" in table.columns
-    if has_seq:
-        headers.append("seq Elo*")
+    """Headers, rows of strings and alignments ('l'/'r') for a standings table.
+
+    The rating columns are those of the registry's systems present in the table. Elo-scale
+    ratings are signed while they are relative to the pool mean and plain numbers once anchored
+    (``BOT=1500`` makes them absolute).
+    """
+    shown = [d for system in registry.SYSTEMS for d in system.display
+             if all(k in table.columns for k in d.keys)]
+    anchored = bool(table.attrs.get("anchored", False))
+    headers = ["#", "bot", "games", "W", "D", "L", "score", *(d.header for d in shown),
+               "forfeits"]
     rows = []
     for r in table.to_dict("records"):
-        row = [
+        rows.append([
             str(r["rank"]), str(r["bot"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
-            str(r["losses"]), _num(100 * r["score"], 1) + "%", _num(r["elo"], 1, signed=True),
-            f"[{_num(r['elo_lo'], 0, True)}, {_num(r['elo_hi'], 0, True)}]",
-            _num(r["ts_mu"], 2), _num(r["ts_sigma"], 2), _num(r["ts_conservative"], 2),
-            str(r["forfeits"]),
-        ]
-        if has_seq:
-            row.append(_num(r["elo_seq"], 1, signed=True))
-        rows.append(row)
+            str(r["losses"]), _num(100 * r["score"], 1) + "%",
+            *(_display_cell(r, d, anchored) for d in shown), str(r["forfeits"]),
+        ])
     align = ["r", "l"] + ["r"] * (len(headers) - 2)
     return headers, rows, align
 
@@ -62,19 +74,53 @@ def pairwise_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], l
     return headers, rows, ["l", "l"] + ["r"] * (len(headers) - 2)
 
 
-def text_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
+def text_table(headers: list[str], rows: list[list[str]], align: list[str],
+               width: int | None = None, keep: int = 2) -> str:
+    """A plain-text table; with ``width``, no line is longer than that (when at all possible).
+
+    A table wider than ``width`` is cut into blocks of whole columns, one below the other, each
+    repeating the first ``keep`` columns (rank and bot, say), as pandas prints a wide frame: a
+    terminal never wraps a cell in the middle of a word.
+    """
     widths = [len(h) for h in headers]
     for row in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    columns = list(range(len(headers)))
+    if width is None or _line_width(widths, columns) <= width or len(columns) <= keep:
+        return _text_block(headers, rows, align, widths, columns)
+    key = columns[:keep]
+    blocks: list[list[int]] = []
+    for c in columns[keep:]:
+        if blocks and _line_width(widths, key + blocks[-1] + [c]) <= width:
+            blocks[-1].append(c)
+        else:
+            blocks.append([c])
+    return "\n\n".join(_text_block(headers, rows, align, widths, key + block)
+                        for block in blocks)
 
+
+def _line_width(widths: list[int], columns: list[int]) -> int:
+    return sum(widths[c] for c in columns) + 2 * (len(columns) - 1)
+
+
+def _text_block(headers: list[str], rows: list[list[str]], align: list[str], widths: list[int],
+                columns: list[int]) -> str:
     def fmt(cells: list[str]) -> str:
-        out = [c.ljust(w) if a == "l" else c.rjust(w)
-               for c, w, a in zip(cells, widths, align, strict=True)]
+        out = [cells[c].ljust(widths[c]) if align[c] == "l" else cells[c].rjust(widths[c])
+               for c in columns]
         return "  ".join(out).rstrip()
 
-    lines = [fmt(headers), "  ".join("-" * w for w in widths)]
+    lines = [fmt(headers), "  ".join("-" * widths[c] for c in columns)]
     lines += [fmt(r) for r in rows]
     return "\n".join(lines)
+
+
+def footnotes(notes: list[str], bullet: str, width: int | None = None) -> list[str]:
+    """Notes as bulleted lines, wrapped at word boundaries to ``width`` when given."""
+    if width is None:
+        return [f"{bullet} {n}" for n in notes]
+    return [textwrap.fill(n, width, initial_indent=f"{bullet} ", subsequent_indent="  ",
+                          break_long_words=False, break_on_hyphens=False) for n in notes]
 
 
 def markdown_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
@@ -114,8 +160,10 @@ def notes_of(table: pd.DataFrame) -> list[str]:
     return notes
 
 
-def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None) -> str:
-    """One standings table in ``fmt`` (table, markdown, csv, json)."""
+def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None,
+                     width: int | None = None) -> str:
+    """One standings table in ``fmt`` (table, markdown, csv, json); ``width`` (characters) fits
+    the plain table and its footnotes to a terminal."""
     if fmt == "json":
         return to_json(table)
     if fmt == "csv":
@@ -129,32 +177,36 @@ def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None) ->
         parts.append(markdown_table(headers, rows, align))
         if notes:
             parts.append("")
-            parts += [f"- {n}" for n in notes]
+            parts += footnotes(notes, "-")
         return "\n".join(parts) + "\n"
     parts = []
     if title:
         parts += [title, "=" * len(title)]
-    parts.append(text_table(headers, rows, align))
+    parts.append(text_table(headers, rows, align, width))
     if notes:
         parts.append("")
-        parts += [f"* {n}" for n in notes]
+        parts += footnotes(notes, "*", width)
     return "\n".join(parts) + "\n"
 
 
-def render_pairwise(table: pd.DataFrame, fmt: str, title: str | None = None) -> str:
+PAIRWISE_NOTE = ("Score, Elo diff, +-95% margin and LOS from A's W/D/L (trinomial); penta = pairs "
+                 "of games with swapped seats in which A scored 0, 1/4, 1/2, 3/4, 1; nElo = "
+                 "normalized Elo (pentanomial when there are pairs).")
+
+
+def render_pairwise(table: pd.DataFrame, fmt: str, title: str | None = None,
+                    width: int | None = None) -> str:
     if fmt == "json":
         return to_json(table)
     if fmt == "csv":
         return to_csv(table)
     headers, rows, align = pairwise_display(table)
-    note = ("Score, Elo diff, +-95% margin and LOS from A's W/D/L (trinomial); penta = pairs of "
-            "games with swapped seats in which A scored 0, 1/4, 1/2, 3/4, 1; nElo = normalized "
-            "Elo (pentanomial when there are pairs).")
     if fmt == "markdown":
         head = f"## {title}\n\n" if title else ""
-        return head + markdown_table(headers, rows, align) + f"\n\n- {note}\n"
+        return head + markdown_table(headers, rows, align) + f"\n\n- {PAIRWISE_NOTE}\n"
     head = f"{title}\n{'=' * len(title)}\n" if title else ""
-    return head + text_table(headers, rows, align) + f"\n\n* {note}\n"
+    note = "\n".join(footnotes([PAIRWISE_NOTE], "*", width))
+    return head + text_table(headers, rows, align, width) + f"\n\n{note}\n"
 
 
 # -- cell formatters shared with the published site (arena/publish/filters.py) ------------------

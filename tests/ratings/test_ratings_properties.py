@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings.elo import count_games, elo_history, elo_mle, fit_elo, sequential_elo
+from arena.ratings.elo import count_games, elo_history, elo_mle, fit_elo
 from arena.ratings.facts import bot_facts, forfeits_by_bot, variant_facts
 from arena.ratings.pairs import pairwise_table, penta_stats, pentanomial_counts
+from arena.ratings.sequential import sequential_elo
 from arena.ratings.sprt import SPRT, llr_trinomial, sprt_bounds
 from arena.ratings.standings import compute_standings, select_variant, standings_by_variant
 from arena.ratings.trueskill_ratings import trueskill_ratings

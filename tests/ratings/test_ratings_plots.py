@@ -1,0 +1,94 @@
+"""Charts: titles inside the figure, cells and colour bars on one scale, filtered plots apart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from click.testing import CliRunner
+from matplotlib.figure import Figure
+
+from arena.cli import main
+from arena.ratings.standings import compute_standings
+from arena.reports.plots import plot_head_to_head, plot_ratings, plot_variant_scores
+
+LONG = ["a-very-long-bot-name-01", "another-long-bot-name-2", "x"]
+
+
+def games_of(bots: list[str], variants=("classic", "popout"), rounds: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    rows = []
+    for v in variants:
+        for _ in range(rounds):
+            for a in bots:
+                for b in bots:
+                    if a != b:
+                        rows.append({"variant": v, "first": a, "second": b,
+                                     "result": float(rng.choice([0.0, 0.5, 1.0]))})
+    return pd.DataFrame(rows)
+
+
+def inside_figure(fig: Figure) -> None:
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    for ax in fig.axes:
+        title = ax.title.get_window_extent(renderer)
+        if ax.get_title():
+            assert 0 <= title.x0 and title.x1 <= width and title.y1 <= height, ax.get_title()
+
+
+def colorbar_limits(fig: Figure) -> tuple[float, float]:
+    cbar_ax = fig.axes[1]
+    return cbar_ax.get_ylim()
+
+
+def cell_values(fig: Figure) -> list[float]:
+    texts = [t.get_text().split("\n")[0] for t in fig.axes[0].texts]
+    return [float(t.rstrip("%")) for t in texts if t]
+
+
+def test_head_to_head_title_fits_and_cells_share_the_colour_bar_scale():
+    for bots in (LONG, ["a", "b"], [f"bot{k}" for k in range(8)]):
+        fig = plot_head_to_head(games_of(bots), bots)
+        inside_figure(fig)
+        assert colorbar_limits(fig) == (0.0, 100.0)
+        values = cell_values(fig)
+        assert values and all(0 <= v <= 100 for v in values)
+        assert all(t.get_text().split("\n")[0].endswith("%") for t in fig.axes[0].texts)
+        ticks = [t.get_text() for t in fig.axes[1].get_yticklabels()]
+        assert ticks == ["0%", "25%", "50%", "75%", "100%"]
+
+
+def test_variant_scores_cells_and_colour_bar_in_percent():
+    fig = plot_variant_scores(games_of(LONG), LONG)
+    inside_figure(fig)
+    assert colorbar_limits(fig) == (0.0, 100.0)
+    assert [t.get_text() for t in fig.axes[1].get_yticklabels()][-1] == "100%"
+
+
+def test_anchored_rating_labels_have_no_plus_sign():
+    games = games_of(["a", "b", "c"])
+    mean0 = plot_ratings(compute_standings(games))
+    assert any(t.get_text().startswith(("+", "-")) for t in mean0.axes[0].texts)
+    anchored = plot_ratings(compute_standings(games, anchor=("a", 1500.0)))
+    labels = [t.get_text() for t in anchored.axes[0].texts]
+    assert labels and not any(label.startswith("+") for label in labels)
+
+
+def test_plot_of_one_variant_keeps_the_all_variant_plots(tmp_path):
+    path = tmp_path / "games.csv"
+    games_of(["a", "b", "c"]).to_csv(path, index=False)
+    runner = CliRunner()
+    res = runner.invoke(main, ["plot", str(path)])
+    assert res.exit_code == 0, res.output
+    plots = tmp_path / "games_plots"
+    before = {p.name: p.read_bytes() for p in plots.glob("*.svg")}
+    assert "variant_scores.svg" in before
+    res = runner.invoke(main, ["plot", str(path), "--variant", "popout"])
+    assert res.exit_code == 0, res.output
+    after = {p.name: p.read_bytes() for p in plots.glob("*.svg")}
+    assert after == before  # the all-variant plots are untouched
+    folder = plots / "variant-popout"
+    assert (folder / "ratings.svg").exists() and str(folder) in res.output
+    again = runner.invoke(main, ["plot", str(path), "--variant", "popout:7x6"])
+    assert again.exit_code == 0 and str(folder / "ratings.png") in again.output
