@@ -127,6 +127,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     from arena.ratings.pairs import pairwise_table
     from arena.ratings.standings import compute_standings
     from arena.ratings.table import anchor_if_present, select_variant, variants_of
+    from arena.reports.games_io import with_bot_info
     from arena.reports.render import render_pairwise, render_standings
 
     games = load_or_fail(input_path)
@@ -143,7 +144,8 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
                 pairs = pairwise_table(games, variant, ratings=_ratings(elo_only))
                 click.echo(render_pairwise(pairs, fmt), nl=False)
             else:
-                table = compute_standings(games, variant, anchor=anchor_t, **options)
+                table = with_bot_info(compute_standings(games, variant, anchor=anchor_t, **options),
+                                      input_path)
                 click.echo(render_standings(table, fmt).rstrip("\n"))
             return
         sections: list[tuple[str | None, str | None]] = []
@@ -167,7 +169,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             if table.empty:
                 out.append(f"{title + ': ' if title else ''}no rated games in {input_path}")
                 continue
-            out.append(render_standings(table, fmt, title, width))
+            out.append(render_standings(with_bot_info(table, input_path), fmt, title, width))
         if show_pairs:
             pair_title = "Head to head" + (f" ({variant})" if variant else "")
             pairs = pairwise_table(games, variant, ratings=pair_ratings)

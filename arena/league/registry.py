@@ -201,6 +201,13 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
                 " language, submitted_at) VALUES(?,?,?,?,?,?,?,?)",
                 (display_name(name, version), name, version, spec.program_hash,
                  entry.relative_to(folder).as_posix(), author or spec.author, spec.language, stamp))
+            # The tournament store's bots table too, so standings and the site show who and what.
+            conn.execute(
+                "INSERT OR REPLACE INTO bots(name, ref, command, args, cwd, program_hash, version,"
+                " author, language, first_seen, last_seen) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                (display_name(name, version), entry.relative_to(folder).as_posix(),
+                 json.dumps(spec.command), json.dumps(list(spec.args)), "", spec.program_hash,
+                 str(version), author or spec.author, spec.language, stamp, stamp))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

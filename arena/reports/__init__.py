@@ -35,11 +35,13 @@ def write_reports(results_dir: Path, anchor: tuple[str, float] | None = None,
     from arena.ratings.pairs import pairwise_table
     from arena.ratings.standings import standings_by_variant
     from arena.reports.games_io import load_games as _load
+    from arena.reports.games_io import with_bot_info
     from arena.reports.render import render_pairwise, render_standings, to_csv, to_json
 
     results_dir = Path(results_dir)
     games = _load(results_dir)
-    tables = standings_by_variant(games, anchor=anchor)
+    tables = {name: with_bot_info(table, results_dir)
+              for name, table in standings_by_variant(games, anchor=anchor).items()}
     pooled = tables["all"]
     written: list[Path] = []
 

@@ -337,3 +337,27 @@ def _text(column: pd.Series) -> pd.Series:
             column = column.cat.add_categories([""])
         return column.fillna("")
     return column.where(column.notna(), "").astype(str)
+
+
+def with_bot_info(table: pd.DataFrame, path: str | Path) -> pd.DataFrame:
+    """The standings `table` with `author` and `language` after `bot`, when the results folder at
+    `path` knows any (its `bots` table); unchanged for a games file or bots without them."""
+    from arena.tournament.store import DB_NAME, read_bots
+
+    folder = Path(path)
+    if table.empty or not (folder / DB_NAME).is_file():
+        return table
+    try:
+        bots = read_bots(folder)
+    except Exception:  # noqa: BLE001 - who wrote a bot is a courtesy; standings never fail on it
+        return table
+    known = bots.set_index("name")
+    out = table.copy()
+    position = list(out.columns).index("bot") + 1
+    for column in ("author", "language"):
+        values = out["bot"].map(lambda b, c=column: str(known[c].get(b, "") or "") if c in known else "")
+        if values.astype(bool).any():
+            out.insert(position, column, values)
+            position += 1
+    out.attrs = dict(table.attrs)
+    return out

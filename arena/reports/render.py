@@ -37,6 +37,11 @@ def _display_cell(row: dict, display: Display, anchored: bool) -> str:
     return _num(row.get(display.keys[0]), display.digits, signed)
 
 
+# Who submitted a bot and in what language: shown after its name when the results know them.
+WHO_COLUMNS = ("author", "language")
+WHO_HEADERS = {"author": "author", "language": "lang"}
+
+
 def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, rows of strings and alignments ('l'/'r') for a standings table.
 
@@ -47,12 +52,14 @@ def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], 
     shown = [d for system in registry.SYSTEMS for d in system.display
              if all(k in table.columns for k in d.keys)]
     anchored = bool(table.attrs.get("anchored", False))
-    headers = ["#", "bot", "games", "W", "D", "L", "score", *(d.header for d in shown),
-               "forfeits"]
+    who = [c for c in WHO_COLUMNS if c in table.columns]
+    headers = ["#", "bot", *(WHO_HEADERS[c] for c in who), "games", "W", "D", "L", "score",
+               *(d.header for d in shown), "forfeits"]
     rows = []
     for r in table.to_dict("records"):
         rows.append([
-            str(r["rank"]), str(r["bot"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
+            str(r["rank"]), str(r["bot"]), *(str(r[c] or "-") for c in who), str(r["games"]),
+            str(r["wins"]), str(r["draws"]),
             str(r["losses"]), _num(100 * r["score"], 1) + "%",
             *(_display_cell(r, d, anchored) for d in shown), str(r["forfeits"]),
         ])
@@ -182,7 +189,8 @@ def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None,
     parts = []
     if title:
         parts += [title, "=" * len(title)]
-    parts.append(text_table(headers, rows, align, width))
+    keep = 2 + sum(c in table.columns for c in WHO_COLUMNS)  # rank, bot (and who) in every block
+    parts.append(text_table(headers, rows, align, width, keep=keep))
     if notes:
         parts.append("")
         parts += footnotes(notes, "*", width)

@@ -159,6 +159,9 @@ def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):
     assert (league / "site" / "index.html").is_file()
     standings = arena("standings", str(league), "--format", "csv").stdout
     assert "random@1" in standings and "greedy@1" in standings
+    header, *rows = standings.splitlines()
+    assert header.startswith("rank,bot,author,language,") and all(",arena,python," in r for r in rows)
+    assert "author" in arena("standings", str(league)).stdout  # who wrote each bot, from bot.toml
     out = tmp_path / "games.csv"
     arena("export", str(league), "--out", str(out))
     assert out.read_text().count("\n") == 5
