@@ -1,0 +1,266 @@
+"""Games played by forked worker processes, each with its own `PlayerPool` (the default on Linux).
+
+Each worker has its own pair of pipes: games go down one, outcomes come back on the other, so a
+worker that dies mid-write can corrupt nothing but its own pipe. The coordinator watches its
+workers: one that exited, was killed or was stopped (SIGSTOP, e.g. by a hostile bot) is killed
+with its bots and replaced, and the games it held come back as LOST, to be played again, never
+charged to a bot. Stopping is one pipe that every worker watches (closing it is seen even by a
+worker whose coordinator died).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections import OrderedDict
+from multiprocessing.connection import Connection, wait
+
+from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.worker import PlayerPool, play_scheduled
+
+HEALTH_EVERY = 0.25  # seconds between checks that every worker is alive and running
+CLOSE_WAIT = 15.0  # seconds the workers get to close their bots before they are killed
+
+
+def fork_available() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+class _Worker:
+    """The coordinator's handle on one worker process."""
+
+    def __init__(self, wid: int, process: multiprocessing.process.BaseProcess,
+                 tasks: Connection, outcomes: Connection, warm_cap: int) -> None:
+        self.wid = wid
+        self.process = process
+        self.tasks = tasks
+        self.outcomes = outcomes
+        self.inflight: dict[str, ScheduledGame] = {}
+        self.warm: OrderedDict[str, None] = OrderedDict()  # what its pool most likely holds
+        self.warm_cap = warm_cap
+
+    def send(self, game: ScheduledGame) -> None:
+        self.inflight[game.game_id] = game
+        for name in game.bots:
+            self.warm[name] = None
+            self.warm.move_to_end(name)
+        while len(self.warm) > self.warm_cap:
+            self.warm.popitem(last=False)
+        self.tasks.send(game)
+
+    def health(self) -> str:
+        """'' if running; else what is wrong."""
+        if not self.process.is_alive():
+            return f"exited ({self.process.exitcode})"
+        state = _proc_state(self.process.pid)
+        if state in ("T", "t"):
+            return "stopped by a signal"
+        return ""
+
+
+class ProcessExecutor(GameExecutor):
+    def __init__(self, setup: WorkerSetup, workers: int) -> None:
+        self.slots = max(1, workers)
+        self.setup = setup
+        self._ctx = multiprocessing.get_context("fork")
+        self._stop_r, self._stop_w = os.pipe()
+        self._stopped = False
+        self._closed = False
+        self._next_wid = 0
+        self._workers: dict[int, _Worker] = {}
+        self._checked = time.monotonic()
+        self._lost: list[Outcome] = []  # games of workers found dead while submitting
+        for _ in range(self.slots):
+            self._spawn()
+
+    # -- workers --------------------------------------------------------------------------------
+    def _spawn(self) -> _Worker:
+        wid = self._next_wid
+        self._next_wid += 1
+        task_r, task_w = self._ctx.Pipe(duplex=False)
+        out_r, out_w = self._ctx.Pipe(duplex=False)
+        process = self._ctx.Process(
+            target=_worker_main, args=(task_r, out_w, self.setup, self._stop_r, self._stop_w),
+            name=f"arena-worker-{wid}", daemon=True,
+        )
+        process.start()
+        # our copies of the child's ends: closed, so that its death reads as EOF here
+        task_r.close()
+        out_w.close()
+        worker = _Worker(wid, process, task_w, out_r, self.setup.warm_cap)
+        self._workers[wid] = worker
+        return worker
+
+    def _retire(self, worker: _Worker, why: str) -> list[Outcome]:
+        """Kill a failed worker and its bots; its games come back as LOST."""
+        self._workers.pop(worker.wid, None)
+        _kill_worker(worker.process)
+        for conn in (worker.tasks, worker.outcomes):
+            conn.close()
+        detail = f"worker process {worker.process.pid} {why}"
+        lost = [Outcome(game, OutcomeKind.LOST, detail=detail) for game in worker.inflight.values()]
+        if not self._stopped and not self._closed:
+            self._spawn()
+        return lost
+
+    def _check_health(self) -> list[Outcome]:
+        self._checked = time.monotonic()
+        lost: list[Outcome] = []
+        for worker in list(self._workers.values()):
+            why = worker.health()
+            if why:
+                lost += self._retire(worker, why)
+        return lost
+
+    # -- the seam -------------------------------------------------------------------------------
+    def submit(self, game: ScheduledGame) -> None:
+        def preference(worker: _Worker) -> tuple[int, int, int]:
+            warm = sum(name in worker.warm for name in game.bots)
+            return (len(worker.inflight), -warm, worker.wid)
+
+        while True:
+            worker = min(self._workers.values(), key=preference)
+            try:
+                worker.send(game)
+                return
+            except OSError:  # it died since the last check: replace it, its games come back
+                self._lost += [o for o in self._retire(worker, "exited")
+                               if o.game.game_id != game.game_id]
+
+    def results(self, timeout: float) -> list[Outcome]:
+        outcomes, self._lost = self._lost, []
+        by_conn = {w.outcomes: w for w in self._workers.values()}
+        ready = wait(list(by_conn), timeout=0 if outcomes else timeout) if by_conn else []
+        for conn in ready:
+            worker = by_conn[conn]
+            try:
+                while conn.poll():
+                    outcome = conn.recv()
+                    if worker.inflight.pop(outcome.game.game_id, None) is not None:
+                        outcomes.append(outcome)
+            except (EOFError, OSError):
+                outcomes += self._retire(worker, f"exited ({_exit_text(worker.process)})")
+        if time.monotonic() - self._checked >= HEALTH_EVERY or not ready:
+            outcomes += self._check_health()
+        return outcomes
+
+    def stop(self) -> None:
+        if not self._stopped:
+            self._stopped = True
+            os.close(self._stop_w)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.stop()
+        self._closed = True
+        for worker in self._workers.values():
+            try:
+                worker.tasks.send(None)
+            except OSError:
+                pass
+        deadline = time.monotonic() + CLOSE_WAIT
+        for worker in self._workers.values():
+            worker.process.join(timeout=max(0.1, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                _kill_worker(worker.process)
+            worker.tasks.close()
+            worker.outcomes.close()
+        self._workers.clear()
+        os.close(self._stop_r)
+
+
+def _exit_text(process: multiprocessing.process.BaseProcess) -> str:
+    process.join(timeout=1)
+    code = process.exitcode
+    if code is not None and code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit code {code}"
+
+
+def _proc_state(pid: int | None) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def _children(pid: int | None) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 1 and fields[1] == str(pid):
+            found.append(int(entry))
+    return found
+
+
+def _kill_worker(process: multiprocessing.process.BaseProcess) -> None:
+    """SIGKILL a worker and the process groups of its bots (each bot leads its own group)."""
+    bots = _children(process.pid) if process.is_alive() else []
+    for pid in bots:
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    if process.is_alive():
+        process.kill()
+    process.join(timeout=5)
+
+
+def _worker_main(tasks: Connection, outcomes: Connection, setup: WorkerSetup, stop_r: int,
+                 stop_w: int) -> None:
+    """A worker process: plays the games it is sent, one `Outcome` back for each."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)  # the coordinator decides when to stop
+    _die_with_parent()
+    os.close(stop_w)
+    stop = threading.Event()
+
+    def watch() -> None:
+        try:
+            while os.read(stop_r, 64):
+                pass
+        except OSError:
+            pass
+        stop.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    pool = PlayerPool(setup)
+    try:
+        while True:
+            try:
+                game = tasks.recv()
+            except EOFError:
+                break
+            if game is None:
+                break
+            outcomes.send(play_scheduled(game, pool, stop))
+    finally:
+        pool.close()
+        outcomes.close()
+
+
+def _die_with_parent() -> None:
+    """Linux: get SIGKILL when the coordinator dies (even by SIGKILL), so nothing lingers."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if os.getppid() == 1:  # the parent is already gone
+        os._exit(1)
