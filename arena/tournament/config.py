@@ -129,6 +129,9 @@ class TournamentConfig:
     restart: str = "on-failure"
     output: Path = Path("results")
     description: str = ""
+    # `output` was chosen on purpose (in the file or with --output): another tournament file's
+    # results may be there, and the run joins them rather than being refused
+    output_explicit: bool = False
 
     def bot(self, name: str) -> BotEntry:
         for entry in self.bots:
@@ -437,6 +440,7 @@ def load_config(
         restart=restart,
         output=output,
         description=data.get("description", ""),
+        output_explicit="output" in data,
     )
 
 

@@ -12,6 +12,8 @@ store. Running the same file again plays only what is missing.
 
 from __future__ import annotations
 
+import json
+import shutil
 import signal
 import threading
 import time
@@ -24,13 +26,18 @@ from arena.reasons import FORFEIT_REASONS
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.progress import Progress
-from arena.tournament.schedule import ScheduledGame, build_schedule
+from arena.tournament.reporting import select_results
+from arena.tournament.schedule import ScheduledGame, build_schedule, openings_notes
 from arena.tournament.store import LOG_DIR, RunLock, Store, StoreError, move_aside
 
 WORKER_QUEUE = 2  # games submitted per executor slot: a worker never waits for the coordinator
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
+# What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
+# nothing in the folder shows the old tournament
+DERIVED_OUTPUTS = ("site", "plots", "standings.md", "standings.csv", "standings.json",
+                   "standings_variants.csv", "pairs.csv")
 
 
 class RunError(RuntimeError):
@@ -53,6 +60,13 @@ class RunResult:
     @property
     def complete(self) -> bool:
         return self.done >= self.total and self.stopped_by is None and self.error is None
+
+
+def move_outputs_aside(results_dir: Path, backup: Path) -> None:
+    for name in DERIVED_OUTPUTS:
+        source = results_dir / name
+        if source.exists():
+            shutil.move(str(source), str(backup / name))
 
 
 def default_executor_factory(mode: str) -> ExecutorFactory:
@@ -104,6 +118,8 @@ class Runner:
         lock.acquire()
         try:
             backup = move_aside(self.results_dir) if self.fresh else None
+            if backup is not None:
+                move_outputs_aside(self.results_dir, backup)
             store = Store(self.results_dir)
             try:
                 result = self._run(store)
@@ -124,12 +140,13 @@ class Runner:
                 "(the old results are moved to a backup folder, not deleted), or choose another "
                 "output directory."
             )
+        self._check_owner(store)
         store.save_settings(config.settings(), config.fingerprint())
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
         finished = store.finished_ids()
         pending = [g for g in schedule if g.game_id not in finished]
-        notes = []
+        notes = openings_notes(config)
         scheduled_ids = {g.game_id for g in schedule}
         extra = len(store.all_ids() - scheduled_ids)
         if extra:
@@ -139,6 +156,18 @@ class Runner:
             )
         return schedule, pending, notes
 
+    def _check_owner(self, store: Store) -> None:
+        """A results directory belongs to the tournament file whose games it holds."""
+        stored = json.loads(store.meta("settings") or "{}").get("file") or ""
+        here = str(self.config.path)
+        if not stored or stored == here or self.config.output_explicit or not store.game_count():
+            return
+        raise StoreError(
+            f"{self.results_dir} holds the games of another tournament file ({stored}), not of "
+            f"{here}: give this file its own `name` or `output`, or pass --output DIR "
+            "(--fresh moves the old results to a backup folder and starts over)"
+        )
+
     def _run(self, store: Store) -> RunResult:
         config = self.config
         schedule, pending, notes = self._prepare(store)
@@ -147,7 +176,7 @@ class Runner:
         progress = self.progress_factory(
             total, done_before, [b.name for b in config.bots], title=config.name
         )
-        progress.preload(store.results())
+        progress.preload(select_results(config, store.results()))
         result = RunResult(self.results_dir, total, done_before, 0, notes=notes)
         started = time.monotonic()
         old_handlers = {}
