@@ -42,6 +42,7 @@ class Outcome:
     row: Mapping[str, Any] | None = None
     void: bool = False
     detail: str = ""
+    starts: int = 0  # bot processes started for this game (0 when both were warm)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ class RunResult:
     done: int  # games of the schedule that are stored (finished)
     played: int  # games played and stored by this run
     forfeits: int = 0
+    starts: int = 0  # bot processes started by this run
     stopped_by: int | None = None  # the signal that stopped the run, if any
     elapsed: float = 0.0
     backup: Path | None = None
@@ -228,6 +229,7 @@ class Runner:
     def _outcome(self, outcome: Outcome, store: Store, pending: deque[ScheduledGame],
                  progress: Progress, result: RunResult, versions: dict[str, str]) -> None:
         game = outcome.game
+        result.starts += outcome.starts
         if outcome.kind is OutcomeKind.DONE and outcome.row is not None:
             if not (outcome.void and self.stop.is_set()):
                 self._finished(store, game, outcome.row, outcome.void, progress, result, versions)

@@ -35,7 +35,7 @@ class PlayerPool:
         self.capacity = max(2, setup.warm_cap)  # a game needs two players at once
         self.factory = factory
         self.players: OrderedDict[str, Player] = OrderedDict()
-        self.starts = 0  # players created (a created player starts its process at its game)
+        self.created = 0  # players created (a created player starts its process at its game)
 
     def get(self, name: str) -> Player:
         if name in self.players:
@@ -45,7 +45,7 @@ class PlayerPool:
             _close(self.players.popitem(last=False)[1])
         player = self.factory(name, self.setup)
         self.players[name] = player
-        self.starts += 1
+        self.created += 1
         return player
 
     def warm(self) -> set[str]:
@@ -69,6 +69,7 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
         return Outcome(game, OutcomeKind.ABORTED)
     try:
         first, second = pool.get(game.first), pool.get(game.second)
+        before = first.starts + second.starts
         record = play_game(game.variant, first, second, pool.setup.time_control,
                            opening=game.opening, game_id=game.game_id, stop=stop)
     except GameAborted:
@@ -78,4 +79,5 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
         return Outcome(game, OutcomeKind.ERROR, detail=detail)
     if record.void and stop.is_set():
         return Outcome(game, OutcomeKind.ABORTED)  # cut short by the stop, not a finished game
-    return Outcome(game, OutcomeKind.DONE, row=record.to_row(), void=bool(record.void))
+    return Outcome(game, OutcomeKind.DONE, row=record.to_row(), void=bool(record.void),
+                   starts=first.starts + second.starts - before)

@@ -143,7 +143,7 @@ def test_player_pool_keeps_the_field_and_never_more_than_its_cap(tmp_path):
     setup = WorkerSetup({n: None for n in "abcdef"}, None, False, tmp_path, warm_cap=4)
     pool = PlayerPool(setup, factory=FakePlayer)
     made = [pool.get(n) for n in "abcd"]
-    assert pool.get("a") is made[0] and pool.starts == 4  # warm: not made again
+    assert pool.get("a") is made[0] and pool.created == 4  # warm: not made again
     pool.get("e")  # over the cap: the least recently used ("b") is closed
     assert pool.warm() == {"a", "c", "d", "e"} and made[1].closed and not made[0].closed
     for name in "abcdefabcdef":
@@ -192,6 +192,7 @@ def test_every_game_restarts_exactly_and_on_failure_keeps_the_process(tmp_path, 
         for game in games:
             outcome = play_scheduled(game, pool, stop)
             assert outcome.kind is OutcomeKind.DONE and outcome.row["reason"] != "crash"
+            assert outcome.starts == (2 if restart == "every-game" or game is games[0] else 0)
             running = [p for p in pool.players.values() if p.running]
             assert len(running) == (0 if restart == "every-game" else 2)
         starts = {name: p.starts for name, p in pool.players.items()}
