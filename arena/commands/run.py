@@ -36,14 +36,22 @@ def _duration(seconds: float) -> str:
 
 def summary_lines(result: RunResult, output: Path) -> list[str]:
     """The end-of-run summary, in lines that fit 80 columns (paths aside)."""
-    if not result.played:
+    if not result.played and not result.voids:
+        if result.skipped:
+            return [f"Nothing to play: {result.done} of {result.total} games done, "
+                    f"{result.skipped} skipped.", f"Results in {output}/"]
         return [f"Nothing to play: all {result.total} games are done.", f"Results in {output}/"]
     rate = result.played / result.elapsed if result.elapsed > 0 else 0.0
-    return [
+    lines = [
         f"Done: {result.done} of {result.total} games ({result.played} played now).",
         f"{_duration(result.elapsed)} elapsed, {rate:.2f} games/s, {result.forfeits} forfeits.",
-        f"Results in {output}/",
     ]
+    if result.voids:
+        lines.append(f"{result.voids} void (neither bot started): not rated, played again "
+                     "next run.")
+    if result.skipped:
+        lines.append(f"{result.skipped} skipped: both bots failed to start too often.")
+    return [*lines, f"Results in {output}/"]
 
 
 @click.command(name="run")

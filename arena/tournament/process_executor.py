@@ -42,6 +42,8 @@ class _Worker:
         self.inflight: dict[str, ScheduledGame] = {}
         self.warm: OrderedDict[str, None] = OrderedDict()  # what its pool most likely holds
         self.warm_cap = warm_cap
+        # its children (pid, start time) at the last check: killed with it if it dies
+        self.bots: list[tuple[int, str]] = []
 
     def send(self, game: ScheduledGame) -> None:
         self.inflight[game.game_id] = game
@@ -55,7 +57,7 @@ class _Worker:
     def health(self) -> str:
         """'' if running; else what is wrong."""
         if not self.process.is_alive():
-            return f"exited ({self.process.exitcode})"
+            return f"exited ({_exit_text(self.process)})"
         state = _proc_state(self.process.pid)
         if state in ("T", "t"):
             return "stopped by a signal"
@@ -98,7 +100,7 @@ class ProcessExecutor(GameExecutor):
     def _retire(self, worker: _Worker, why: str) -> list[Outcome]:
         """Kill a failed worker and its bots; its games come back as LOST."""
         self._workers.pop(worker.wid, None)
-        _kill_worker(worker.process)
+        _kill_worker(worker.process, worker.bots)
         for conn in (worker.tasks, worker.outcomes):
             conn.close()
         detail = f"worker process {worker.process.pid} {why}"
@@ -110,10 +112,13 @@ class ProcessExecutor(GameExecutor):
     def _check_health(self) -> list[Outcome]:
         self._checked = time.monotonic()
         lost: list[Outcome] = []
+        children = _children_by_parent() if any(w.inflight for w in self._workers.values()) else {}
         for worker in list(self._workers.values()):
             why = worker.health()
             if why:
                 lost += self._retire(worker, why)
+            elif worker.inflight:
+                worker.bots = children.get(worker.process.pid or 0, [])
         return lost
 
     # -- the seam -------------------------------------------------------------------------------
@@ -183,31 +188,37 @@ def _exit_text(process: multiprocessing.process.BaseProcess) -> str:
 
 
 def _proc_state(pid: int | None) -> str:
+    fields = _stat_fields(pid or 0)
+    return fields[0] if fields else ""
+
+
+def _stat_fields(pid: int | str) -> list[str]:
+    """/proc/PID/stat after the command name: [state, ppid, ...]; [] if it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
-        return ""
+            return handle.read().rpartition(")")[2].split()
+    except OSError:
+        return []
 
 
-def _children(pid: int | None) -> list[int]:
-    found = []
+def _children_by_parent() -> dict[int, list[tuple[int, str]]]:
+    """{ppid: [(pid, start time)]}; the start time tells a pid from a later reuse of it."""
+    found: dict[int, list[tuple[int, str]]] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if len(fields) > 1 and fields[1] == str(pid):
-            found.append(int(entry))
+        if entry.isdigit() and len(fields := _stat_fields(entry)) > 19:
+            found.setdefault(int(fields[1]), []).append((int(entry), fields[19]))
     return found
 
 
-def _kill_worker(process: multiprocessing.process.BaseProcess) -> None:
-    """SIGKILL a worker and the process groups of its bots (each bot leads its own group)."""
-    bots = _children(process.pid) if process.is_alive() else []
+def _kill_worker(process: multiprocessing.process.BaseProcess,
+                 known: list[tuple[int, str]] | None = None) -> None:
+    """SIGKILL a worker and the process groups of its bots (each bot leads its own group): its
+    children now, or, if it is already dead, those seen at the last check (an orphaned bot
+    that ignores its closed stdin would otherwise run on)."""
+    if process.is_alive():
+        known = _children_by_parent().get(process.pid or 0, [])
+    bots = [pid for pid, start in known or []
+            if len(fields := _stat_fields(pid)) > 19 and fields[19] == start]
     for pid in bots:
         for kill in (os.killpg, os.kill):
             try:

@@ -163,7 +163,7 @@ class Progress:
         return (
             f"{self.done}/{self.total} games, {_fmt_duration(time.monotonic() - self.started)} "
             f"elapsed, {self.rate():.2f} games/s, ETA {_fmt_duration(self.eta())}, "
-            f"{self.forfeits} forfeits"
+            f"{self.forfeits} forfeits" + (f", {self.voids} void" if self.voids else "")
         )
 
     # -- events ---------------------------------------------------------------------------------
@@ -189,12 +189,13 @@ class Progress:
                         f"{self.done} of {self.total} already done")
 
     def game_done(self, row: dict) -> None:
-        self.done += 1
         self.played += 1
         result = row.get("result")
         reason = row.get("reason", "")
         if result is None or result != result:
-            self.voids += 1
+            self.voids += 1  # stored, played again on the next run: not done
+        else:
+            self.done += 1
         if reason in FORFEIT_REASONS:
             self.forfeits += 1
             self.recent_forfeits.append(forfeit_text(row))

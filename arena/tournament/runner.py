@@ -29,6 +29,7 @@ from arena.tournament.progress import Progress
 from arena.tournament.reporting import select_results
 from arena.tournament.schedule import ScheduledGame, build_schedule, openings_notes
 from arena.tournament.store import LOG_DIR, RunLock, Store, StoreError, move_aside
+from arena.tournament.voids import VoidTracker, pairing_of
 
 WORKER_QUEUE = 2  # games submitted per executor slot: a worker never waits for the coordinator
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -52,6 +53,8 @@ class RunResult:
     played: int  # games played and stored by this run
     forfeits: int = 0
     starts: int = 0  # bot processes started by this run
+    voids: int = 0  # void games of this run (neither bot started): stored, not done
+    skipped: int = 0  # games not played: both bots of the pairing failed to start too often
     stopped_by: int | None = None  # the signal that stopped the run, if any
     elapsed: float = 0.0
     backup: Path | None = None
@@ -103,6 +106,7 @@ class Runner:
         self.stop = threading.Event()
         self.stopped_by: int | None = None
         self.results_dir = Path(config.output)
+        self.voids = VoidTracker((), set())  # set up from the store by _prepare
 
     # -- signals --------------------------------------------------------------------------------
     def _on_signal(self, signum, frame) -> None:  # noqa: ARG002
@@ -131,7 +135,9 @@ class Runner:
         finally:
             lock.release()
 
-    def _prepare(self, store: Store) -> tuple[list[ScheduledGame], list[ScheduledGame], list[str]]:
+    def _prepare(self, store: Store
+                 ) -> tuple[list[ScheduledGame], list[ScheduledGame], list[str], int]:
+        """(schedule, games to play, notes, games skipped for their pairing's void games)"""
         config = self.config
         problems = store.conflicts(config.fingerprint())
         if problems:
@@ -146,8 +152,17 @@ class Runner:
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
         finished = store.finished_ids()
-        pending = [g for g in schedule if g.game_id not in finished]
-        notes = openings_notes(config)
+        self.voids = VoidTracker(schedule, store.all_ids() - finished)
+        pending, notes = [], openings_notes(config)
+        skipped: dict[frozenset[str], list[ScheduledGame]] = {}
+        for game in schedule:
+            if game.game_id in finished:
+                continue
+            if self.voids.is_blocked(game):
+                skipped.setdefault(pairing_of(game), []).append(game)
+            else:
+                pending.append(game)
+        notes += [self.voids.note(games[0], len(games)) for games in skipped.values()]
         scheduled_ids = {g.game_id for g in schedule}
         extra = len(store.all_ids() - scheduled_ids)
         if extra:
@@ -155,7 +170,7 @@ class Runner:
                 f"note: {extra} stored games are not in this schedule (a bot, variant or games "
                 "were removed); they are kept in the results"
             )
-        return schedule, pending, notes
+        return schedule, pending, notes, sum(map(len, skipped.values()))
 
     def _check_owner(self, store: Store) -> None:
         """A results directory belongs to the tournament file whose games it holds."""
@@ -171,14 +186,14 @@ class Runner:
 
     def _run(self, store: Store) -> RunResult:
         config = self.config
-        schedule, pending, notes = self._prepare(store)
+        schedule, pending, notes, skipped = self._prepare(store)
         total = len(schedule)
-        done_before = total - len(pending)
+        done_before = total - len(pending) - skipped
         progress = self.progress_factory(
             total, done_before, [b.name for b in config.bots], title=config.name
         )
         progress.preload(select_results(config, store.results()))
-        result = RunResult(self.results_dir, total, done_before, 0, notes=notes)
+        result = RunResult(self.results_dir, total, done_before, 0, skipped=skipped, notes=notes)
         started = time.monotonic()
         old_handlers = {}
         if self.install_signals and threading.current_thread() is threading.main_thread():
@@ -231,8 +246,15 @@ class Runner:
         game = outcome.game
         result.starts += outcome.starts
         if outcome.kind is OutcomeKind.DONE and outcome.row is not None:
-            if not (outcome.void and self.stop.is_set()):
-                self._finished(store, game, outcome.row, outcome.void, progress, result, versions)
+            if outcome.void and self.stop.is_set():
+                return  # cut short by the stop
+            self._finished(store, game, outcome.row, outcome.void, progress, result, versions)
+            if outcome.void and self.voids.record(game):
+                kept = [g for g in pending if not self.voids.is_blocked(g)]
+                result.skipped += len(pending) - len(kept)
+                progress.note(self.voids.note(game, len(pending) - len(kept)))
+                pending.clear()
+                pending.extend(kept)
         elif outcome.kind is OutcomeKind.LOST:
             if not self.stop.is_set():
                 pending.appendleft(game)  # not the bots' fault: play it again
@@ -247,8 +269,11 @@ class Runner:
     def _finished(self, store: Store, game: ScheduledGame, row: dict, void: bool,
                   progress: Progress, result: RunResult, versions: dict[str, str]) -> None:
         row = self._store_game(store, game, row, void)
-        result.done += 1
-        result.played += 1
+        if void:
+            result.voids += 1
+        else:
+            result.done += 1
+            result.played += 1
         if row.get("reason") in FORFEIT_REASONS:
             result.forfeits += 1
         for seat in ("first", "second"):

@@ -100,7 +100,8 @@ def test_sigkill_at_several_points_then_resume(tour):
     assert processes_matching(bot) == []
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(("sig", "code"),
+                         [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_clean_stop_then_resume(tour, sig, code):
     tmp_path, path, bot = tour
     results = tmp_path / "results" / "rt"
