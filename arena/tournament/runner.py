@@ -17,7 +17,7 @@ import shutil
 import signal
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from arena.tournament.voids import VoidTracker, pairing_of
 
 WORKER_QUEUE = 2  # games submitted per executor slot: a worker never waits for the coordinator
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+MAX_LOSSES = 3  # a game whose worker dies this often stops the run rather than loop for ever
 
 ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
 # What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
@@ -107,6 +108,7 @@ class Runner:
         self.stopped_by: int | None = None
         self.results_dir = Path(config.output)
         self.voids = VoidTracker((), set())  # set up from the store by _prepare
+        self.losses: Counter[str] = Counter()  # per game id: times its worker was lost
 
     # -- signals --------------------------------------------------------------------------------
     def _on_signal(self, signum, frame) -> None:  # noqa: ARG002
@@ -256,15 +258,25 @@ class Runner:
                 pending.clear()
                 pending.extend(kept)
         elif outcome.kind is OutcomeKind.LOST:
-            if not self.stop.is_set():
+            self.losses[game.game_id] += 1
+            if self.losses[game.game_id] >= MAX_LOSSES:
+                self._fail(result, progress, f"game {game.game_id} ({game.first} - "
+                           f"{game.second}) lost its worker {MAX_LOSSES} times, last: "
+                           f"{outcome.detail}")
+            elif not self.stop.is_set():
                 pending.appendleft(game)  # not the bots' fault: play it again
                 progress.note(f"note: game {game.game_id} ({game.first} - {game.second}) will be "
                               f"played again: {outcome.detail}")
         elif outcome.kind is OutcomeKind.ERROR:
-            if result.error is None:
-                result.error = f"internal error in game {game.game_id}: {outcome.detail}"
-                progress.note(result.error)
-            self.stop.set()
+            self._fail(result, progress, f"internal error in game {game.game_id}: "
+                       f"{outcome.detail}")
+
+    def _fail(self, result: RunResult, progress: Progress, error: str) -> None:
+        """Stop the run for an error that is not a bot's (the finished games stay stored)."""
+        if result.error is None:
+            result.error = error
+            progress.note(error)
+        self.stop.set()
 
     def _finished(self, store: Store, game: ScheduledGame, row: dict, void: bool,
                   progress: Progress, result: RunResult, versions: dict[str, str]) -> None:

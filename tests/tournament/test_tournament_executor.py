@@ -12,7 +12,7 @@ from tournament_helpers import copy_bot, wait_no_processes, write_toml
 from arena.tournament.config import load_config
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.progress import Progress
-from arena.tournament.runner import WORKER_QUEUE, Runner
+from arena.tournament.runner import MAX_LOSSES, WORKER_QUEUE, Runner
 from arena.tournament.schedule import ScheduledGame, build_schedule
 from arena.tournament.store import load_games
 from arena.tournament.worker import PlayerPool, play_scheduled
@@ -48,13 +48,13 @@ class FakeExecutor(GameExecutor):
     """Plays games instantly in memory: the lower name wins; `lose` and `fail` pick games whose
     first submission comes back LOST or ERROR."""
 
-    def __init__(self, setup: WorkerSetup, workers: int, lose=(), fail=()) -> None:
+    def __init__(self, setup: WorkerSetup, workers: int, lose=None, fail=()) -> None:
         self.slots = workers
         self.setup = setup
         self.queued: list[ScheduledGame] = []
         self.submitted: list[str] = []
         self.most_in_flight = 0
-        self.lose, self.fail = set(lose), set(fail)
+        self.lose, self.fail = dict(lose or {}), set(fail)
         self.stopped = self.closed = False
 
     def submit(self, game):
@@ -67,8 +67,8 @@ class FakeExecutor(GameExecutor):
         for game in self.queued[:1]:  # one at a time: the coordinator must refill
             if self.stopped:
                 outcomes.append(Outcome(game, OutcomeKind.ABORTED))
-            elif game.game_id in self.lose:
-                self.lose.discard(game.game_id)
+            elif self.lose.get(game.game_id):
+                self.lose[game.game_id] -= 1
                 outcomes.append(Outcome(game, OutcomeKind.LOST, detail="worker killed"))
             elif game.game_id in self.fail:
                 outcomes.append(Outcome(game, OutcomeKind.ERROR, detail="Boom"))
@@ -116,10 +116,19 @@ def test_coordinator_stores_every_game_once_through_any_executor(tmp_path):
 def test_a_lost_game_is_played_again_and_not_charged(tmp_path):
     ids = [g.game_id for g in build_schedule(load_config(
         write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra=""))))]
-    config, result, fake = fake_run(tmp_path, lose={ids[3]})
+    config, result, fake = fake_run(tmp_path, lose={ids[3]: 1})
     assert result.complete and result.played == 24 and result.forfeits == 0
     assert Counter(fake.submitted)[ids[3]] == 2
     assert sorted(load_games(config.output).game_id) == sorted(ids)
+
+
+def test_a_game_that_keeps_losing_its_worker_stops_the_run(tmp_path):
+    ids = [g.game_id for g in build_schedule(load_config(
+        write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra=""))))]
+    config, result, fake = fake_run(tmp_path, lose={ids[0]: MAX_LOSSES})
+    assert Counter(fake.submitted)[ids[0]] == MAX_LOSSES
+    assert result.error.startswith(f"game {ids[0]} (") and "lost its worker 3 times" in result.error
+    assert ids[0] not in set(load_games(config.output).game_id)
 
 
 def test_an_internal_error_stops_the_run_and_keeps_the_finished_games(tmp_path):
