@@ -141,6 +141,7 @@ class Runner:
                  ) -> tuple[list[ScheduledGame], list[ScheduledGame], list[str], int]:
         """(schedule, games to play, notes, games skipped for their pairing's void games)"""
         config = self.config
+        self._check_owner(store)
         problems = store.conflicts(config.fingerprint())
         if problems:
             raise StoreError(
@@ -149,21 +150,13 @@ class Runner:
                 "(the old results are moved to a backup folder, not deleted), or choose another "
                 "output directory."
             )
-        self._check_owner(store)
         store.save_settings(config.settings(), config.fingerprint())
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
         finished = store.finished_ids()
         self.voids = VoidTracker(schedule, store.all_ids() - finished)
-        pending, notes = [], openings_notes(config)
-        skipped: dict[frozenset[str], list[ScheduledGame]] = {}
-        for game in schedule:
-            if game.game_id in finished:
-                continue
-            if self.voids.is_blocked(game):
-                skipped.setdefault(pairing_of(game), []).append(game)
-            else:
-                pending.append(game)
+        pending, skipped = self._to_play(schedule, finished)
+        notes = openings_notes(config)
         notes += [self.voids.note(games[0], len(games)) for games in skipped.values()]
         scheduled_ids = {g.game_id for g in schedule}
         extra = len(store.all_ids() - scheduled_ids)
@@ -173,6 +166,20 @@ class Runner:
                 "were removed); they are kept in the results"
             )
         return schedule, pending, notes, sum(map(len, skipped.values()))
+
+    def _to_play(self, schedule: list[ScheduledGame], finished: set[str]
+                 ) -> tuple[list[ScheduledGame], dict[frozenset[str], list[ScheduledGame]]]:
+        """The unfinished games, and those skipped (per pairing) for too many void games."""
+        pending: list[ScheduledGame] = []
+        skipped: dict[frozenset[str], list[ScheduledGame]] = {}
+        for game in schedule:
+            if game.game_id in finished:
+                continue
+            if self.voids.is_blocked(game):
+                skipped.setdefault(pairing_of(game), []).append(game)
+            else:
+                pending.append(game)
+        return pending, skipped
 
     def _check_owner(self, store: Store) -> None:
         """A results directory belongs to the tournament file whose games it holds."""
