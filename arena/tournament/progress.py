@@ -100,7 +100,7 @@ def _or(value: float, default: float) -> float:
 
 
 def _elo_text(elo: float) -> str:
-    return "-" if elo != elo else f"{elo:+.0f}"
+    return "-" if elo != elo else f"{round(elo):+d}"  # never "-0"
 
 
 def _fmt_duration(seconds: float) -> str:

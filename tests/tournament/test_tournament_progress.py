@@ -32,6 +32,13 @@ def test_the_live_table_has_the_elo_of_arena_standings():
     assert standings.lines()[-1].split()[-1] == "-"
 
 
+def test_an_elo_near_zero_is_shown_as_plus_zero():
+    standings = Standings()
+    standings.add("a", "b", 1.0)
+    standings.add("b", "a", 1.0)
+    assert [line.split()[-1] for line in standings.lines()[1:]] == ["+0", "+0"]
+
+
 def test_the_live_fit_is_refreshed_at_most_every_interval_but_exact_at_the_end():
     standings = Standings()
     standings.add("a", "b", 1.0)
