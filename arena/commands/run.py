@@ -65,8 +65,8 @@ def summary_lines(result: RunResult, output: Path) -> list[str]:
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Results directory (default: the file's `output`, else results/<name>/).")
 @click.option("--plots", is_flag=True,
-              help="Also draw the charts into <results>/plots/ (otherwise `arena plot` or "
-                   "`arena publish` draws them).")
+              help="Also draw the charts into <results>/plots/, as `plots = true` in the file "
+                   "does (otherwise `arena plot` or `arena publish` draws them).")
 def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
             output: Path | None, plots: bool) -> None:
     """Run (or resume) a tournament from a TOML file.
@@ -117,7 +117,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         _echo_standings(config)
     for line in summary_lines(result, Path(config.output)):
         click.echo(line)
-    _write_reports(config, plots)
+    _write_reports(config, plots or config.plots)
 
 
 def _echo_standings(config: TournamentConfig) -> None:

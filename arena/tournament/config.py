@@ -62,6 +62,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "seed": ((int,), "an integer"),
     "restart": ((str,), f"one of {', '.join(RESTART_POLICIES)}"),
     "output": ((str,), "a directory"),
+    "plots": ((bool,), "true or false"),
 }
 _TIME_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "move_ms": ((int,), "milliseconds per move"),
@@ -133,6 +134,7 @@ class TournamentConfig:
     # `output` was chosen on purpose (in the file or with --output): another tournament file's
     # results may be there, and the run joins them rather than being refused
     output_explicit: bool = False
+    plots: bool = False  # draw the charts at the end of `arena run` (as `--plots` does)
 
     def bot(self, name: str) -> BotEntry:
         for entry in self.bots:
@@ -258,7 +260,8 @@ class _Checker:
                             "[table] (keys after a [table] header belong to that table)")
                 raise self.error(f"unknown key {key!r}{place}{hint}", key, table, index)
             types, description = schema[key]
-            if isinstance(value, bool) or not isinstance(value, types):
+            # a TOML boolean is a Python int: accept it only where a boolean is meant
+            if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
                 place = f"[{table}] " if table and table != "bots" else ""
                 raise self.error(
                     f"{place}{key!r} must be {description}, got {value!r}", key, table, index
@@ -327,6 +330,7 @@ def load_config(
         output=_output(check, data, name),
         description=data.get("description", ""),
         output_explicit="output" in data,
+        plots=data.get("plots", False),
     )
 
 

@@ -209,3 +209,11 @@ def test_the_time_control_is_typed(tmp_path):
 
     config = load(tmp_path, GOOD)
     assert isinstance(config.time_control, TimeControl) and config.time_control.move_ms == 500
+
+
+def test_plots_is_a_boolean(tmp_path):
+    assert load(tmp_path, GOOD).plots is False
+    assert load(tmp_path, "plots = true\n" + GOOD).plots is True
+    message = error_of(tmp_path, "plots = 1\n" + GOOD)
+    assert "t.toml:1:" in message and "'plots' must be true or false" in message
+    assert "'games'" in error_of(tmp_path, GOOD.replace("games = 4", "games = true"))
