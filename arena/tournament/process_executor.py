@@ -16,6 +16,7 @@ import signal
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
@@ -145,8 +146,9 @@ class ProcessExecutor(GameExecutor):
             try:
                 while conn.poll():
                     outcome = conn.recv()
-                    if worker.inflight.pop(outcome.game.game_id, None) is not None:
-                        outcomes.append(outcome)
+                    game = worker.inflight.pop(outcome.game.game_id, None)
+                    if game is not None:  # our own game, not the copy that crossed the pipe
+                        outcomes.append(replace(outcome, game=game))
             except (EOFError, OSError):
                 outcomes += self._retire(worker, f"exited ({_exit_text(worker.process)})")
         if time.monotonic() - self._checked >= HEALTH_EVERY or not ready:
