@@ -185,7 +185,10 @@ def _exit_text(process: multiprocessing.process.BaseProcess) -> str:
     process.join(timeout=1)
     code = process.exitcode
     if code is not None and code < 0:
-        return f"killed by {signal.Signals(-code).name}"
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
     return f"exit code {code}"
 
 
