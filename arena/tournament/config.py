@@ -548,11 +548,7 @@ def _bot(check: _Checker, item: dict[str, Any], index: int, base: Path,
         )
     ref, args = _bot_command(check, item, index)
     name = item.get("name")
-    if name is not None and not _NAME_RE.match(name):
-        raise check.error(
-            f"bot name {name!r} must be letters, digits, '.', '_', '-' or '+'",
-            "name", "bots", index,
-        )
+    _check_bot_name(check, name, index)
     key = _ref_key(item)
     try:
         spec = _resolve_ref(ref, base, args, name, resolve)
@@ -571,11 +567,23 @@ def _bot_command(check: _Checker, item: dict[str, Any], index: int) -> tuple[str
             raise check.error("'path' is empty: name a bot folder, script, executable or "
                               "bundled bot", "path", "bots", index)
         return item["path"], args
-    command = item["command"]
-    parts = shlex.split(command) if isinstance(command, str) else [str(p) for p in command]
+    parts = _command_parts(item)
     if not parts:
         raise check.error("'command' is empty", "command", "bots", index)
     return parts[0], parts[1:] + args
+
+
+def _command_parts(item: dict[str, Any]) -> list[str]:
+    command = item["command"]
+    return shlex.split(command) if isinstance(command, str) else [str(p) for p in command]
+
+
+def _check_bot_name(check: _Checker, name: str | None, index: int) -> None:
+    if name is not None and not _NAME_RE.match(name):
+        raise check.error(
+            f"bot name {name!r} must be letters, digits, '.', '_', '-' or '+'",
+            "name", "bots", index,
+        )
 
 
 def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
