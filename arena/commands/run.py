@@ -143,7 +143,7 @@ def _write_reports(config: TournamentConfig, plots: bool) -> None:
 
     try:
         write_run_reports(config, plots=plots)
-    except Exception as error:  # noqa: BLE001 - the games are safe; reports can be redone
+    except Exception as error:  # the games are safe; reports can be redone
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         click.echo(f"warning: could not write the reports: {first} "
                    f"(the games are stored; try `arena standings {config.output}`)", err=True)

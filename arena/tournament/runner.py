@@ -111,7 +111,7 @@ class Runner:
         self.losses: Counter[str] = Counter()  # per game id: times its worker was lost
 
     # -- signals --------------------------------------------------------------------------------
-    def _on_signal(self, signum, frame) -> None:  # noqa: ARG002
+    def _on_signal(self, signum: int, frame: object) -> None:
         if self.stopped_by is None:
             self.stopped_by = signum
         self.stop.set()

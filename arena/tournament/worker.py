@@ -59,7 +59,7 @@ class PlayerPool:
 def _close(player: Player) -> None:
     try:
         player.close()
-    except Exception:  # noqa: BLE001 - one failing close must not keep the others running
+    except Exception:  # one failing close must not keep the others running
         pass
 
 
