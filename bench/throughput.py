@@ -6,7 +6,13 @@ directory, once with one game at a time and once with one per core, and prints
 Each setting is run `--repeat` times and the best rate is kept, as other work on the machine
 only ever slows a run down; the load average before the runs is printed for context.
 
+Field-size sweep (issue 13, a warm pool sized to the field): the same number of games between
+4 bots and between 16 bots, at one game per core, printing `field_16_vs_4` (the 16-bot rate over
+the 4-bot rate; near 1 when bot processes are kept warm for the whole field) and the bot process
+starts per game of each (`restarts_per_game_field_N`).
+
     python bench/throughput.py [--games 100] [--bots 4] [--variant classic] [--cores N]
+    python bench/throughput.py --sweep-only [--sweep-games 240]
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ def make_file(folder: Path, bots: int, games: int, variant: str) -> Path:
     ]
     for i in range(bots):
         lines += ["[[bots]]", 'path = "random"', f'name = "random{i}"', f'args = ["--seed", "{i}"]']
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "bench.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -40,6 +47,13 @@ def make_file(folder: Path, bots: int, games: int, variant: str) -> Path:
 
 def games_per_second(path: Path, concurrency: int, output: Path,
                      mode: str = "process") -> tuple[float, int]:
+    rate, played, _starts = run_once(path, concurrency, output, mode)
+    return rate, played
+
+
+def run_once(path: Path, concurrency: int, output: Path,
+             mode: str = "process") -> tuple[float, int, int]:
+    """(games per second, games played, bot processes started) of one run."""
     config = load_config(path, concurrency=concurrency)
     config.output = output
     runner = Runner(config, progress_factory=lambda *a, **k: Progress(*a, quiet=True, **k),
@@ -49,7 +63,24 @@ def games_per_second(path: Path, concurrency: int, output: Path,
     elapsed = time.perf_counter() - started
     if result.played != result.total or result.forfeits:
         sys.exit(f"bench: {result.played}/{result.total} games, {result.forfeits} forfeits")
-    return result.played / elapsed, result.played
+    return result.played / elapsed, result.played, result.starts
+
+
+def field_sweep(folder: Path, total_games: int, cores: int, variant: str, mode: str,
+                repeat: int) -> dict[int, tuple[float, float]]:
+    """{field size: (best games/s, starts per game)} for about `total_games` games each."""
+    out = {}
+    for bots in (4, 16):
+        pairings = bots * (bots - 1) // 2
+        games = max(2, 2 * round(total_games / pairings / 2))
+        path = make_file(folder / f"field{bots}", bots, games, variant)
+        best, per_game = 0.0, 0.0
+        for i in range(repeat):
+            rate, played, starts = run_once(path, cores, folder / f"field{bots}-{i}", mode)
+            if rate > best:
+                best, per_game = rate, starts / played
+        out[bots] = (best, per_game)
+    return out
 
 
 def main() -> None:
@@ -63,10 +94,24 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=default_concurrency())
     parser.add_argument("--mode", choices=["process", "thread"], default="process",
                         help="workers as processes (default) or threads")
+    parser.add_argument("--sweep-games", type=int, default=240,
+                        help="games per field size in the field-size sweep")
+    parser.add_argument("--sweep-only", action="store_true",
+                        help="only the field-size sweep (4 vs 16 bots)")
     args = parser.parse_args()
     load = os.getloadavg()[0]
+    print(f"load_average_before: {load:.2f} processes")
+    print(f"cores: {args.cores} cores")
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as scratch:
         folder = Path(scratch)
+        sweep = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
+                            args.repeat)
+        for bots, (rate, per_game) in sweep.items():
+            print(f"throughput_field_{bots}: {rate:.2f} games/s")
+            print(f"restarts_per_game_field_{bots}: {per_game:.3f} starts/game")
+        print(f"field_16_vs_4: {sweep[16][0] / sweep[4][0]:.2f} ratio")
+        if args.sweep_only:
+            return
         path = make_file(folder, args.bots, args.games, args.variant)
         one = many = 0.0
         n_games = 0
@@ -77,8 +122,6 @@ def main() -> None:
             many = max(many, rate)
     speedup = many / one if one else 0.0
     print(f"games_per_run: {n_games} games")
-    print(f"cores: {args.cores} cores")
-    print(f"load_average_before: {load:.2f} processes")
     print(f"throughput_concurrency_1: {one:.2f} games/s")
     print(f"throughput_concurrency_{args.cores}: {many:.2f} games/s")
     print(f"speedup: {speedup:.2f} x")

@@ -8,15 +8,50 @@ import sqlite3
 import sys
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+if TYPE_CHECKING:
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.runner import RunResult
 
-def _resume_hint(file: Path, concurrency: int | None) -> str:
+
+def _resume_hint(file: Path, concurrency: int | None, output: Path | None) -> str:
     argv = ["arena", "run", str(file)]
     if concurrency is not None:
         argv += ["--concurrency", str(concurrency)]
+    if output is not None:
+        argv += ["--output", str(output)]
     return shlex.join(argv)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(int(minutes), 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{int(secs):02d}"
+    return f"{minutes}:{secs:04.1f}" if minutes else f"{secs:.1f} s"
+
+
+def summary_lines(result: RunResult, output: Path) -> list[str]:
+    """The end-of-run summary, in lines that fit 80 columns (paths aside)."""
+    if not result.played and not result.voids:
+        if result.skipped:
+            return [f"Nothing to play: {result.done} of {result.total} games done, "
+                    f"{result.skipped} skipped.", f"Results in {output}/"]
+        return [f"Nothing to play: all {result.total} games are done.", f"Results in {output}/"]
+    rate = result.played / result.elapsed if result.elapsed > 0 else 0.0
+    lines = [
+        f"Done: {result.done} of {result.total} games ({result.played} played now).",
+        f"{_duration(result.elapsed)} elapsed, {rate:.2f} games/s, {result.forfeits} forfeits.",
+    ]
+    if result.voids:
+        lines.append(f"{result.voids} void (neither bot started): not rated, played again "
+                     "next run.")
+    if result.skipped:
+        lines.append(f"{result.skipped} skipped: both bots failed to start too often.")
+    return [*lines, f"Results in {output}/"]
 
 
 @click.command(name="run")
@@ -24,16 +59,21 @@ def _resume_hint(file: Path, concurrency: int | None) -> str:
 @click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
               help="Games played at once (default: the file's `concurrency`, else the cores).")
 @click.option("--fresh", is_flag=True,
-              help="Start over: move the stored results aside to a backup folder (never deleted).")
+              help="Start over: move the stored results, logs, reports and site aside to a "
+                   "backup folder (never deleted).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output, only the summary.")
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Results directory (default: the file's `output`, else results/<name>/).")
+@click.option("--plots", is_flag=True,
+              help="Also draw the charts into <results>/plots/, as `plots = true` in the file "
+                   "does (otherwise `arena plot` or `arena publish` draws them).")
 def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
-            output: Path | None) -> None:
+            output: Path | None, plots: bool) -> None:
     """Run (or resume) a tournament from a TOML file.
 
     Finished games are stored one by one in the results directory; running the same command
-    again skips them and plays the rest. Ctrl-C stops cleanly.
+    again skips them and plays the rest. Ctrl-C stops cleanly. At the end the standings files
+    (standings.md/.csv/.json, standings_variants.csv, pairs.csv) are written there.
     """
     from arena.tournament.config import ConfigError, load_config
     from arena.tournament.progress import Progress
@@ -49,6 +89,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         sys.exit(130)
     if output is not None:
         config.output = output
+        config.output_explicit = True
     runner = Runner(config, fresh=fresh, progress_factory=partial(Progress, quiet=quiet))
     try:
         result = runner.run()
@@ -64,52 +105,45 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
 
     if result.backup is not None:
         click.echo(f"Previous results moved to {result.backup}")
-    progress_plain = quiet or not sys.stdout.isatty()
     if result.stopped_by is not None or result.error is not None:
-        click.echo(
-            f"Stopped: {result.done} of {result.total} games done. "
-            f"Run the same command again to resume: {_resume_hint(file, concurrency)}",
-            err=True,
-        )
+        click.echo(f"Stopped: {result.done} of {result.total} games done. Run the same "
+                   "command again to resume:", err=True)
+        click.echo(f"  {_resume_hint(file, concurrency, output)}", err=True)
         if result.error is not None:
             sys.exit(1)
         sys.exit(128 + int(result.stopped_by or signal.SIGINT))
 
-    if progress_plain and not quiet and result.played:
-        from arena.tournament.progress import Standings
-        from arena.tournament.store import Store
-
-        standings = Standings([b.name for b in config.bots])
-        try:
-            with Store(config.output) as store:
-                for first, second, res, reason, _variant in store.results():
-                    standings.add(first, second, res, reason)
-        except (StoreError, sqlite3.Error) as error:
-            click.echo(f"warning: cannot show the standings: {error}", err=True)
-        else:
-            for line in standings.lines():
-                click.echo(line)
-    rate = result.played / result.elapsed if result.elapsed > 0 else 0.0
-    if result.played:
-        click.echo(
-            f"Done: {result.done} of {result.total} games ({result.played} played now in "
-            f"{result.elapsed:.1f} s, {rate:.2f} games/s, {result.forfeits} forfeits). "
-            f"Results in {config.output}/"
-        )
-    else:
-        click.echo(f"Nothing to play: all {result.total} games are done. Results in "
-                   f"{config.output}/")
-    _write_reports(Path(config.output))
+    if not quiet and not sys.stdout.isatty() and result.played:
+        _echo_standings(config)
+    for line in summary_lines(result, Path(config.output)):
+        click.echo(line)
+    _write_reports(config, plots or config.plots)
 
 
-def _write_reports(results_dir: Path) -> None:
+def _echo_standings(config: TournamentConfig) -> None:
+    """The plain-output table: the same computation as the live one (`Standings`)."""
+    from arena.tournament.progress import Standings
+    from arena.tournament.reporting import select_results
+    from arena.tournament.store import Store, StoreError
+
+    standings = Standings([b.name for b in config.bots])
     try:
-        from arena.reports import write_reports
-    except ImportError:
+        with Store(config.output) as store:
+            for first, second, res, reason, _variant in select_results(config, store.results()):
+                standings.add(first, second, res, reason)
+    except (StoreError, sqlite3.Error) as error:
+        click.echo(f"warning: cannot show the standings: {error}", err=True)
         return
+    for line in standings.lines():
+        click.echo(line)
+
+
+def _write_reports(config: TournamentConfig, plots: bool) -> None:
+    from arena.tournament.reporting import write_run_reports
+
     try:
-        write_reports(results_dir)
-    except Exception as error:  # noqa: BLE001 - the games are safe; reports can be redone
+        write_run_reports(config, plots=plots)
+    except Exception as error:  # the games are safe; reports can be redone
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         click.echo(f"warning: could not write the reports: {first} "
-                   f"(the games are stored; try `arena standings {results_dir}`)", err=True)
+                   f"(the games are stored; try `arena standings {config.output}`)", err=True)

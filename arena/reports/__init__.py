@@ -10,6 +10,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["load_games", "write_plots", "write_reports"]
 
@@ -27,8 +31,9 @@ def write_plots(games_df, out_dir, **kwargs):  # noqa: ANN001, ANN201
 
 
 def write_reports(results_dir: Path, anchor: tuple[str, float] | None = None,
-                  plots: bool = True) -> list[Path]:
-    """Load the games of ``results_dir`` and write the standings files and the plots.
+                  plots: bool = True, games: pd.DataFrame | None = None) -> list[Path]:
+    """Load the games of ``results_dir`` (or use ``games``, a games table) and write the
+    standings files and the plots.
 
     Returns the paths written (the tournament runner may ignore it).
     """
@@ -39,7 +44,7 @@ def write_reports(results_dir: Path, anchor: tuple[str, float] | None = None,
     from arena.reports.render import render_pairwise, render_standings, to_csv, to_json
 
     results_dir = Path(results_dir)
-    games = _load(results_dir)
+    games = _load(results_dir) if games is None else games
     tables = {name: with_bot_info(table, results_dir)
               for name, table in standings_by_variant(games, anchor=anchor).items()}
     pooled = tables["all"]

@@ -5,4 +5,5 @@ Light to import: submodules are loaded on demand (`arena.tournament.store`, `.co
 
 from __future__ import annotations
 
-__all__ = ["config", "schedule", "runner", "store", "export", "progress"]
+__all__ = ["config", "schedule", "runner", "store", "export", "progress", "executor", "worker",
+           "thread_executor", "process_executor", "reporting", "voids"]

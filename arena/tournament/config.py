@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import NAME_RULE, name_problem, resolve_command
+from arena.botspec import NAME_RULE, BotSpec, name_problem, resolve_command
 from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
 from arena.game import parse_variant as _parse_variant
+from arena.timecontrol import TimeControl
 from arena.tomlcheck import KeyLines as _Lines
 from arena.tomlcheck import close_match as _close
 from arena.tomlcheck import suggest as _suggest
@@ -64,6 +65,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "seed": ((int,), "an integer"),
     "restart": ((str,), f"one of {', '.join(RESTART_POLICIES)}"),
     "output": ((str,), "a directory"),
+    "plots": ((bool,), "true or false"),
 }
 _TIME_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "move_ms": ((int,), "milliseconds per move"),
@@ -89,15 +91,14 @@ class BotEntry:
     name: str
     ref: str
     args: tuple[str, ...]
-    spec: Any  # arena.botspec.BotSpec
+    spec: BotSpec
     line: int = 0
 
     def fingerprint(self) -> dict:
-        spec = self.spec
         return {
-            "command": list(getattr(spec, "command", [])),
-            "args": list(getattr(spec, "args", self.args)),
-            "program_hash": getattr(spec, "program_hash", ""),
+            "command": list(self.spec.command),
+            "args": list(self.spec.args),
+            "program_hash": self.spec.program_hash,
         }
 
 
@@ -127,12 +128,16 @@ class TournamentConfig:
     games: int | None = None  # per pairing per variant; None: 2, or 2 per opening
     openings_file: Path | None = None
     openings: list[Opening] = field(default_factory=list)
-    time_control: Any = None  # arena.referee.TimeControl
+    time_control: TimeControl = field(default_factory=TimeControl)
     concurrency: int = 1
     seed: int = 0
     restart: str = "on-failure"
     output: Path = Path("results")
     description: str = ""
+    # `output` was chosen on purpose (in the file or with --output): another tournament file's
+    # results may be there, and the run joins them rather than being refused
+    output_explicit: bool = False
+    plots: bool = False  # draw the charts at the end of `arena run` (as `--plots` does)
 
     def bot(self, name: str) -> BotEntry:
         for entry in self.bots:
@@ -178,14 +183,8 @@ class TournamentConfig:
         }
 
 
-def _tc_dict(tc: Any) -> dict:
-    if tc is None:
-        return {}
-    if hasattr(tc, "to_dict"):
-        return dict(tc.to_dict())
-    from dataclasses import asdict
-
-    return asdict(tc)
+def _tc_dict(tc: TimeControl) -> dict:
+    return dict(tc.to_dict())
 
 
 class _Checker:
@@ -216,14 +215,15 @@ class _Checker:
                             "[table] (keys after a [table] header belong to that table)")
                 raise self.error(f"unknown key {key!r}{place}{hint}", key, table, index)
             types, description = schema[key]
-            if isinstance(value, bool) or not isinstance(value, types):
+            # a TOML boolean is a Python int: accept it only where a boolean is meant
+            if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
                 place = f"[{table}] " if table and table != "bots" else ""
                 raise self.error(
                     f"{place}{key!r} must be {description}, got {value!r}", key, table, index
                 )
 
 
-Resolver = Callable[..., Any]
+Resolver = Callable[..., BotSpec]
 
 
 def _default_resolver() -> Resolver:
@@ -232,7 +232,8 @@ def _default_resolver() -> Resolver:
     return resolve_bot
 
 
-def _resolve_ref(ref: str, base: Path, args: Sequence[str], name: str | None, resolver: Resolver):
+def _resolve_ref(ref: str, base: Path, args: Sequence[str], name: str | None,
+                 resolver: Resolver) -> BotSpec:
     """Try the ref relative to the tournament file's folder, then as given (CWD, bundled names)."""
     local = base / ref
     errors: list[Exception] = []
@@ -255,14 +256,51 @@ def load_config(
 ) -> TournamentConfig:
     """Read and check a tournament file; raise `ConfigError` naming the key and line."""
     path = Path(path)
+    text = _read_text(path)
+    data = _parse_toml(path, text)
+    check = _Checker(path, text)
+    check.check_keys(data, _TOP_KEYS)
+    base = path.resolve().parent
+    name = _name(check, data, path)
+    variants = _variants(check, data)
+    fmt = _format(check, data)
+    games = _games(check, data)
+    bots = _bots(check, data.get("bots"), base, resolver)
+    openings_file, openings = _openings(check, data, base, variants)
+    _check_size(check, _pairings(fmt, bots), games, variants, openings)
+    return TournamentConfig(
+        name=name,
+        path=path.resolve(),
+        bots=bots,
+        variants=variants,
+        format=fmt,
+        gauntlet_bot=_gauntlet_bot(check, data, fmt, bots),
+        games=games,
+        openings_file=openings_file,
+        openings=openings,
+        time_control=_time_control(check, data.get("time", {})),
+        concurrency=_concurrency(check, data, concurrency),
+        seed=data.get("seed", 0),
+        restart=_restart(check, data),
+        output=_output(check, data, name),
+        description=data.get("description", ""),
+        output_explicit="output" in data,
+        plots=data.get("plots", False),
+    )
+
+
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such tournament file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
+
+
+def _parse_toml(path: Path, text: str) -> dict[str, Any]:
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         match = re.search(r"line (\d+)", str(error))
         if match:
@@ -273,10 +311,8 @@ def load_config(
             where = str(path)
         raise ConfigError(f"{where}: not valid TOML: {error}") from None
 
-    check = _Checker(path, text)
-    check.check_keys(data, _TOP_KEYS)
-    base = path.resolve().parent
 
+def _name(check: _Checker, data: dict[str, Any], path: Path) -> str:
     name = data.get("name", path.stem)
     if not _NAME_RE.match(name):
         raise check.error(
@@ -284,15 +320,17 @@ def load_config(
             f"got {name!r}",
             "name",
         )
+    return name
 
-    # variants
-    raw_variants = data.get("variants", ["classic"])
-    if isinstance(raw_variants, str):
-        raw_variants = [raw_variants]
-    if not raw_variants:
+
+def _variants(check: _Checker, data: dict[str, Any]) -> list[Variant]:
+    raw = data.get("variants", ["classic"])
+    if isinstance(raw, str):
+        raw = [raw]
+    if not raw:
         raise check.error("'variants' is empty: list at least one variant spec", "variants")
     variants: list[Variant] = []
-    for spec in raw_variants:
+    for spec in raw:
         if not isinstance(spec, str):
             raise check.error(f"'variants' must hold spec strings, got {spec!r}", "variants")
         try:
@@ -302,70 +340,99 @@ def load_config(
         if any(v.spec == variant.spec for v in variants):
             raise check.error(f"variant {variant.spec!r} is listed twice in 'variants'", "variants")
         variants.append(variant)
+    return variants
 
+
+def _format(check: _Checker, data: dict[str, Any]) -> str:
     fmt = data.get("format", "round-robin")
     if fmt not in FORMATS:
         raise check.error(
             f"'format' must be one of {', '.join(FORMATS)}, got {fmt!r}{_close(fmt, FORMATS)}",
             "format",
         )
+    return fmt
 
+
+def _games(check: _Checker, data: dict[str, Any]) -> int | None:
     games = data.get("games")
     if games is not None and (games < 2 or games % 2):
         raise check.error(
             f"'games' must be a positive even number (each bot starts half the games), got {games}",
             "games",
         )
+    return games
 
+
+def _restart(check: _Checker, data: dict[str, Any]) -> str:
     restart = data.get("restart", "on-failure")
     if restart not in RESTART_POLICIES:
         raise check.error(
             f"'restart' must be one of {', '.join(RESTART_POLICIES)}, got {restart!r}", "restart"
         )
+    return restart
 
-    conc = concurrency if concurrency is not None else data.get("concurrency")
+
+def _concurrency(check: _Checker, data: dict[str, Any], override: int | None) -> int:
+    conc = override if override is not None else data.get("concurrency")
     if conc is None:
-        conc = default_concurrency()
+        return default_concurrency()
     if conc < 1:
         raise check.error(f"'concurrency' must be at least 1, got {conc}", "concurrency")
+    return conc
 
-    seed = data.get("seed", 0)
-    if "output" in data and not data["output"].strip():
+
+def _output(check: _Checker, data: dict[str, Any], name: str) -> Path:
+    if "output" not in data:
+        return Path(f"results/{name}")
+    if not data["output"].strip():
         raise check.error("'output' is empty: name a results directory, e.g. \"results/NAME\"",
                           "output")
-    if "\x00" in data.get("output", ""):
+    if "\x00" in data["output"]:
         raise check.error("'output' contains a NUL character", "output")
-    output = Path(data.get("output", f"results/{name}"))
+    return Path(data["output"])
 
-    time_control = _time_control(check, data.get("time", {}))
-    bots = _bots(check, data.get("bots"), base, resolver)
 
+def _gauntlet_bot(check: _Checker, data: dict[str, Any], fmt: str,
+                  bots: list[BotEntry]) -> str | None:
     gauntlet_bot = data.get("gauntlet_bot")
-    if fmt == "gauntlet":
-        names = [b.name for b in bots]
-        if gauntlet_bot is None:
-            raise check.error("format 'gauntlet' needs 'gauntlet_bot = \"NAME\"'", "format")
-        if gauntlet_bot not in names:
-            raise check.error(
-                f"'gauntlet_bot' {gauntlet_bot!r} is not one of the bots ({', '.join(names)})"
-                f"{_close(gauntlet_bot, names)}",
-                "gauntlet_bot",
-            )
-    elif gauntlet_bot is not None:
-        raise check.error("'gauntlet_bot' is only used with format = \"gauntlet\"", "gauntlet_bot")
+    if fmt != "gauntlet":
+        if gauntlet_bot is not None:
+            raise check.error("'gauntlet_bot' is only used with format = \"gauntlet\"",
+                              "gauntlet_bot")
+        return None
+    names = [b.name for b in bots]
+    if gauntlet_bot is None:
+        raise check.error("format 'gauntlet' needs 'gauntlet_bot = \"NAME\"'", "format")
+    if gauntlet_bot not in names:
+        raise check.error(
+            f"'gauntlet_bot' {gauntlet_bot!r} is not one of the bots ({', '.join(names)})"
+            f"{_close(gauntlet_bot, names)}",
+            "gauntlet_bot",
+        )
+    return gauntlet_bot
 
-    openings_file = None
-    openings: list[Opening] = []
-    if "openings" in data:
-        openings_file = _find_file(data["openings"], base)
-        if openings_file is None:
-            raise check.error(f"openings file {data['openings']!r} not found", "openings")
-        openings = _read_openings(openings_file, variants)
-        if not openings:
-            raise check.error(f"openings file {data['openings']!r} holds no openings", "openings")
 
-    pairs = len(bots) - 1 if fmt == "gauntlet" else len(bots) * (len(bots) - 1) // 2
-    total = pairs * sum(
+def _openings(check: _Checker, data: dict[str, Any], base: Path,
+              variants: list[Variant]) -> tuple[Path | None, list[Opening]]:
+    if "openings" not in data:
+        return None, []
+    openings_file = _find_file(data["openings"], base)
+    if openings_file is None:
+        raise check.error(f"openings file {data['openings']!r} not found", "openings")
+    openings = _read_openings(openings_file, variants)
+    if not openings:
+        raise check.error(f"openings file {data['openings']!r} holds no openings", "openings")
+    return openings_file, openings
+
+
+def _pairings(fmt: str, bots: list[BotEntry]) -> int:
+    return len(bots) - 1 if fmt == "gauntlet" else len(bots) * (len(bots) - 1) // 2
+
+
+def _check_size(check: _Checker, pairings: int, games: int | None, variants: list[Variant],
+                openings: list[Opening]) -> None:
+    """The schedule is built in memory: refuse one too big before building it."""
+    total = pairings * sum(
         games if games is not None
         else 2 * max(1, sum(o.variant in (None, v.spec) for o in openings))
         for v in variants
@@ -377,24 +444,6 @@ def load_config(
             "games" if games is not None else "openings",
         )
 
-    return TournamentConfig(
-        name=name,
-        path=path.resolve(),
-        bots=bots,
-        variants=variants,
-        format=fmt,
-        gauntlet_bot=gauntlet_bot,
-        games=games,
-        openings_file=openings_file,
-        openings=openings,
-        time_control=time_control,
-        concurrency=conc,
-        seed=seed,
-        restart=restart,
-        output=output,
-        description=data.get("description", ""),
-    )
-
 
 def _find_file(ref: str, base: Path) -> Path | None:
     for candidate in (base / ref, Path(ref)):
@@ -403,32 +452,20 @@ def _find_file(ref: str, base: Path) -> Path | None:
     return None
 
 
-def _time_control(check: _Checker, table: dict):
+def _time_control(check: _Checker, table: dict[str, Any]) -> TimeControl:
+    """The [time] table as a TimeControl, whose own rules are the only ones checked."""
     check.check_keys(table, _TIME_KEYS, table="time", label="[time]")
-    from arena.referee import TimeControl
-
-    values = dict(table)
-    if "base_ms" in values and "move_ms" not in values:
-        values["move_ms"] = None
-    for key, value in values.items():
-        if value is not None and value < 0:
-            raise check.error(f"[time] {key!r} cannot be negative, got {value}", key, "time")
-    if values.get("move_ms") == 0:
-        raise check.error("[time] 'move_ms' must be at least 1 ms", "move_ms", "time")
-    if values.get("base_ms") == 0:
-        raise check.error("[time] 'base_ms' must be at least 1 ms", "base_ms", "time")
-    if "increment_ms" in values and values.get("base_ms") is None:
-        raise check.error(
-            "[time] 'increment_ms' needs 'base_ms' (a clock to add to)", "increment_ms", "time"
-        )
     try:
-        return TimeControl(**values)
+        return TimeControl.from_dict(table)
     except (ValueError, TypeError) as error:
-        key = next((k for k in values if k in str(error)), None)
-        raise check.error(f"impossible time control: {error}", key, "time") from None
+        message = str(error).removeprefix("time control: ")
+        named = [(message.find(k), k) for k in _TIME_KEYS if k in message and k in table]
+        key = min(named)[1] if named else None
+        raise check.error(f"[time] impossible time control: {message}", key, "time") from None
 
 
-def _bots(check: _Checker, raw: Any, base: Path, resolver: Resolver | None) -> list[BotEntry]:
+def _bots(check: _Checker, raw: list[Any] | None, base: Path,
+          resolver: Resolver | None) -> list[BotEntry]:
     if not raw:
         raise check.error(
             "no bots: add at least two [[bots]] tables, e.g. [[bots]] path = \"random\"", "bots"
@@ -437,52 +474,71 @@ def _bots(check: _Checker, raw: Any, base: Path, resolver: Resolver | None) -> l
         raise check.error("'bots' must be [[bots]] tables with a 'path' key", "bots")
     resolve = resolver or _default_resolver()
     entries: list[BotEntry] = []
-    seen: dict[str, int] = {}
     for index, item in enumerate(raw):
-        check.check_keys(item, _BOT_KEYS, table="bots", index=index, label=f"bot #{index + 1}")
-        if ("path" in item) == ("command" in item):
+        entry = _bot(check, item, index, base, resolve)
+        twin = next((e for e in entries if e.name == entry.name), None)
+        if twin is not None:
             raise check.error(
-                f"bot #{index + 1} needs exactly one of 'path' or 'command'", None, "bots", index
-            )
-        args = list(item.get("args", []))
-        if not all(isinstance(a, str) for a in args):
-            raise check.error("'args' must be a list of strings", "args", "bots", index)
-        key = "path" if "path" in item else "command"
-        if key == "path":
-            ref = item["path"]
-            if not ref.strip():
-                raise check.error("'path' is empty: name a bot folder, script, executable or "
-                                  "bundled bot", "path", "bots", index)
-        else:
-            command = item["command"]
-            parts = shlex.split(command) if isinstance(command, str) else [str(p) for p in command]
-            if not parts:
-                raise check.error("'command' is empty", "command", "bots", index)
-            ref, args = parts[0], parts[1:] + args
-        name = item.get("name")
-        if name is not None and name_problem(name):
-            raise check.error(f"bot name {name!r} {name_problem(name)} ({NAME_RULE})",
-                              "name", "bots", index)
-        try:
-            if key == "command":  # one rule for commands, relative to this file's folder
-                spec = resolve_command(parts, base, item.get("args", []), name)
-            else:
-                spec = _resolve_ref(ref, base, args, name, resolve)
-        except ValueError as error:
-            raise check.error(f"bot {ref!r}: {error}", key, "bots", index) from None
-        final = name or spec.name
-        line = check.lines.line(key, "bots", index)
-        if final in seen:
-            raise check.error(
-                f"two bots are named {final!r} (lines {seen[final]} and {line}); "
+                f"two bots are named {entry.name!r} (lines {twin.line} and {entry.line}); "
                 "give each a distinct name = \"...\"",
-                "name" if name else key, "bots", index,
+                "name" if "name" in item else _ref_key(item), "bots", index,
             )
-        seen[final] = line
-        entries.append(BotEntry(final, ref, tuple(args), spec, line))
+        entries.append(entry)
     if len(entries) < 2:
         raise check.error("a tournament needs at least two bots", "bots")
     return entries
+
+
+def _ref_key(item: dict[str, Any]) -> str:
+    return "path" if "path" in item else "command"
+
+
+def _bot(check: _Checker, item: dict[str, Any], index: int, base: Path,
+         resolve: Resolver) -> BotEntry:
+    """One [[bots]] table, resolved; its `line` is that of its path or command."""
+    check.check_keys(item, _BOT_KEYS, table="bots", index=index, label=f"bot #{index + 1}")
+    if ("path" in item) == ("command" in item):
+        raise check.error(
+            f"bot #{index + 1} needs exactly one of 'path' or 'command'", None, "bots", index
+        )
+    ref, args = _bot_command(check, item, index)
+    name = item.get("name")
+    _check_bot_name(check, name, index)
+    key = _ref_key(item)
+    try:
+        if key == "command":  # one rule for commands everywhere, relative to this file's folder
+            spec = resolve_command(_command_parts(item), base, item.get("args", []), name)
+        else:
+            spec = _resolve_ref(ref, base, args, name, resolve)
+    except ValueError as error:
+        raise check.error(f"bot {ref!r}: {error}", key, "bots", index) from None
+    return BotEntry(name or spec.name, ref, tuple(args), spec, check.lines.line(key, "bots", index))
+
+
+def _bot_command(check: _Checker, item: dict[str, Any], index: int) -> tuple[str, list[str]]:
+    """(reference, extra arguments) of a bot given by `path` + `args` or by `command`."""
+    args = list(item.get("args", []))
+    if not all(isinstance(a, str) for a in args):
+        raise check.error("'args' must be a list of strings", "args", "bots", index)
+    if "path" in item:
+        if not item["path"].strip():
+            raise check.error("'path' is empty: name a bot folder, script, executable or "
+                              "bundled bot", "path", "bots", index)
+        return item["path"], args
+    parts = _command_parts(item)
+    if not parts:
+        raise check.error("'command' is empty", "command", "bots", index)
+    return parts[0], parts[1:] + args
+
+
+def _command_parts(item: dict[str, Any]) -> list[str]:
+    command = item["command"]
+    return shlex.split(command) if isinstance(command, str) else [str(p) for p in command]
+
+
+def _check_bot_name(check: _Checker, name: str | None, index: int) -> None:
+    if name is not None and name_problem(name):
+        raise check.error(f"bot name {name!r} {name_problem(name)} ({NAME_RULE})", "name", "bots", index)
 
 
 def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:

@@ -1,7 +1,8 @@
 """Progress of a running tournament: a live rich display on a terminal, plain lines otherwise.
 
-Shows games done/total, games per second, ETA, forfeits and a standings table (score and a quick
-Elo from a Bradley-Terry fit, draws counting half).
+Shows games done/total, elapsed time, games per second, ETA, forfeits (and the latest few: who
+and why) and a standings table whose Elo is the one `arena standings` computes
+(`arena.ratings.elo.fit_elo`), refitted at most every `REFIT_SECONDS` while games come in.
 """
 
 from __future__ import annotations
@@ -9,46 +10,25 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from typing import TextIO
 
-FORFEIT_REASONS = ("timeout", "illegal", "protocol", "crash", "handshake")
+from arena.reasons import FORFEIT_REASONS
+
+REFIT_SECONDS = 1.0  # the live table's Elo is refitted at most this often
+RECENT_FORFEITS = 5  # forfeits listed under the live table
 
 
-def quick_elo(games: Iterable[tuple[str, str, float]], names: Iterable[str] = ()) -> dict[str, float]:
-    """Bradley-Terry ratings on the Elo scale (mean 0) by minorization-maximization.
+def fit_ratings(games: list[tuple[str, str, float]]) -> dict[str, float]:
+    """Elo of each bot with games, exactly as `arena standings` computes it (mean 0)."""
+    if not games:
+        return {}
+    from arena.ratings.elo import count_pairs, fit_elo
 
-    Each pairing gets one virtual draw, which keeps ratings finite for perfect scores.
-    """
-    wins: dict[str, float] = defaultdict(float)
-    meetings: dict[tuple[str, str], float] = defaultdict(float)
-    players = set(names)
-    for a, b, score in games:
-        if score is None or score != score:
-            continue
-        players.update((a, b))
-        wins[a] += score
-        wins[b] += 1 - score
-        key = (a, b) if a < b else (b, a)
-        meetings[key] += 1
-    for (a, b) in list(meetings):
-        wins[a] += 0.5
-        wins[b] += 0.5
-        meetings[(a, b)] += 1
-    gamma = {p: 1.0 for p in players}
-    opponents: dict[str, list[tuple[str, float]]] = defaultdict(list)
-    for (a, b), n in meetings.items():
-        opponents[a].append((b, n))
-        opponents[b].append((a, n))
-    for _ in range(100):
-        new = {}
-        for p in players:
-            denominator = sum(n / (gamma[p] + gamma[q]) for q, n in opponents[p])
-            new[p] = wins[p] / denominator if denominator > 0 and wins[p] > 0 else gamma[p]
-        mean_log = sum(math.log(g) for g in new.values()) / max(1, len(new))
-        gamma = {p: math.exp(math.log(g) - mean_log) for p, g in new.items()}
-    return {p: 400 * math.log10(g) for p, g in gamma.items()}
+    first, second, result = zip(*games, strict=True)
+    fit = fit_elo(count_pairs(first, second, result))
+    return {name: float(value) for name, value in zip(fit.names, fit.elo, strict=True)}
 
 
 class Standings:
@@ -61,6 +41,9 @@ class Standings:
         self.played: dict[str, int] = defaultdict(int)
         self.wdl: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         self.forfeits: dict[str, int] = defaultdict(int)
+        self._elo: dict[str, float] = {}
+        self._elo_games = 0  # games the cached fit covers
+        self._elo_at = -math.inf
 
     def add(self, first: str, second: str, result: float | None, reason: str = "",
             forfeit_by: float | None = None) -> None:
@@ -80,13 +63,23 @@ class Standings:
             loser = first if forfeit_by == 1 or (forfeit_by is None and result == 0) else second
             self.forfeits[loser] += 1
 
-    def rows(self) -> list[tuple[str, int, float, list[int], int, float]]:
-        elo = quick_elo(self.games, self.names)
+    def elo(self, fresh: bool = True) -> dict[str, float]:
+        """The fitted Elo; `fresh=False` may reuse a fit up to REFIT_SECONDS old."""
+        now = time.monotonic()
+        stale = self._elo_games != len(self.games)
+        if stale and (fresh or now - self._elo_at >= REFIT_SECONDS):
+            self._elo = fit_ratings(self.games)
+            self._elo_games, self._elo_at = len(self.games), now
+        return self._elo
+
+    def rows(self, fresh: bool = True) -> list[tuple[str, int, float, list[int], int, float]]:
+        elo = self.elo(fresh)
         rows = [
-            (n, self.played[n], self.points[n], self.wdl[n], self.forfeits[n], elo.get(n, 0.0))
+            (n, self.played[n], self.points[n], self.wdl[n], self.forfeits[n],
+             elo.get(n, math.nan))
             for n in self.names
         ]
-        rows.sort(key=lambda r: (-r[5], -r[2], r[0]))
+        rows.sort(key=lambda r: (-_or(r[5], -math.inf), -r[2], r[0]))
         return rows
 
     def lines(self) -> list[str]:
@@ -97,9 +90,17 @@ class Standings:
             pct = f"{100 * points / played:.0f}%" if played else "-"
             out.append(
                 f"{rank:>2}  {name:<{width}}  {played:>5}  {points:>6g}  {pct:>5}  "
-                f"{'-'.join(map(str, wdl)):>11}  {forfeits:>4}  {elo:>+6.0f}"
+                f"{'-'.join(map(str, wdl)):>11}  {forfeits:>4}  {_elo_text(elo):>6}"
             )
         return out
+
+
+def _or(value: float, default: float) -> float:
+    return default if value != value else value
+
+
+def _elo_text(elo: float) -> str:
+    return "-" if elo != elo else f"{round(elo):+d}"  # never "-0"
 
 
 def _fmt_duration(seconds: float) -> str:
@@ -144,6 +145,7 @@ class Progress:
         self.standings = Standings(names)
         self.started = time.monotonic()
         self.last_line = ""
+        self.recent_forfeits: deque[str] = deque(maxlen=RECENT_FORFEITS)
         self._live = None
         self._console = None
 
@@ -159,8 +161,9 @@ class Progress:
 
     def status(self) -> str:
         return (
-            f"{self.done}/{self.total} games, {self.rate():.2f} games/s, "
-            f"ETA {_fmt_duration(self.eta())}, {self.forfeits} forfeits"
+            f"{self.done}/{self.total} games, {_fmt_duration(time.monotonic() - self.started)} "
+            f"elapsed, {self.rate():.2f} games/s, ETA {_fmt_duration(self.eta())}, "
+            f"{self.forfeits} forfeits" + (f", {self.voids} void" if self.voids else "")
         )
 
     # -- events ---------------------------------------------------------------------------------
@@ -186,21 +189,22 @@ class Progress:
                         f"{self.done} of {self.total} already done")
 
     def game_done(self, row: dict) -> None:
-        self.done += 1
         self.played += 1
         result = row.get("result")
         reason = row.get("reason", "")
         if result is None or result != result:
-            self.voids += 1
+            self.voids += 1  # stored, played again on the next run: not done
+        else:
+            self.done += 1
         if reason in FORFEIT_REASONS:
             self.forfeits += 1
+            self.recent_forfeits.append(forfeit_text(row))
         self.standings.add(row["first"], row["second"], result, reason, row.get("forfeit_by"))
         if self.live_mode or self.quiet:
             return
         extra = f"{reason}, {row.get('plies', 0)} plies"
         if reason in FORFEIT_REASONS:
-            by = row["first"] if row.get("forfeit_by") == 1 else row["second"]
-            extra = f"forfeit by {by}: {reason}"
+            extra = f"forfeit by {forfeit_text(row)}"
         width = len(str(self.total))
         self._print(
             f"[{self.done:>{width}}/{self.total}] {row.get('variant', '')}  {row['first']} "
@@ -216,6 +220,7 @@ class Progress:
 
     def stop(self) -> None:
         if self._live is not None:
+            self.standings.elo(fresh=True)  # the final table is fitted on every game
             self._live.update(self._render(), refresh=True)
             self._live.stop()
             self._live = None
@@ -240,9 +245,23 @@ class Progress:
                                 ("forfeits", "right"), ("elo", "right")):
             table.add_column(column, justify=justify)
         for rank, (name, played, points, wdl, forfeits, elo) in enumerate(
-            self.standings.rows(), start=1
+            self.standings.rows(fresh=self._live is None), start=1
         ):
             pct = f"{100 * points / played:.0f}%" if played else "-"
             table.add_row(str(rank), name, str(played), f"{points:g}", pct,
-                          "-".join(map(str, wdl)), str(forfeits), f"{elo:+.0f}")
-        return Group(header, bar, table)
+                          "-".join(map(str, wdl)), str(forfeits), _elo_text(elo))
+        parts = [header, bar, table]
+        if self.recent_forfeits:
+            parts.append(Text("recent forfeits:", style="bold"))
+            parts += [Text(f"  {line}", overflow="ellipsis", no_wrap=True)
+                      for line in self.recent_forfeits]
+        return Group(*parts)
+
+
+def forfeit_text(row: dict) -> str:
+    """`BOT: REASON (detail)`, short: who forfeited a game and why."""
+    by = row["first"] if row.get("forfeit_by") == 1 else row["second"]
+    detail = " ".join(str(row.get("detail") or "").split())
+    if len(detail) > 60:
+        detail = detail[:57] + "..."
+    return f"{by}: {row.get('reason', '')}" + (f" ({detail})" if detail else "")

@@ -1,35 +1,45 @@
 """The tournament runner: N games at once, one writer, clean stops and resume.
 
-Threads: the coordinator (the calling thread) is the only one that writes the store; N workers
-take games from the pending list and play them with `arena.referee.play_game`. Each worker keeps
-its own `Player` objects (a bot's process lives across that worker's consecutive games of the
-bot) and prefers, within a short window of the schedule, a game whose bots it already runs.
+The coordinator (the calling thread) is the only writer of the store. It hands games, in
+schedule order, to a `GameExecutor` (`executor.py`: forked worker processes by default, threads
+with `mode="thread"`, any other implementation through `executor_factory`) and stores each
+outcome as it comes back. It reads nothing of the executor but the outcomes.
 
-SIGINT/SIGTERM set the stop event: no new games start, running games are aborted by the referee
-(bots killed, nothing recorded), every Player is closed, and finished games stay in the store.
-Running the same file again plays only what is missing.
+SIGINT/SIGTERM/SIGHUP stop the run: no new games start, running games are aborted by the
+referee (bots killed, nothing recorded), every bot is closed, and finished games stay in the
+store. Running the same file again plays only what is missing.
 """
 
 from __future__ import annotations
 
-import os
-import queue
+import json
+import shutil
 import signal
 import threading
 import time
-import traceback
-from collections import OrderedDict, deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.reasons import FORFEIT_REASONS
 from arena.tournament.config import TournamentConfig
-from arena.tournament.progress import FORFEIT_REASONS, Progress
-from arena.tournament.schedule import ScheduledGame, build_schedule
+from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.progress import Progress
+from arena.tournament.reporting import select_results
+from arena.tournament.schedule import ScheduledGame, build_schedule, openings_notes
 from arena.tournament.store import LOG_DIR, RunLock, Store, StoreError, move_aside
+from arena.tournament.voids import VoidTracker, pairing_of
 
-WORKER_QUEUE = 2  # games sent to a worker ahead of its results
-PLAYERS_PER_WORKER = 8  # bot processes a worker keeps warm (least recently used are closed)
+WORKER_QUEUE = 2  # games submitted per executor slot: a worker never waits for the coordinator
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+MAX_LOSSES = 3  # a game whose worker dies this often stops the run rather than loop for ever
+
+ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
+# What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
+# nothing in the folder shows the old tournament
+DERIVED_OUTPUTS = ("site", "plots", "standings.md", "standings.csv", "standings.json",
+                   "standings_variants.csv", "pairs.csv")
 
 
 class RunError(RuntimeError):
@@ -43,6 +53,9 @@ class RunResult:
     done: int  # games of the schedule that are stored (finished)
     played: int  # games played and stored by this run
     forfeits: int = 0
+    starts: int = 0  # bot processes started by this run
+    voids: int = 0  # void games of this run (neither bot started): stored, not done
+    skipped: int = 0  # games not played: both bots of the pairing failed to start too often
     stopped_by: int | None = None  # the signal that stopped the run, if any
     elapsed: float = 0.0
     backup: Path | None = None
@@ -54,30 +67,25 @@ class RunResult:
         return self.done >= self.total and self.stopped_by is None and self.error is None
 
 
-class _Pending:
-    """The games still to play, in schedule order, handed out under a lock."""
+def move_outputs_aside(results_dir: Path, backup: Path) -> None:
+    for name in DERIVED_OUTPUTS:
+        source = results_dir / name
+        if source.exists():
+            shutil.move(str(source), str(backup / name))
 
-    def __init__(self, games: list[ScheduledGame], window: int) -> None:
-        self.games = list(games)
-        self.window = max(1, window)
-        self.lock = threading.Lock()
 
-    def take(self, warm: set[str]) -> ScheduledGame | None:
-        with self.lock:
-            if not self.games:
-                return None
-            best, best_score = 0, -1
-            for index, game in enumerate(self.games[: self.window]):
-                score = (game.first in warm) + (game.second in warm)
-                if score > best_score:
-                    best, best_score = index, score
-                    if score == 2:
-                        break
-            return self.games.pop(best)
+def default_executor_factory(mode: str) -> ExecutorFactory:
+    """The executor of a `mode`: "process" (forked workers; threads where fork is missing)."""
+    if mode not in ("process", "thread"):
+        raise ValueError(f"mode must be 'process' or 'thread', got {mode!r}")
+    if mode == "process":
+        from arena.tournament.process_executor import ProcessExecutor, fork_available
 
-    def __len__(self) -> int:
-        with self.lock:
-            return len(self.games)
+        if fork_available():
+            return ProcessExecutor
+    from arena.tournament.thread_executor import ThreadExecutor
+
+    return ThreadExecutor
 
 
 class Runner:
@@ -89,26 +97,21 @@ class Runner:
         progress_factory: Callable[..., Progress] | None = None,
         install_signals: bool = True,
         mode: str = "process",
+        executor_factory: ExecutorFactory | None = None,
     ) -> None:
-        if mode not in ("process", "thread"):
-            raise ValueError(f"mode must be 'process' or 'thread', got {mode!r}")
-        if mode == "process":
-            import multiprocessing
-
-            if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover
-                mode = "thread"
-        self.mode = mode
+        self.executor_factory = executor_factory or default_executor_factory(mode)
         self.config = config
         self.fresh = fresh
         self.progress_factory = progress_factory or Progress
         self.install_signals = install_signals
         self.stop = threading.Event()
         self.stopped_by: int | None = None
-        self.results: queue.Queue = queue.Queue()
         self.results_dir = Path(config.output)
+        self.voids = VoidTracker((), set())  # set up from the store by _prepare
+        self.losses: Counter[str] = Counter()  # per game id: times its worker was lost
 
     # -- signals --------------------------------------------------------------------------------
-    def _on_signal(self, signum, frame) -> None:  # noqa: ARG002
+    def _on_signal(self, signum: int, frame: object) -> None:
         if self.stopped_by is None:
             self.stopped_by = signum
         self.stop.set()
@@ -122,6 +125,8 @@ class Runner:
         lock.acquire()
         try:
             backup = move_aside(self.results_dir) if self.fresh else None
+            if backup is not None:
+                move_outputs_aside(self.results_dir, backup)
             store = Store(self.results_dir)
             try:
                 result = self._run(store)
@@ -132,8 +137,11 @@ class Runner:
         finally:
             lock.release()
 
-    def _prepare(self, store: Store) -> tuple[list[ScheduledGame], list[ScheduledGame], list[str]]:
+    def _prepare(self, store: Store
+                 ) -> tuple[list[ScheduledGame], list[ScheduledGame], list[str], int]:
+        """(schedule, games to play, notes, games skipped for their pairing's void games)"""
         config = self.config
+        self._check_owner(store)
         problems = store.conflicts(config.fingerprint())
         if problems:
             raise StoreError(
@@ -146,8 +154,10 @@ class Runner:
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
         finished = store.finished_ids()
-        pending = [g for g in schedule if g.game_id not in finished]
-        notes = []
+        self.voids = VoidTracker(schedule, store.all_ids() - finished)
+        pending, skipped = self._to_play(schedule, finished)
+        notes = openings_notes(config)
+        notes += [self.voids.note(games[0], len(games)) for games in skipped.values()]
         scheduled_ids = {g.game_id for g in schedule}
         extra = len(store.all_ids() - scheduled_ids)
         if extra:
@@ -155,38 +165,64 @@ class Runner:
                 f"note: {extra} stored games are not in this schedule (a bot, variant or games "
                 "were removed); they are kept in the results"
             )
-        return schedule, pending, notes
+        return schedule, pending, notes, sum(map(len, skipped.values()))
+
+    def _to_play(self, schedule: list[ScheduledGame], finished: set[str]
+                 ) -> tuple[list[ScheduledGame], dict[frozenset[str], list[ScheduledGame]]]:
+        """The unfinished games, and those skipped (per pairing) for too many void games."""
+        pending: list[ScheduledGame] = []
+        skipped: dict[frozenset[str], list[ScheduledGame]] = {}
+        for game in schedule:
+            if game.game_id in finished:
+                continue
+            if self.voids.is_blocked(game):
+                skipped.setdefault(pairing_of(game), []).append(game)
+            else:
+                pending.append(game)
+        return pending, skipped
+
+    def _check_owner(self, store: Store) -> None:
+        """A results directory belongs to the tournament file whose games it holds."""
+        stored = json.loads(store.meta("settings") or "{}").get("file") or ""
+        here = str(self.config.path)
+        if not stored or stored == here or self.config.output_explicit or not store.game_count():
+            return
+        raise StoreError(
+            f"{self.results_dir} holds the games of another tournament file ({stored}), not of "
+            f"{here}: give this file its own `name` or `output`, or pass --output DIR "
+            "(--fresh moves the old results to a backup folder and starts over)"
+        )
 
     def _run(self, store: Store) -> RunResult:
         config = self.config
-        schedule, pending, notes = self._prepare(store)
+        schedule, pending, notes, skipped = self._prepare(store)
         total = len(schedule)
-        done_before = total - len(pending)
+        done_before = total - len(pending) - skipped
         progress = self.progress_factory(
             total, done_before, [b.name for b in config.bots], title=config.name
         )
-        progress.preload(store.results())
-        result = RunResult(self.results_dir, total, done_before, 0, notes=notes)
+        progress.preload(select_results(config, store.results()))
+        result = RunResult(self.results_dir, total, done_before, 0, skipped=skipped, notes=notes)
         started = time.monotonic()
         old_handlers = {}
         if self.install_signals and threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in STOP_SIGNALS:
                 old_handlers[signum] = signal.signal(signum, self._on_signal)
-        pool = None
+        executor = None
         try:
-            if pending and self.mode == "process":
-                # fork the workers before any thread of ours exists (the live display has one)
-                pool = _ProcessPool(self, min(max(1, config.concurrency), len(pending)))
+            if pending and not self.stop.is_set():
+                # workers are forked before any thread of ours exists (the live display has one)
+                setup = WorkerSetup.from_config(config, self.results_dir / LOG_DIR)
+                executor = self.executor_factory(setup, min(max(1, config.concurrency),
+                                                            len(pending)))
             progress.start()
             for note in notes:
                 progress.note(note)
-            if pool is not None:
-                self._play_processes(pool, store, pending, progress, result)
-            elif pending and not self.stop.is_set():
-                self._play(store, pending, progress, result)
+            if executor is not None:
+                self._coordinate(executor, store, deque(pending), progress, result)
         finally:
-            if pool is not None:
-                pool.shutdown()
+            if executor is not None:
+                executor.close()
             progress.stop()
             for signum, handler in old_handlers.items():
                 signal.signal(signum, handler)
@@ -195,42 +231,68 @@ class Runner:
         result.elapsed = time.monotonic() - started
         return result
 
-    def _play(self, store: Store, pending: list[ScheduledGame], progress: Progress,
-              result: RunResult) -> None:
-        workers_n = max(1, min(self.config.concurrency, len(pending)))
-        work = _Pending(pending, window=2 * workers_n)
-        threads = [
-            threading.Thread(target=self._worker, args=(work,), name=f"arena-worker-{i}",
-                             daemon=True)
-            for i in range(workers_n)
-        ]
-        for thread in threads:
-            thread.start()
+    def _coordinate(self, executor: GameExecutor, store: Store, pending: deque[ScheduledGame],
+                    progress: Progress, result: RunResult) -> None:
+        """Keep the executor fed, store each outcome; returns when every submitted game is back."""
         versions: dict[str, str] = {}
-        alive = len(threads)
-        while alive:
-            try:
-                kind, game, payload = self.results.get(timeout=0.25)
-            except queue.Empty:
-                continue
-            if kind == "exit":
-                alive -= 1
-            elif kind == "error":
-                if result.error is None:
-                    result.error = f"internal error in game {game.game_id}: {payload}"
-                    progress.note(result.error)
-                self.stop.set()
-            elif kind == "done":
-                self._finished(store, game, payload.to_row(), payload.void, progress, result,
-                               versions)
-        for thread in threads:
-            thread.join(timeout=30)
+        inflight = 0
+        stopping = False
+        while True:
+            while not self.stop.is_set() and pending and inflight < executor.slots * WORKER_QUEUE:
+                executor.submit(pending.popleft())
+                inflight += 1
+            if not inflight:
+                return
+            if self.stop.is_set() and not stopping:
+                stopping = True
+                executor.stop()
+            for outcome in executor.results(timeout=0.2):
+                inflight -= 1
+                self._outcome(outcome, store, pending, progress, result, versions)
+
+    def _outcome(self, outcome: Outcome, store: Store, pending: deque[ScheduledGame],
+                 progress: Progress, result: RunResult, versions: dict[str, str]) -> None:
+        game = outcome.game
+        result.starts += outcome.starts
+        if outcome.kind is OutcomeKind.DONE and outcome.row is not None:
+            if outcome.void and self.stop.is_set():
+                return  # cut short by the stop
+            self._finished(store, game, outcome.row, outcome.void, progress, result, versions)
+            if outcome.void and self.voids.record(game):
+                kept = [g for g in pending if not self.voids.is_blocked(g)]
+                result.skipped += len(pending) - len(kept)
+                progress.note(self.voids.note(game, len(pending) - len(kept)))
+                pending.clear()
+                pending.extend(kept)
+        elif outcome.kind is OutcomeKind.LOST:
+            self.losses[game.game_id] += 1
+            if self.losses[game.game_id] >= MAX_LOSSES:
+                self._fail(result, progress, f"game {game.game_id} ({game.first} - "
+                           f"{game.second}) lost its worker {MAX_LOSSES} times, last: "
+                           f"{outcome.detail}")
+            elif not self.stop.is_set():
+                pending.appendleft(game)  # not the bots' fault: play it again
+                progress.note(f"note: game {game.game_id} ({game.first} - {game.second}) will be "
+                              f"played again: {outcome.detail}")
+        elif outcome.kind is OutcomeKind.ERROR:
+            self._fail(result, progress, f"internal error in game {game.game_id}: "
+                       f"{outcome.detail}")
+
+    def _fail(self, result: RunResult, progress: Progress, error: str) -> None:
+        """Stop the run for an error that is not a bot's (the finished games stay stored)."""
+        if result.error is None:
+            result.error = error
+            progress.note(error)
+        self.stop.set()
 
     def _finished(self, store: Store, game: ScheduledGame, row: dict, void: bool,
                   progress: Progress, result: RunResult, versions: dict[str, str]) -> None:
         row = self._store_game(store, game, row, void)
-        result.done += 1
-        result.played += 1
+        if void:
+            result.voids += 1
+        else:
+            result.done += 1
+            result.played += 1
         if row.get("reason") in FORFEIT_REASONS:
             result.forfeits += 1
         for seat in ("first", "second"):
@@ -239,46 +301,6 @@ class Runner:
                 versions[name] = version
                 store.set_bot_version(name, version)
         progress.game_done(row)
-
-    def _play_processes(self, pool: _ProcessPool, store: Store, pending: list[ScheduledGame],
-                        progress: Progress, result: RunResult) -> None:
-        work = _Pending(pending, window=2 * len(pool.workers))
-        versions: dict[str, str] = {}
-        # Each worker gets a second game queued behind the one it plays, so that it never
-        # waits while the coordinator commits another worker's result.
-        for _ in range(WORKER_QUEUE):
-            for wid in range(len(pool.workers)):
-                pool.assign(wid, work)
-        while pool.busy():
-            if self.stop.is_set():
-                pool.stop_all()
-            try:
-                kind, wid, payload = pool.results.get(timeout=0.2)
-            except queue.Empty:
-                lost = pool.check_alive()
-                if lost and result.error is None:
-                    result.error = f"a worker process died unexpectedly ({lost})"
-                    progress.note(result.error)
-                    self.stop.set()
-                continue
-            queued = pool.inflight.get(wid)
-            game = queued.popleft() if queued and kind != "exit" else None
-            if kind == "error" and game is not None:
-                if result.error is None:
-                    result.error = f"internal error in game {game.game_id}: {payload}"
-                    progress.note(result.error)
-                self.stop.set()
-            # hand out the next game first: the worker plays while the result is committed
-            if kind == "exit":
-                pool.exited(wid)
-            elif self.stop.is_set():
-                pool.finish(wid)
-            else:
-                pool.assign(wid, work)
-            if kind == "done" and game is not None:
-                row, void = payload
-                if not (void and self.stop.is_set()):
-                    self._finished(store, game, row, void, progress, result, versions)
 
     def _store_game(self, store: Store, game: ScheduledGame, row: dict, void: bool) -> dict:
         row = dict(row)
@@ -293,224 +315,6 @@ class Runner:
         row["seq"] = seq
         row["pair_id"] = game.pair_id
         return row
-
-    def _worker(self, work: _Pending) -> None:
-        from arena.referee import GameAborted, Player, play_game
-
-        config = self.config
-        log_dir = self.results_dir / LOG_DIR
-        pool: OrderedDict[str, Player] = OrderedDict()
-
-        def player(name: str) -> Player:
-            if name in pool:
-                pool.move_to_end(name)
-                return pool[name]
-            entry = config.bot(name)
-            pool[name] = Player(
-                entry.spec, display_name=name, log_dir=log_dir,
-                restart_every_game=config.restart == "every-game",
-            )
-            while len(pool) > PLAYERS_PER_WORKER:
-                _, old = pool.popitem(last=False)
-                _close(old)
-            return pool[name]
-
-        try:
-            while not self.stop.is_set():
-                game = work.take(set(pool))
-                if game is None:
-                    break
-                first = player(game.first)
-                second = player(game.second)
-                try:
-                    record = play_game(
-                        game.variant, first, second, config.time_control,
-                        opening=game.opening, game_id=game.game_id, stop=self.stop,
-                    )
-                except GameAborted:
-                    break
-                except Exception as error:  # a bug, not a bot's fault: stop cleanly
-                    detail = "".join(traceback.format_exception_only(type(error), error)).strip()
-                    self.results.put(("error", game, detail))
-                    break
-                if self.stop.is_set() and getattr(record, "void", False):
-                    break  # a game cut short by the stop is not a finished game
-                self.results.put(("done", game, record))
-        finally:
-            for p in pool.values():
-                _close(p)
-            self.results.put(("exit", None, None))
-
-
-def _close(player) -> None:
-    try:
-        player.close()
-    except Exception:  # noqa: BLE001 - closing must not stop the others from closing
-        pass
-
-
-class _ProcessPool:
-    """Worker processes (forked), each with up to WORKER_QUEUE games sent; the coordinator
-    assigns the games and is told of each one's end, in the order they were sent."""
-
-    def __init__(self, runner: Runner, count: int) -> None:
-        import multiprocessing
-
-        config = runner.config
-        ctx = multiprocessing.get_context("fork")
-        self.results = ctx.Queue()
-        # Stop signal: the workers wait for EOF on this pipe (also seen if the coordinator dies).
-        # (A multiprocessing.Event can deadlock `set()` when a waiter has exited.)
-        stop_r, self.stop_w = os.pipe()
-        self.tasks = [ctx.SimpleQueue() for _ in range(count)]
-        specs = {b.name: b.spec for b in config.bots}
-        args = (specs, config.time_control, config.restart == "every-game",
-                runner.results_dir / LOG_DIR, (stop_r, self.stop_w), self.results)
-        self.workers = [
-            ctx.Process(target=_worker_process, args=(wid, self.tasks[wid], *args),
-                        name=f"arena-worker-{wid}", daemon=True)
-            for wid in range(count)
-        ]
-        self.warm: list[OrderedDict[str, None]] = [OrderedDict() for _ in range(count)]
-        self.inflight: dict[int, deque[ScheduledGame]] = {}  # per worker, in the order sent
-        self.open = set(range(count))  # workers that have not said "exit"
-        self.finished: set[int] = set()  # workers told to finish
-        for worker in self.workers:
-            worker.start()
-        os.close(stop_r)
-
-    def assign(self, wid: int, work: _Pending) -> None:
-        game = work.take(set(self.warm[wid]))
-        if game is None:
-            self.finish(wid)
-            return
-        warm = self.warm[wid]
-        for name in game.bots:
-            warm[name] = None
-            warm.move_to_end(name)
-        while len(warm) > PLAYERS_PER_WORKER:
-            warm.popitem(last=False)
-        self.inflight.setdefault(wid, deque()).append(game)
-        self.tasks[wid].put((game.variant, game.first, game.second, game.opening, game.game_id))
-
-    def finish(self, wid: int) -> None:
-        if wid not in self.finished:
-            self.finished.add(wid)
-            self.tasks[wid].put(None)
-
-    def _signal_stop(self) -> None:
-        if self.stop_w is not None:
-            os.close(self.stop_w)
-            self.stop_w = None
-
-    def stop_all(self) -> None:
-        self._signal_stop()
-        for wid in self.open:
-            if not self.inflight.get(wid):
-                self.finish(wid)
-
-    def exited(self, wid: int) -> None:
-        self.open.discard(wid)
-        self.inflight.pop(wid, None)
-
-    def busy(self) -> bool:
-        return bool(self.open)
-
-    def check_alive(self) -> str:
-        lost = []
-        for wid in list(self.open):
-            worker = self.workers[wid]
-            if not worker.is_alive():
-                lost.append(f"worker {wid}: exit code {worker.exitcode}")
-                self.exited(wid)
-        return ", ".join(lost)
-
-    def shutdown(self) -> None:
-        self._signal_stop()
-        for wid in range(len(self.workers)):
-            self.finish(wid)
-        deadline = time.monotonic() + 15
-        for worker in self.workers:
-            worker.join(timeout=max(0.1, deadline - time.monotonic()))
-            if worker.is_alive():
-                worker.kill()
-                worker.join(timeout=5)
-
-
-def _worker_process(wid, tasks, specs, time_control, restart_every_game, log_dir, stop_pipe,
-                    results) -> None:
-    """A worker process: plays the games it is sent, keeps its bots' processes warm."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator decides when to stop
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    _die_with_parent()
-    from arena.referee import GameAborted, Player, play_game
-
-    stop = threading.Event()
-    stop_r, stop_w = stop_pipe
-    os.close(stop_w)
-
-    def watch() -> None:
-        try:
-            while os.read(stop_r, 64):
-                pass
-        except OSError:
-            pass
-        stop.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    pool: OrderedDict[str, Player] = OrderedDict()
-
-    def player(name: str) -> Player:
-        if name in pool:
-            pool.move_to_end(name)
-            return pool[name]
-        pool[name] = Player(specs[name], display_name=name, log_dir=log_dir,
-                            restart_every_game=restart_every_game)
-        while len(pool) > PLAYERS_PER_WORKER:
-            _close(pool.popitem(last=False)[1])
-        return pool[name]
-
-    try:
-        while True:
-            task = tasks.get()
-            if task is None:
-                break
-            variant, first_name, second_name, opening, game_id = task
-            if stop.is_set():
-                results.put(("aborted", wid, None))
-                continue
-            first, second = player(first_name), player(second_name)
-            try:
-                record = play_game(variant, first, second, time_control, opening=opening,
-                                   game_id=game_id, stop=stop)
-            except GameAborted:
-                results.put(("aborted", wid, None))
-                continue
-            except Exception as error:  # a bug, not a bot's fault
-                detail = "".join(traceback.format_exception_only(type(error), error)).strip()
-                results.put(("error", wid, detail))
-                continue
-            results.put(("done", wid, (record.to_row(), bool(record.void))))
-    finally:
-        for p in pool.values():
-            _close(p)
-        results.put(("exit", wid, None))
-        results.close()
-        results.join_thread()
-
-
-def _die_with_parent() -> None:
-    """Linux: get SIGKILL when the coordinator dies (even by SIGKILL), so nothing lingers."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
-    if os.getppid() == 1:  # the parent is already gone
-        os._exit(1)
 
 
 def run_tournament(config: TournamentConfig, **kwargs) -> RunResult:

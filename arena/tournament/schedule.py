@@ -77,6 +77,22 @@ def pair_count(config: TournamentConfig, variant: Variant) -> int:
     return max(1, len(config.openings_for(variant)))
 
 
+def openings_notes(config: TournamentConfig) -> list[str]:
+    """Say so when `games` is too small for every opening: each game pair plays one opening
+    (both seats), so only the first `games / 2` openings of the seeded order are played."""
+    notes = []
+    for variant in config.variants:
+        available = len(config.openings_for(variant))
+        used = min(available, pair_count(config, variant))
+        if used < available:
+            notes.append(
+                f"note: {used} of the {available} openings are played in {variant.spec}: "
+                f"games = {config.games} is {used} game pair(s) per pairing, one opening each "
+                f"(both seats); set games = {2 * available} or remove `games` to play them all"
+            )
+    return notes
+
+
 def iter_schedule(config: TournamentConfig) -> Iterator[ScheduledGame]:
     pairs = pairings(config)
     plans = [(v, pair_count(config, v), openings_order(config, v)) for v in config.variants]

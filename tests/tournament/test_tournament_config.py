@@ -186,3 +186,34 @@ def test_demo_file_is_valid():
     config = load_config(PROJECT / "tournaments" / "demo.toml")
     assert len(config.variants) >= 5
     assert len(config.bots) >= 3
+
+
+@pytest.mark.parametrize("time", ["move_ms = 100\nincrement_ms = 50", "base_ms = 0",
+                                  "move_ms = 100\ngrace_ms = -1"])
+def test_time_rules_are_checked_once_by_the_time_control_itself(tmp_path, time):
+    from arena.referee import TimeControl
+
+    message = error_of(tmp_path, GOOD.replace("move_ms = 500", time))
+    values = dict(line.split(" = ") for line in time.splitlines())
+    with pytest.raises(ValueError) as direct:
+        TimeControl.from_dict({k: int(v) for k, v in values.items()})
+    own = str(direct.value).removeprefix("time control: ")
+    bad_key = time.splitlines()[-1].split(" = ")[0]
+    line = 5 + len(time.splitlines()) - 1  # the [time] table starts on line 4
+    assert message == f"{tmp_path / 't.toml'}:{line}: [time] impossible time control: {own}"
+    assert bad_key in own
+
+
+def test_the_time_control_is_typed(tmp_path):
+    from arena.referee import TimeControl
+
+    config = load(tmp_path, GOOD)
+    assert isinstance(config.time_control, TimeControl) and config.time_control.move_ms == 500
+
+
+def test_plots_is_a_boolean(tmp_path):
+    assert load(tmp_path, GOOD).plots is False
+    assert load(tmp_path, "plots = true\n" + GOOD).plots is True
+    message = error_of(tmp_path, "plots = 1\n" + GOOD)
+    assert "t.toml:1:" in message and "'plots' must be true or false" in message
+    assert "'games'" in error_of(tmp_path, GOOD.replace("games = 4", "games = true"))

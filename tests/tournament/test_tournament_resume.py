@@ -100,7 +100,8 @@ def test_sigkill_at_several_points_then_resume(tour):
     assert processes_matching(bot) == []
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(("sig", "code"),
+                         [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_clean_stop_then_resume(tour, sig, code):
     tmp_path, path, bot = tour
     results = tmp_path / "results" / "rt"
@@ -191,6 +192,8 @@ def test_in_process_runner_modes(tour, mode):
                     progress_factory=lambda *a, **k: Progress(*a, quiet=True, **k))
     result = runner.run()
     assert result.complete and result.played == result.total == 24
+    # the warm pool holds the whole field: each worker starts each bot at most once
+    assert 4 <= result.starts <= 3 * 4
     df = load_games(config.output)
     assert sorted(df.game_id) == sorted(expected_ids(path))
     assert df.seq.tolist() == list(range(1, 25))

@@ -7,7 +7,7 @@ from collections import Counter
 from tournament_helpers import write_toml
 
 from arena.tournament.config import load_config
-from arena.tournament.schedule import build_schedule, pairings
+from arena.tournament.schedule import build_schedule, openings_notes, openings_order, pairings
 
 BASE = """
 name = "s"
@@ -103,3 +103,18 @@ def test_gauntlet(tmp_path):
     games = build_schedule(cfg)
     assert all("greedy" in g.bots for g in games)
     assert len(games) == 2 * 2 * 4
+
+
+def test_a_small_games_count_plays_the_first_openings_and_says_so(tmp_path):
+    (tmp_path / "open.txt").write_text("d4 d4\nd3\nd1 d2 d3\nd2\n")
+    body = BASE.format(variants=["classic"], games=4, extra='openings = "open.txt"', more="")
+    cfg = load_config(write_toml(tmp_path / "o.toml", body.replace("'", '"')))
+    used = {g.opening for g in build_schedule(cfg)}
+    first_two = {o.moves for o in openings_order(cfg, cfg.variants[0])[:2]}
+    assert used == first_two  # games = 4: two game pairs, one opening each
+    assert openings_notes(cfg) == [
+        "note: 2 of the 4 openings are played in classic: games = 4 is 2 game pair(s) per "
+        "pairing, one opening each (both seats); set games = 8 or remove `games` to play them all"
+    ]
+    cfg.games = 8
+    assert openings_notes(cfg) == [] and len({g.opening for g in build_schedule(cfg)}) == 4

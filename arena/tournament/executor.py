@@ -1,0 +1,91 @@
+"""The executor seam: where scheduled games are played, and how their outcomes come back.
+
+The coordinator (`arena.tournament.runner`) is the only writer of the store; it hands games to a
+`GameExecutor` and reads one `Outcome` back for every game it submitted. It knows nothing else
+about the executor: threads (`thread_executor.py`), forked worker processes
+(`process_executor.py`) and, later, a cluster (a Dask executor: `submit` becomes `client.submit`
+of `play_scheduled`, `results` iterates `as_completed`) are each one module implementing these
+four methods. The worker side is shared: `worker.PlayerPool` keeps bots warm and
+`worker.play_scheduled` plays one game.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from arena.referee import TimeControl
+from arena.tournament.schedule import ScheduledGame
+
+if TYPE_CHECKING:
+    from arena.tournament.config import TournamentConfig
+
+# An idle bundled bot holds ~14 MB, so a worker's warm bots stay under ~450 MB.
+WARM_CAP = 32
+
+
+class OutcomeKind(StrEnum):
+    DONE = "done"  # played to the end (possibly void): `row` holds the games-table row
+    ABORTED = "aborted"  # not played, or cut short by `stop()`: nothing to store
+    ERROR = "error"  # an internal error (a bug, not a bot's fault): `detail` says what
+    LOST = "lost"  # the worker playing it died or was stopped: play the game again
+
+
+@dataclass(frozen=True)
+class Outcome:
+    game: ScheduledGame
+    kind: OutcomeKind
+    row: Mapping[str, Any] | None = None
+    void: bool = False
+    detail: str = ""
+    starts: int = 0  # bot processes started for this game (0 when both were warm)
+
+
+@dataclass(frozen=True)
+class WorkerSetup:
+    """What every worker needs to play any game of the tournament (picklable)."""
+
+    specs: Mapping[str, Any]  # display name -> arena.botspec.BotSpec
+    time_control: TimeControl
+    restart_every_game: bool
+    log_dir: Path
+    warm_cap: int = WARM_CAP  # bots a worker keeps running between games
+
+    @classmethod
+    def from_config(cls, config: TournamentConfig, log_dir: Path) -> WorkerSetup:
+        specs = {b.name: b.spec for b in config.bots}
+        return cls(specs, config.time_control, config.restart == "every-game", log_dir,
+                   warm_cap=max(2, min(WARM_CAP, len(specs))))
+
+
+class GameExecutor(ABC):
+    """Plays submitted games; exactly one `Outcome` comes back from `results` per submission."""
+
+    #: games it plays at once; the coordinator keeps a few more submitted so no worker waits
+    slots: int
+
+    @abstractmethod
+    def submit(self, game: ScheduledGame) -> None:
+        """Queue one game to be played."""
+
+    @abstractmethod
+    def results(self, timeout: float) -> Iterable[Outcome]:
+        """The outcomes available now, waiting up to `timeout` seconds for the first one."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Start no more games and cut the running ones short (their outcome: ABORTED)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop, and end every worker and every bot process; safe to call twice."""
+
+    def __enter__(self) -> GameExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,64 @@
+"""Games played by threads of this process: each thread owns a `PlayerPool`.
+
+Used where `fork` is not available, and in tests; the referee and the bots' I/O release the GIL,
+so threads play concurrently, but a slow pure-Python referee shares one core.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+from arena.tournament.executor import GameExecutor, Outcome, WorkerSetup
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.worker import PlayerPool, play_scheduled
+
+
+class ThreadExecutor(GameExecutor):
+    def __init__(self, setup: WorkerSetup, workers: int) -> None:
+        self.slots = max(1, workers)
+        self._tasks: queue.SimpleQueue[ScheduledGame | None] = queue.SimpleQueue()
+        self._outcomes: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._work, args=(PlayerPool(setup),),
+                             name=f"arena-worker-{i}", daemon=True)
+            for i in range(self.slots)
+        ]
+        for thread in self._threads:
+            thread.start()
+        self._closed = False
+
+    def _work(self, pool: PlayerPool) -> None:
+        try:
+            while (game := self._tasks.get()) is not None:
+                self._outcomes.put(play_scheduled(game, pool, self._stop))
+        finally:
+            pool.close()
+
+    def submit(self, game: ScheduledGame) -> None:
+        self._tasks.put(game)
+
+    def results(self, timeout: float) -> list[Outcome]:
+        try:
+            outcomes = [self._outcomes.get(timeout=timeout)]
+        except queue.Empty:
+            return []
+        while True:
+            try:
+                outcomes.append(self._outcomes.get_nowait())
+            except queue.Empty:
+                return outcomes
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        for _ in self._threads:
+            self._tasks.put(None)
+        for thread in self._threads:
+            thread.join(timeout=60)

@@ -1,0 +1,46 @@
+"""Void games (neither bot of a game could start): counted apart, and not replayed for ever.
+
+A void game is stored (not rated) and played again by the next run. A pairing whose bots both
+failed to start in `VOID_LIMIT` of its games is stopped: its remaining games are skipped, with
+a note, in this run and in the runs after (until its void games are gone, e.g. with --fresh),
+so that a field whose entrants cannot start never settles into replaying them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from arena.tournament.schedule import ScheduledGame
+
+VOID_LIMIT = 3
+
+
+def pairing_of(game: ScheduledGame) -> frozenset[str]:
+    return frozenset(game.bots)
+
+
+class VoidTracker:
+    def __init__(self, schedule: Iterable[ScheduledGame], void_ids: set[str],
+                 limit: int = VOID_LIMIT) -> None:
+        self.limit = limit
+        self.void_ids = set(void_ids)
+        self.counts: Counter[frozenset[str]] = Counter(
+            pairing_of(g) for g in schedule if g.game_id in self.void_ids)
+
+    def is_blocked(self, game: ScheduledGame) -> bool:
+        return self.counts[pairing_of(game)] >= self.limit
+
+    def record(self, game: ScheduledGame) -> bool:
+        """Count a void game; True when it is the one that stops its pairing."""
+        if game.game_id in self.void_ids:
+            return False  # a void game played again and void again: the same failure
+        self.void_ids.add(game.game_id)
+        self.counts[pairing_of(game)] += 1
+        return self.counts[pairing_of(game)] == self.limit
+
+    def note(self, game: ScheduledGame, skipped: int) -> str:
+        first, second = sorted(game.bots)
+        return (f"note: {first} and {second} both failed to start in {self.limit} games: "
+                f"their {skipped} remaining game(s) are skipped (see the void games' detail in "
+                "`arena export`; fix the bots, then run with --fresh)")

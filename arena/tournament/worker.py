@@ -1,0 +1,83 @@
+"""The worker side of every executor: a pool of warm players and the function that plays one game.
+
+A worker (thread, forked process or remote task) owns one `PlayerPool`: a bot's process lives
+across the worker's games of that bot, so it starts once per worker rather than once per game.
+The pool holds up to `WorkerSetup.warm_cap` bots: the whole field when it is small (every bot the
+worker will meet again stays warm), the least recently used closed beyond that. With
+`restart = "every-game"` the referee closes each process after its game, so the pool keeps
+only the Player objects, never a running process.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable
+
+from arena.referee import GameAborted, Player, play_game
+from arena.tournament.executor import Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.schedule import ScheduledGame
+
+PlayerFactory = Callable[[str, WorkerSetup], Player]
+
+
+def _new_player(name: str, setup: WorkerSetup) -> Player:
+    return Player(setup.specs[name], display_name=name, log_dir=setup.log_dir,
+                  restart_every_game=setup.restart_every_game)
+
+
+class PlayerPool:
+    """The worker's players, least recently used first; never more than `capacity`."""
+
+    def __init__(self, setup: WorkerSetup, factory: PlayerFactory = _new_player) -> None:
+        self.setup = setup
+        self.capacity = max(2, setup.warm_cap)  # a game needs two players at once
+        self.factory = factory
+        self.players: OrderedDict[str, Player] = OrderedDict()
+        self.created = 0  # players created (a created player starts its process at its game)
+
+    def get(self, name: str) -> Player:
+        if name in self.players:
+            self.players.move_to_end(name)
+            return self.players[name]
+        while len(self.players) >= self.capacity:
+            _close(self.players.popitem(last=False)[1])
+        player = self.factory(name, self.setup)
+        self.players[name] = player
+        self.created += 1
+        return player
+
+    def warm(self) -> set[str]:
+        return set(self.players)
+
+    def close(self) -> None:
+        while self.players:
+            _close(self.players.popitem(last=False)[1])
+
+
+def _close(player: Player) -> None:
+    try:
+        player.close()
+    except Exception:  # one failing close must not keep the others running
+        pass
+
+
+def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event) -> Outcome:
+    """Play one scheduled game with the pool's players; never raises for a game's sake."""
+    if stop.is_set():
+        return Outcome(game, OutcomeKind.ABORTED)
+    try:
+        first, second = pool.get(game.first), pool.get(game.second)
+        before = first.starts + second.starts
+        record = play_game(game.variant, first, second, pool.setup.time_control,
+                           opening=game.opening, game_id=game.game_id, stop=stop)
+    except GameAborted:
+        return Outcome(game, OutcomeKind.ABORTED)
+    except Exception as error:  # a bug, not a bot's fault: the coordinator stops the run
+        detail = "".join(traceback.format_exception_only(type(error), error)).strip()
+        return Outcome(game, OutcomeKind.ERROR, detail=detail)
+    if record.void and stop.is_set():
+        return Outcome(game, OutcomeKind.ABORTED)  # cut short by the stop, not a finished game
+    return Outcome(game, OutcomeKind.DONE, row=record.to_row(), void=bool(record.void),
+                   starts=first.starts + second.starts - before)

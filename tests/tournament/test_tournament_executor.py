@@ -1,0 +1,211 @@
+"""The executor seam: the coordinator driven by an in-memory executor (no processes), the
+worker-side player pool, and the two real executors storing the same games."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+from tournament_helpers import copy_bot, wait_no_processes, write_toml
+
+from arena.tournament.config import load_config
+from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.progress import Progress
+from arena.tournament.runner import MAX_LOSSES, WORKER_QUEUE, Runner
+from arena.tournament.schedule import ScheduledGame, build_schedule
+from arena.tournament.store import load_games
+from arena.tournament.worker import PlayerPool, play_scheduled
+
+BODY = """
+name = "ex"
+variants = ["classic:5x4", "popout:5x4"]
+games = 4
+seed = 3
+{extra}
+[time]
+move_ms = 2000
+[[bots]]
+path = "{bot}"
+name = "a"
+args = ["--seed", "1"]
+[[bots]]
+path = "{bot}"
+name = "b"
+args = ["--seed", "2"]
+[[bots]]
+path = "{bot}"
+name = "c"
+args = ["--seed", "3"]
+"""
+
+
+def quiet(*args, **kwargs):
+    return Progress(*args, quiet=True, **kwargs)
+
+
+class FakeExecutor(GameExecutor):
+    """Plays games instantly in memory: the lower name wins; `lose` and `fail` pick games whose
+    first submission comes back LOST or ERROR."""
+
+    def __init__(self, setup: WorkerSetup, workers: int, lose=None, fail=()) -> None:
+        self.slots = workers
+        self.setup = setup
+        self.queued: list[ScheduledGame] = []
+        self.submitted: list[str] = []
+        self.most_in_flight = 0
+        self.lose, self.fail = dict(lose or {}), set(fail)
+        self.stopped = self.closed = False
+
+    def submit(self, game):
+        self.queued.append(game)
+        self.submitted.append(game.game_id)
+        self.most_in_flight = max(self.most_in_flight, len(self.queued))
+
+    def results(self, timeout):
+        outcomes = []
+        for game in self.queued[:1]:  # one at a time: the coordinator must refill
+            if self.stopped:
+                outcomes.append(Outcome(game, OutcomeKind.ABORTED))
+            elif self.lose.get(game.game_id):
+                self.lose[game.game_id] -= 1
+                outcomes.append(Outcome(game, OutcomeKind.LOST, detail="worker killed"))
+            elif game.game_id in self.fail:
+                outcomes.append(Outcome(game, OutcomeKind.ERROR, detail="Boom"))
+            else:
+                result = 1.0 if game.first < game.second else 0.0
+                row = {"result": result, "winner": 1 if result else 2, "reason": "line",
+                       "plies": 7, "moves": "d1 d2", "move_ms": "[]", "move_cpu_ms": "[]"}
+                outcomes.append(Outcome(game, OutcomeKind.DONE, row=row))
+        del self.queued[:1]
+        return outcomes
+
+    def stop(self):
+        self.stopped = True
+
+    def close(self):
+        self.closed = True
+
+
+def fake_run(tmp_path, **fake):
+    config = load_config(write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra="")),
+                         concurrency=2)
+    config.output = tmp_path / "out"
+    made: list[FakeExecutor] = []
+
+    def factory(setup, workers):
+        made.append(FakeExecutor(setup, workers, **fake))
+        return made[0]
+
+    result = Runner(config, install_signals=False, progress_factory=quiet,
+                    executor_factory=factory).run()
+    return config, result, made[0]
+
+
+def test_coordinator_stores_every_game_once_through_any_executor(tmp_path):
+    config, result, fake = fake_run(tmp_path)
+    ids = [g.game_id for g in build_schedule(config)]
+    assert result.complete and result.played == result.total == len(ids) == 24
+    games = load_games(config.output)
+    assert sorted(games.game_id) == sorted(ids) and games.seq.tolist() == list(range(1, 25))
+    assert (games.result == (games["first"] < games["second"]).astype(float)).all()
+    assert fake.most_in_flight == 2 * WORKER_QUEUE and fake.closed
+    assert fake.setup.specs.keys() == {"a", "b", "c"} and fake.setup.warm_cap == 3
+
+
+def test_a_lost_game_is_played_again_and_not_charged(tmp_path):
+    ids = [g.game_id for g in build_schedule(load_config(
+        write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra=""))))]
+    config, result, fake = fake_run(tmp_path, lose={ids[3]: 1})
+    assert result.complete and result.played == 24 and result.forfeits == 0
+    assert Counter(fake.submitted)[ids[3]] == 2
+    assert sorted(load_games(config.output).game_id) == sorted(ids)
+
+
+def test_a_game_that_keeps_losing_its_worker_stops_the_run(tmp_path):
+    ids = [g.game_id for g in build_schedule(load_config(
+        write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra=""))))]
+    config, result, fake = fake_run(tmp_path, lose={ids[0]: MAX_LOSSES})
+    assert Counter(fake.submitted)[ids[0]] == MAX_LOSSES
+    assert result.error.startswith(f"game {ids[0]} (") and "lost its worker 3 times" in result.error
+    assert ids[0] not in set(load_games(config.output).game_id)
+
+
+def test_an_internal_error_stops_the_run_and_keeps_the_finished_games(tmp_path):
+    ids = [g.game_id for g in build_schedule(load_config(
+        write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra=""))))]
+    config, result, fake = fake_run(tmp_path, fail={ids[5]})
+    assert result.error == f"internal error in game {ids[5]}: Boom" and not result.complete
+    assert fake.stopped and fake.closed
+    assert 0 < result.played < 24 and len(load_games(config.output)) == result.played
+
+
+class FakePlayer:
+    def __init__(self, name, setup):
+        self.name, self.closed = name, False
+
+    def close(self):
+        self.closed = True
+
+
+def test_player_pool_keeps_the_field_and_never_more_than_its_cap(tmp_path):
+    setup = WorkerSetup({n: None for n in "abcdef"}, None, False, tmp_path, warm_cap=4)
+    pool = PlayerPool(setup, factory=FakePlayer)
+    made = [pool.get(n) for n in "abcd"]
+    assert pool.get("a") is made[0] and pool.created == 4  # warm: not made again
+    pool.get("e")  # over the cap: the least recently used ("b") is closed
+    assert pool.warm() == {"a", "c", "d", "e"} and made[1].closed and not made[0].closed
+    for name in "abcdefabcdef":
+        pool.get(name)
+        assert len(pool.players) <= 4
+    pool.close()
+    assert not pool.players and all(p.closed for p in made)
+
+
+def stored_games(config):
+    columns = ["game_id", "variant", "first", "second", "result", "reason", "moves", "opening",
+               "pair_id"]
+    games = load_games(config.output)
+    return games[columns].sort_values("game_id").reset_index(drop=True)
+
+
+def test_both_real_executors_store_the_same_games(tmp_path):
+    bot = copy_bot(tmp_path, "random", "rb")
+    # every-game: each game starts fresh seeded bots, so the moves do not depend on which
+    # worker played which game before
+    body = BODY.format(bot="rb", extra='restart = "every-game"')
+    path = write_toml(tmp_path / "ex.toml", body.replace('"classic:5x4", "popout:5x4"',
+                                                         '"classic:5x4"'))
+    tables = []
+    for mode in ("thread", "process"):
+        config = load_config(path, concurrency=2)
+        config.output = tmp_path / mode
+        result = Runner(config, mode=mode, install_signals=False, progress_factory=quiet).run()
+        assert result.complete and result.played == 12
+        tables.append(stored_games(config))
+        assert wait_no_processes(str(bot)) == []
+    assert len(set(tables[0].moves)) > 1  # real games, not one repeated
+    assert tables[0].equals(tables[1])
+
+
+@pytest.mark.parametrize("restart", ["every-game", "on-failure"])
+def test_every_game_restarts_exactly_and_on_failure_keeps_the_process(tmp_path, restart):
+    bot = copy_bot(tmp_path, "random", "rb")
+    path = write_toml(tmp_path / "ex.toml", BODY.format(bot="rb", extra=f'restart = "{restart}"'))
+    config = load_config(path)
+    setup = WorkerSetup.from_config(config, tmp_path / "logs")
+    pool = PlayerPool(setup)
+    games = [g for g in build_schedule(config) if {g.first, g.second} == {"a", "b"}][:3]
+    stop = threading.Event()
+    try:
+        for game in games:
+            outcome = play_scheduled(game, pool, stop)
+            assert outcome.kind is OutcomeKind.DONE and outcome.row["reason"] != "crash"
+            assert outcome.starts == (2 if restart == "every-game" or game is games[0] else 0)
+            running = [p for p in pool.players.values() if p.running]
+            assert len(running) == (0 if restart == "every-game" else 2)
+        starts = {name: p.starts for name, p in pool.players.items()}
+        assert starts == ({"a": 3, "b": 3} if restart == "every-game" else {"a": 1, "b": 1})
+    finally:
+        pool.close()
+    assert wait_no_processes(str(bot)) == []

@@ -1,0 +1,79 @@
+"""The live and end-of-run display: the same Elo as `arena standings`, recent forfeits, elapsed
+time, and a summary that fits 80 columns."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from arena.commands.run import summary_lines
+from arena.ratings.standings import standings_by_variant
+from arena.tournament.progress import Progress, Standings
+from arena.tournament.runner import RunResult
+
+GAMES = [("a", "b", 1.0), ("b", "a", 0.5), ("a", "c", 1.0), ("c", "b", 0.0), ("b", "c", 1.0),
+         ("c", "a", 0.5), ("a", "b", 1.0), ("c", "b", 1.0)]
+
+
+def test_the_live_table_has_the_elo_of_arena_standings():
+    standings = Standings(["a", "b", "c", "idle"])
+    for first, second, result in GAMES:
+        standings.add(first, second, result, "line")
+    standings.add("a", "b", None, "void")  # not rated
+    frame = pd.DataFrame(GAMES, columns=["first", "second", "result"]).assign(variant="classic")
+    expected = standings_by_variant(frame)["all"].set_index("bot")["elo"]
+    rows = {row[0]: row[5] for row in standings.rows()}
+    for bot in ("a", "b", "c"):
+        assert math.isclose(rows[bot], expected[bot], abs_tol=1e-6)
+    assert math.isnan(rows["idle"])  # no games: no rating, shown as "-"
+    assert standings.lines()[-1].split()[-1] == "-"
+
+
+def test_an_elo_near_zero_is_shown_as_plus_zero():
+    standings = Standings()
+    standings.add("a", "b", 1.0)
+    standings.add("b", "a", 1.0)
+    assert [line.split()[-1] for line in standings.lines()[1:]] == ["+0", "+0"]
+
+
+def test_the_live_fit_is_refreshed_at_most_every_interval_but_exact_at_the_end():
+    standings = Standings()
+    standings.add("a", "b", 1.0)
+    first = standings.elo(fresh=False)
+    standings.add("a", "b", 1.0)
+    assert standings.elo(fresh=False) is first  # within REFIT_SECONDS: the cached fit
+    assert standings.elo(fresh=True) is not first
+
+
+def forfeit_row(bot_seat: int, reason: str, detail: str) -> dict:
+    return {"first": "alpha", "second": "beta", "result": 1.0 if bot_seat == 2 else 0.0,
+            "reason": reason, "forfeit_by": bot_seat, "detail": detail, "plies": 3,
+            "variant": "classic"}
+
+
+def test_live_display_names_recent_forfeits_and_the_elapsed_time():
+    stream = io.StringIO()
+    progress = Progress(10, names=["alpha", "beta"], live=True, stream=stream, title="t")
+    from rich.console import Console
+
+    progress.game_done(forfeit_row(2, "timeout", "no move within 100 ms"))
+    progress.game_done(forfeit_row(1, "illegal", "d9: no such column " + "x" * 200))
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    console.print(progress._render())
+    text = console.file.getvalue()
+    assert "elapsed" in text and "recent forfeits:" in text
+    assert "beta: timeout (no move within 100 ms)" in text
+    assert "alpha: illegal (d9: no such column" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_the_summary_fits_80_columns_even_for_big_runs():
+    result = RunResult(Path("r"), total=1_000_000, done=999_999, played=999_999,
+                       forfeits=123_456, elapsed=3 * 86400 + 0.4)
+    lines = summary_lines(result, Path("results/demo"))
+    assert lines[0] == "Done: 999999 of 1000000 games (999999 played now)."
+    assert lines[-1] == "Results in results/demo/"
+    assert all(len(line) <= 80 for line in lines)

@@ -1,0 +1,67 @@
+"""`arena run` end to end: a results folder belongs to one tournament file, standings cover that
+file's bots only, plots only on request, and --fresh moves every old output aside."""
+
+from __future__ import annotations
+
+import csv
+
+from tournament_helpers import copy_bot, run_cli, stored_ids, wait_no_processes, write_toml
+
+FILE = """
+name = "t"
+variants = ["classic:5x4"]
+games = 2
+[time]
+move_ms = 2000
+{bots}
+"""
+
+
+def bots(*names: str) -> str:
+    return "\n".join(f'[[bots]]\npath = "../rb"\nname = "{n}"\nargs = ["--seed", "{i}"]'
+                     for i, n in enumerate(names))
+
+
+def standings_bots(results) -> set[str]:
+    with open(results / "standings.csv", newline="") as handle:
+        return {row["bot"] for row in csv.DictReader(handle)}
+
+
+def test_a_results_folder_belongs_to_one_file(tmp_path):
+    bot = copy_bot(tmp_path, "random", "rb")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = write_toml(tmp_path / "a" / "t.toml", FILE.format(bots=bots("r1", "r2", "r3")))
+    copy = write_toml(tmp_path / "b" / "t.toml", FILE.format(bots=bots("r1", "r2")))
+    results = tmp_path / "results" / "t"
+
+    done = run_cli("run", str(first), "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert standings_bots(results) == {"r1", "r2", "r3"} and len(stored_ids(results)) == 6
+    assert not (results / "plots").exists()  # charts are not drawn in the run's hot path
+    (results / "site").mkdir()
+    (results / "site" / "index.html").write_text("the old tournament")
+
+    refused = run_cli("run", str(copy), "-q", cwd=tmp_path)
+    assert refused.returncode == 1 and len(stored_ids(results)) == 6
+    message = refused.stderr.strip()
+    assert "\n" not in message and "Traceback" not in message
+    assert f"holds the games of another tournament file ({first.resolve()})" in message
+    assert "--output" in message and "--fresh" in message
+
+    joined = run_cli("run", str(copy), "-q", "--output", str(results), "--plots", cwd=tmp_path)
+    assert joined.returncode == 0, joined.stderr
+    assert standings_bots(results) == {"r1", "r2"}  # the file that ran, not every stored game
+    assert any((results / "plots").iterdir())
+
+    (results / "plots" / "old.png").write_text("an old chart")
+    copy.write_text("plots = true\n" + copy.read_text())  # as --plots, from the file
+    fresh = run_cli("run", str(copy), "-q", "--fresh", cwd=tmp_path)
+    assert fresh.returncode == 0, fresh.stderr
+    [backup] = results.glob("backup-*")
+    assert (backup / "site" / "index.html").read_text() == "the old tournament"
+    assert (backup / "plots" / "old.png").is_file() and (backup / "games.db").is_file()
+    assert not (results / "site").exists() and not (results / "plots" / "old.png").exists()
+    assert any((results / "plots").iterdir())
+    assert len(stored_ids(results)) == 2
+    assert wait_no_processes(str(bot)) == []
