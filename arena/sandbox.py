@@ -293,7 +293,8 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     out += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
     binds = _program_binds(argv, cwd_path)
     for folder in _ancestors(binds):
-        out += ["--perms", "0755", "--dir", folder]  # bwrap makes missing parents 0700
+        if folder not in (SANDBOX_TMP, "/dev"):  # already mounted, with their own modes
+            out += ["--perms", "0755", "--dir", folder]  # bwrap makes missing parents 0700
     for path in binds:
         out += ["--ro-bind", path, path]
     out += ["--chdir", str(cwd_path), "--"]
