@@ -29,6 +29,7 @@ import time
 import uuid
 from pathlib import Path
 
+from arena import sandbox
 from arena.protocol import LINE_CAP
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -223,8 +224,11 @@ class BotProcess:
         cwd: Path | str,
         line_cap: int = LINE_CAP,
         stderr_cap: int = STDERR_CAP,
+        sandbox_policy: sandbox.SandboxPolicy | None = None,  # sandbox hook (issue 10)
     ) -> None:
         self.command = list(command)
+        self.sandbox_policy = sandbox_policy  # sandbox hook (issue 10): None = the default
+        self.sandboxed = False  # sandbox hook (issue 10)
         self.cwd = Path(cwd)
         self.line_cap = line_cap
         self.stderr_cap = stderr_cap
@@ -240,6 +244,7 @@ class BotProcess:
         self._home: str | None = None
         self._cpu_ms = 0.0
         self._cpu_clock: int | None = None
+        self._cpu_clock_pid: int | None = None  # sandbox hook (issue 10)
         self.started_at = 0.0
         self.closed = False
 
@@ -250,10 +255,15 @@ class BotProcess:
         _sweep_stale_homes()
         self._home = tempfile.mkdtemp(prefix=f"{HOME_PREFIX}{os.getpid()}-")
         env = minimal_env(self._home, self.token.partition("=")[2])
+        # --- sandbox hook (issue 10): run the bot under bwrap when the policy says so ---
+        policy = self.sandbox_policy or sandbox.default_policy()
+        self.sandboxed = policy.enabled  # `on` without bwrap: SandboxUnavailable (commands
+        argv, env = sandbox.wrap(self.command, env, self.cwd, policy)  # check that up front)
+        # --- end of the sandbox hook ---
         with _registry_lock:
             try:
                 self.proc = subprocess.Popen(
-                    self.command,
+                    argv,
                     cwd=self.cwd,
                     env=env,
                     stdin=subprocess.PIPE,
@@ -355,6 +365,11 @@ class BotProcess:
             delay = min(2 * delay, 0.02)
 
     def status(self) -> str:
+        if self.sandboxed:  # sandbox hook (issue 10): bwrap's 128+N, and the limit hit
+            if self.poll() is not None and self._stderr_thread is not None:
+                self._stderr_thread.join(0.5)  # the runtime's last words name the limit
+            with self._stderr_lock:
+                return sandbox.status_text(self.poll(), bytes(self._stderr))
         return describe_status(self.poll())
 
     # --- I/O ----------------------------------------------------------------------------------
@@ -496,6 +511,12 @@ class BotProcess:
         """
         if not self.pid:
             return self._cpu_ms
+        if self.sandboxed and self._cpu_clock is not None and self._cpu_clock_pid is None:
+            # sandbox hook (issue 10): measure the bot inside, not bwrap, once it runs
+            self._cpu_clock_pid = sandbox.cpu_pid(self.pid, True)
+            if self._cpu_clock_pid is None:
+                return self._cpu_ms
+            self._cpu_clock = ((~self._cpu_clock_pid) << 3) | 2
         if self._cpu_clock is not None:
             try:
                 self._cpu_ms = time.clock_gettime(self._cpu_clock) * 1000

@@ -241,6 +241,45 @@ def resolve_mode(mode: str) -> bool:
     return result.available
 
 
+# --- the policy of this process's bots -------------------------------------------------------
+
+_default_policy = SandboxPolicy("off")
+
+
+def set_default_policy(policy: SandboxPolicy) -> None:
+    """The policy of every bot started in this process without one of its own (set once by a
+    command: `arena play --sandbox`, `arena check`, a tournament; a forked worker inherits it).
+    Until a command sets it, bots run unsandboxed, as library users and older tests expect."""
+    global _default_policy
+    _default_policy = policy
+
+
+def default_policy() -> SandboxPolicy:
+    return _default_policy
+
+
+@dataclass(frozen=True)
+class RunSandbox:
+    """What a command learns before it starts bots: whether they run sandboxed, and the one
+    line to say once (stderr, stored settings) when `auto` runs them without the sandbox."""
+
+    mode: str
+    enabled: bool
+    notice: str = ""
+
+    def settings(self) -> dict:
+        """For the stored tournament settings."""
+        return {"sandbox": self.mode, "sandboxed": self.enabled, "sandbox_notice": self.notice}
+
+
+def start_run(mode: str) -> RunSandbox:
+    """Resolve `mode` for a run; raises SandboxUnavailable (the message to print, then exit
+    non-zero) for `on` without a sandbox, and SandboxConfigError for a bad mode."""
+    enabled = resolve_mode(mode)
+    notice = "" if enabled or mode == "off" else auto_notice(probe().reason)
+    return RunSandbox(mode, enabled, notice)
+
+
 # --- the command line -------------------------------------------------------------------------
 
 def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str],
@@ -482,6 +521,20 @@ def inner_pid(outer_pid: int) -> int | None:
             return None
         pid = min(children)
     return pid
+
+
+def cpu_pid(pid: int, sandboxed: bool) -> int | None:
+    """The process whose CPU clock measures a bot started as `pid`: itself, or the program
+    inside the sandbox (None until it runs)."""
+    return inner_pid(pid) if sandboxed else pid
+
+
+def status_text(returncode: int | None, stderr: bytes) -> str:
+    """`exited with code 1`, or for a bot that hit a limit `hit the memory limit (exited with
+    code 1)`: how a sandboxed bot's end reads in a forfeit detail (`bot ...`)."""
+    text = describe_status(returncode)
+    limit = limit_detail(returncode, stderr.decode("utf-8", "replace"))
+    return f"hit the {limit} ({text})" if limit else text
 
 
 def _children(pid: int) -> list[int]:
