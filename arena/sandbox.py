@@ -151,7 +151,8 @@ def parse_limits(table: object, label: str = "limits") -> dict[str, int]:
     SandboxConfigError naming the key."""
     if not isinstance(table, Mapping):
         raise SandboxConfigError(
-            f"{label!r} must be a table of limits ({', '.join(LIMIT_KEYS)}), got {table!r}", label
+            f"{label!r} must be a table of limits ({', '.join(LIMIT_KEYS)}), got {table!r}",
+            "limits",
         )
     overrides: dict[str, int] = {}
     for key, value in table.items():
@@ -182,6 +183,45 @@ def merge_limits(base: Limits, *overrides: Mapping[str, int] | None) -> Limits:
         if layer:
             result = replace(result, **parse_limits(layer))
     return result
+
+
+# Tournament file keys (arena/tournament/config.py checks their types, then calls the parsers):
+#   sandbox = "auto"                       top level: the mode
+#   [limits]                               top level: limits for every bot
+#   memory_mb = 2048
+#   [[bots]] ... limits = { cpu_seconds = 1200 }   one bot's own limits, over the [limits] table
+TOURNAMENT_KEYS = {"sandbox": "one of 'auto', 'on', 'off'",
+                   "limits": f"a [limits] table ({', '.join(LIMIT_KEYS)})"}
+BOT_KEYS = {"limits": "a table of limits, e.g. { memory_mb = 2048 }"}
+
+
+@dataclass(frozen=True)
+class TournamentSandbox:
+    """The sandbox settings of a tournament file: the mode and the [limits] overrides."""
+
+    mode: str = DEFAULT_MODE
+    limits: Mapping[str, int] = field(default_factory=dict)
+
+    def policy(self, bot_limits: Mapping[str, int] | None = None) -> SandboxPolicy:
+        """The policy of one bot: the defaults, then [limits], then the bot's own `limits`."""
+        return SandboxPolicy(self.mode, merge_limits(Limits(), self.limits, bot_limits))
+
+    def settings(self) -> dict:
+        """For the stored tournament settings (what ran, and with which limits by default)."""
+        return {"sandbox": self.mode, "limits": self.policy().limits.describe()}
+
+
+def parse_tournament(data: Mapping[str, object]) -> TournamentSandbox:
+    """`sandbox` and `[limits]` of a tournament file (the top-level table); raises
+    SandboxConfigError whose `key` is the offending key (inside [limits] for a limit)."""
+    mode = parse_mode(data.get("sandbox", DEFAULT_MODE))
+    limits = parse_limits(data.get("limits", {}), "[limits]")
+    return TournamentSandbox(mode, limits)
+
+
+def parse_bot_limits(item: Mapping[str, object], label: str) -> dict[str, int]:
+    """A [[bots]] table's own `limits` (empty if none); `label` names the bot in errors."""
+    return parse_limits(item.get("limits", {}), f"{label} limits")
 
 
 # --- availability (probed once per process) ---------------------------------------------------

@@ -198,3 +198,31 @@ def test_limit_detail(returncode, stderr, detail):
 ])
 def test_describe_status_reads_bwraps_128_plus_signal(returncode, text):
     assert sandbox.describe_status(returncode) == text
+
+
+# --- tournament files -------------------------------------------------------------------------
+
+def test_tournament_settings_and_per_bot_policy():
+    settings = sandbox.parse_tournament({"sandbox": "on", "limits": {"memory_mb": 2048}})
+    assert settings.mode == "on"
+    bot = sandbox.parse_bot_limits({"path": "x", "limits": {"processes": 8}}, "bot #1")
+    assert settings.policy(bot) == SandboxPolicy("on", Limits(memory_mb=2048, processes=8))
+    assert settings.policy() == SandboxPolicy("on", Limits(memory_mb=2048))
+    assert sandbox.parse_tournament({}) == sandbox.TournamentSandbox("auto", {})
+    assert settings.settings() == {"sandbox": "on", "limits": Limits(memory_mb=2048).describe()}
+
+
+@pytest.mark.parametrize("data, key, text", [
+    ({"sandbox": "yes"}, "sandbox", "'sandbox' must be one of 'auto', 'on', 'off', got 'yes'"),
+    ({"limits": {"memry_mb": 1}}, "memry_mb", "unknown key 'memry_mb' in [limits]; did you mean"),
+    ({"limits": 5}, "limits", "'[limits]' must be a table of limits"),
+])
+def test_bad_tournament_settings_name_the_key(data, key, text):
+    with pytest.raises(SandboxConfigError) as caught:
+        sandbox.parse_tournament(data)
+    assert text in str(caught.value) and caught.value.key == key
+
+
+def test_bad_bot_limits_name_the_bot():
+    with pytest.raises(SandboxConfigError, match=r"bot #2 limits 'processes' must be a whole"):
+        sandbox.parse_bot_limits({"limits": {"processes": 1.5}}, "bot #2")
