@@ -239,6 +239,8 @@ def probe() -> Probe:
     missing = [tool for tool in _helper_tools() if shutil.which(tool) is None]
     if missing:
         return Probe(False, f"{', '.join(missing)} not found on PATH")
+    if not _bwrap_supports("--size"):
+        return Probe(False, "bwrap is older than 0.7 (no --size to cap the bot's tmp)")
     true = shutil.which("true") or "/bin/true"
     argv = build_argv([true], os.getcwd(), Limits(), uid=_bot_uid())
     try:
@@ -251,6 +253,16 @@ def probe() -> Probe:
         last = text[-1] if text else f"exit code {done.returncode}"
         return Probe(False, f"bwrap cannot create the sandbox: {last}")
     return Probe(True)
+
+
+@functools.cache
+def _bwrap_supports(option: str) -> bool:
+    """Whether the installed bwrap knows `option` (read once from `bwrap --help`)."""
+    try:
+        done = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return f"{option} " in done.stdout + done.stderr
 
 
 def _helper_tools() -> tuple[str, ...]:
@@ -363,7 +375,9 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
            "--hostname", "arena-bot"]
     if uid is None:
-        out += ["--unshare-user", "--disable-userns"]
+        out += ["--unshare-user"]
+        if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later
+            out += ["--disable-userns"]
     out += _system_binds()
     out += ["--proc", "/proc", "--dev", "/dev"]
     tmp_bytes = str(limits.tmp_mb * MIB)
