@@ -9,7 +9,10 @@ Prints `name: value unit` lines:
 - start_to_hello_ratio (goal: <= 1.3, plus a few ms) and start_to_hello_extra (ms);
 - move_round_trip_plain_median / move_round_trip_sandboxed_median: writing a `turn` line to
   reading the `move` answer (us), the same positions for both;
-- move_round_trip_ratio (goal: <= 1.1).
+- move_round_trip_ratio (goal: <= 1.1);
+- games_per_second_{kept,restart}_{plain,sandboxed} and their ratios (goal: >= 0.8): whole
+  `random` vs `random` classic games through the referee, processes kept across games (as in a
+  pairing of a tournament) or restarted for every game (start-up counted in every game).
 Exits 1 (after a line saying why) if the sandbox is unavailable.
 """
 
@@ -33,6 +36,7 @@ from arena import protocol, sandbox  # noqa: E402
 from arena.botspec import resolve_bot  # noqa: E402
 from arena.game import Game, format_move, parse_move, parse_variant  # noqa: E402
 from arena.process import minimal_env  # noqa: E402
+from arena.referee import Player, TimeControl, play_game  # noqa: E402
 
 
 class Bot:
@@ -107,10 +111,29 @@ def move_round_trips(policy: sandbox.SandboxPolicy, plies: int) -> list[float]:
     return times[20:]  # leave out the warm-up (first imports and caches)
 
 
+def games_per_second(policy: sandbox.SandboxPolicy, games: int, restart: bool) -> float:
+    """Games per second through the referee, every bot started under `policy`."""
+    variant = parse_variant("classic")
+    tc = TimeControl(move_ms=2000)
+    before = sandbox.default_policy()
+    sandbox.set_default_policy(policy)
+    try:
+        with Player(resolve_bot("random"), "r1", restart_every_game=restart) as a, \
+                Player(resolve_bot("random"), "r2", restart_every_game=restart) as b:
+            play_game(variant, a, b, tc)  # start the processes (kept) and warm up
+            t = time.perf_counter()
+            for i in range(games):
+                play_game(variant, a, b, tc) if i % 2 == 0 else play_game(variant, b, a, tc)
+            return games / (time.perf_counter() - t)
+    finally:
+        sandbox.set_default_policy(before)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=15, help="starts per mode")
     parser.add_argument("--plies", type=int, default=400, help="turns per mode")
+    parser.add_argument("--games", type=int, default=30, help="games per mode (kept processes)")
     args = parser.parse_args()
     found = sandbox.probe()
     if not found.available:
@@ -133,6 +156,12 @@ def main() -> int:
     print(f"move_round_trip_plain_median: {moves_plain:.0f} us")
     print(f"move_round_trip_sandboxed_median: {moves_boxed:.0f} us")
     print(f"move_round_trip_ratio: {moves_boxed / moves_plain:.2f} x")
+    for restart, games in (("kept", args.games), ("restart", max(2, args.games // 5))):
+        rates = {}
+        for name, policy in (("plain", plain), ("sandboxed", boxed)):
+            rates[name] = games_per_second(policy, games, restart == "restart")
+            print(f"games_per_second_{restart}_{name}: {rates[name]:.1f} games/s")
+        print(f"games_per_second_{restart}_ratio: {rates['sandboxed'] / rates['plain']:.2f} x")
     return 0
 
 
