@@ -323,6 +323,24 @@ class RunSandbox:
         """For the stored tournament settings."""
         return {"sandbox": self.mode, "sandboxed": self.enabled, "sandbox_notice": self.notice}
 
+    def describe(self, limits: Limits | None = None) -> str:
+        """What a bot gets, one line (for `arena check`: the sandbox it will meet)."""
+        if not self.enabled:
+            why = "sandbox = off" if self.mode == "off" else "bubblewrap unavailable"
+            return (f"sandbox: none ({why}): the bot runs as {_user()} with the arena's view of "
+                    "the machine, network included")
+        return ("sandbox: bubblewrap: network none, processes its own only, files its own "
+                f"folder read-only + a private /tmp; {(limits or Limits()).describe()}")
+
+
+def _user() -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return f"uid {os.geteuid()}"
+
 
 def start_run(mode: str) -> RunSandbox:
     """Resolve `mode` for a run; raises SandboxUnavailable (the message to print, then exit

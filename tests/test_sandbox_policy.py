@@ -226,3 +226,21 @@ def test_bad_tournament_settings_name_the_key(data, key, text):
 def test_bad_bot_limits_name_the_bot():
     with pytest.raises(SandboxConfigError, match=r"bot #2 limits 'processes' must be a whole"):
         sandbox.parse_bot_limits({"limits": {"processes": 1.5}}, "bot #2")
+
+
+def test_run_description_for_arena_check(monkeypatch):
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(True))
+    run = sandbox.start_run("auto")
+    assert run == sandbox.RunSandbox("auto", True, "")
+    assert run.describe(Limits(memory_mb=512)) == (
+        "sandbox: bubblewrap: network none, processes its own only, files its own folder "
+        "read-only + a private /tmp; memory 512 MiB, processes 64, file size 64 MiB, cpu 600 s, "
+        "tmp 64 MiB")
+    off = sandbox.start_run("off")
+    assert off.describe().startswith("sandbox: none (sandbox = off): the bot runs as ")
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(False, "bwrap not found on PATH"))
+    missing = sandbox.start_run("auto")
+    assert not missing.enabled and "bwrap not found on PATH" in missing.notice
+    assert "bubblewrap unavailable" in missing.describe()
+    assert missing.settings() == {"sandbox": "auto", "sandboxed": False,
+                                  "sandbox_notice": missing.notice}
