@@ -242,9 +242,10 @@ def probe() -> Probe:
     if not _bwrap_supports("--size"):
         return Probe(False, "bwrap is older than 0.7 (no --size to cap the bot's tmp)")
     true = shutil.which("true") or "/bin/true"
-    argv = build_argv([true], os.getcwd(), Limits(), uid=_bot_uid())
+    argv = build_argv([true], "/", Limits(), uid=_bot_uid())  # "/": always there inside
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=20,
+        done = subprocess.run(argv, cwd="/", stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=20,
                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     except (OSError, subprocess.TimeoutExpired) as error:
         return Probe(False, f"bwrap does not run: {error}")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -68,3 +70,56 @@ def test_sandbox_auto_without_bwrap_says_so_once_and_plays():
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("bots run without the sandbox") == 1
     assert "random vs random#2: W" in done.stdout
+
+
+# On its turn the bot becomes a sleeper with MARKER-turn in its argv: the test finds it in /proc.
+THINKING_BOT = """
+import os, sys
+for line in sys.stdin:
+    word = line.split(" ", 1)[0].strip()
+    if word == "hello":
+        print("hello name=thinker", flush=True)
+    elif word == "turn":
+        code = "import time; time.sleep(600)"
+        os.execv(sys.executable, [sys.executable, "-c", code, sys.argv[1] + "-turn"])
+"""
+
+
+def _pids_running(marker: str) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@needs_bwrap
+def test_sigterm_mid_move_ends_the_sandboxed_bots(tmp_path):
+    bot = tmp_path / "thinker.py"
+    bot.write_text(THINKING_BOT)
+    marker = f"thinker-{os.getpid()}-{id(tmp_path)}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", str(bot), "random", "--move-ms", "600000",
+         "--args-a", marker, "--sandbox", "on"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _pids_running(f"{marker}-turn"):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the bot never got its turn"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    assert _pids_running(marker) == []  # the sandbox and the bot in it are gone

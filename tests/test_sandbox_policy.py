@@ -3,6 +3,7 @@ the availability probe and its messages, and the mapping of a dead bot to a limi
 
 from __future__ import annotations
 
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -244,3 +245,13 @@ def test_run_description_for_arena_check(monkeypatch):
     assert "bubblewrap unavailable" in missing.describe()
     assert missing.settings() == {"sandbox": "auto", "sandboxed": False,
                                   "sandbox_notice": missing.notice}
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_probe_works_from_a_folder_the_sandbox_does_not_show(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # e.g. `arena play` run from a folder under /tmp
+    sandbox.probe.cache_clear()
+    try:
+        assert sandbox.probe() == sandbox.Probe(True)
+    finally:
+        sandbox.probe.cache_clear()
