@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from arena import proctree
+from arena import proctree, sandbox
 from arena.boterrors import (
     Aborted,
     BotExited,
@@ -155,6 +155,14 @@ class StderrCapture:
             self._dropped = 0
         return data, dropped
 
+    def peek(self, wait: float = 0.0) -> bytes:
+        """What `take` would return now, left in place (after waiting up to `wait` for the end)."""
+        if wait:
+            self._thread.join(wait)
+        with self._lock:
+            self._read_available(TAKE_CHUNKS)
+            return bytes(self._data)
+
     def close(self, close_fd: Callable[[], None], wait: float = 0.5) -> None:
         """Wait for the drain to see the end of the output (its writers are gone), then close
         the pipe with `close_fd`; what was captured can still be taken, and the fd number,
@@ -174,14 +182,18 @@ class BotProcess:
         cwd: Path | str,
         line_cap: int = LINE_CAP,
         stderr_cap: int = STDERR_CAP,
+        sandbox_policy: sandbox.SandboxPolicy | None = None,  # sandbox hook (issue 10)
     ) -> None:
         self.command = list(command)
+        self.sandbox_policy = sandbox_policy  # sandbox hook (issue 10): None = the default
+        self.sandboxed = False  # sandbox hook (issue 10)
         self.cwd = Path(cwd)
         self.line_cap = line_cap
         self.stderr_cap = stderr_cap
         self.token = f"{TOKEN_VAR}={uuid.uuid4().hex}"
         self.proc: subprocess.Popen | None = None
         self.pid = 0
+        self._cpu_clock_pid: int | None = None  # sandbox hook (issue 10)
         self.started_at = 0.0
         self.closed = False
         self._home: str | None = None
@@ -199,10 +211,15 @@ class BotProcess:
         _sweep_stale_homes()
         self._home = tempfile.mkdtemp(prefix=f"{HOME_PREFIX}{os.getpid()}-")
         env = minimal_env(self._home, self.token.partition("=")[2])
+        # --- sandbox hook (issue 10): run the bot under bwrap when the policy says so ---
+        policy = self.sandbox_policy or sandbox.default_policy()
+        self.sandboxed = policy.enabled  # `on` without bwrap: SandboxUnavailable (commands
+        argv, env = sandbox.wrap(self.command, env, self.cwd, policy)  # check that up front)
+        # --- end of the sandbox hook ---
         with LIVE_BOTS.lock:
             try:
                 self.proc = subprocess.Popen(
-                    self.command,
+                    argv,
                     cwd=self.cwd,
                     env=env,
                     stdin=subprocess.PIPE,
@@ -255,6 +272,9 @@ class BotProcess:
         return self._exit.wait(timeout)
 
     def status(self) -> str:
+        if self.sandboxed and self._stderr is not None:  # sandbox hook (issue 10): bwrap's 128+N
+            exited = self.poll() is not None  # and the limit hit, named by the runtime's last words
+            return sandbox.status_text(self.poll(), self._stderr.peek(wait=0.5 if exited else 0.0))
         return describe_status(self.poll())
 
     # --- I/O ----------------------------------------------------------------------------------
@@ -327,6 +347,12 @@ class BotProcess:
         """
         if not self.pid:
             return self._cpu_ms
+        if self.sandboxed and self._cpu_clock is not None and self._cpu_clock_pid is None:
+            # sandbox hook (issue 10): measure the bot inside, not bwrap, once it runs
+            self._cpu_clock_pid = sandbox.cpu_pid(self.pid, True)
+            if self._cpu_clock_pid is None:
+                return self._cpu_ms
+            self._cpu_clock = ((~self._cpu_clock_pid) << 3) | 2
         if self._cpu_clock is not None:
             try:
                 self._cpu_ms = time.clock_gettime(self._cpu_clock) * 1000

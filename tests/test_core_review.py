@@ -268,7 +268,7 @@ def test_play_stopped_mid_move_ends_its_bots(tmp_path, sig, code):
     marker = tmp_path / "moving.pid"
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "play", str(bot), "random", "--move-ms", "600000",
-         "--args-a", str(marker)],
+         "--args-a", str(marker), "--sandbox", "off"],  # the bot writes a host file
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         # a shell may start background jobs with SIGINT ignored: the test wants the default
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),

@@ -22,7 +22,10 @@ STARTUP_MS = 3000
 
 
 def run_play(*args: str) -> tuple[int, list[dict], str]:
-    result = CliRunner().invoke(play_command, [*args, "--json"], catch_exceptions=False)
+    # Plain processes: these bots report through files of the host (pid files), which the
+    # sandbox hides (`arena play` defaults to --sandbox auto); tests/test_sandbox_*.py cover it.
+    result = CliRunner().invoke(play_command, [*args, "--json", "--sandbox", "off"],
+                                catch_exceptions=False)
     games = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     return result.exit_code, games, result.output
 

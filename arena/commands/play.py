@@ -76,9 +76,13 @@ def describe_game(record) -> str:
               show_default=True, help="SPRT false-negative rate.")
 @click.option("--sprt-model", type=click.Choice(["logistic", "normalized", "bayeselo"]),
               default="logistic", show_default=True, help="Elo model of the SPRT hypotheses.")
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]),
+              default="auto", show_default=True,
+              help="Run the bots in the bubblewrap sandbox (see SECURITY.md): auto uses it when "
+              "available, on refuses to start without it.")
 def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, startup_ms, grace_ms,
             opening, openings_choice, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
-            sprt_beta, sprt_model) -> None:
+            sprt_beta, sprt_model, sandbox_mode) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
 
     A bot is a path to an executable, a .py file, a folder with a bot.toml, a command line
@@ -152,6 +156,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
             out(describe_game(record) + (f"  [{state}]" if state else ""))
         sys.stdout.flush()
 
+    policy_before = _apply_sandbox(sandbox_mode)
     previous = _catch_sigterm()
     interrupted = False
     try:
@@ -168,6 +173,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        _restore_sandbox(policy_before)
     _summary(result, parsed, tcs, sprt, as_json, interrupted)
     if interrupted:
         sys.exit(130)
@@ -199,6 +205,29 @@ def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool) -> Non
         lines.append(sprt.summary())
     for line in lines:
         click.echo(line, err=as_json)
+
+
+def _apply_sandbox(mode: str):
+    """Resolve --sandbox for this match: refuse `on` without bwrap, say once when `auto`
+    runs without it, and make it the policy of every bot started here; returns the policy
+    it replaces (for `_restore_sandbox`: the command may run inside a longer process)."""
+    from arena import sandbox
+
+    try:
+        run = sandbox.start_run(mode)
+    except sandbox.SandboxUnavailable as error:
+        raise click.ClickException(str(error)) from None
+    if run.notice:
+        click.echo(run.notice, err=True)
+    before = sandbox.default_policy()
+    sandbox.set_default_policy(sandbox.SandboxPolicy(mode))
+    return before
+
+
+def _restore_sandbox(policy) -> None:
+    from arena import sandbox
+
+    sandbox.set_default_policy(policy)
 
 
 class _Terminated(BaseException):

@@ -1,0 +1,629 @@
+"""A bubblewrap sandbox for bot processes: no network, no view of other processes or files,
+capped memory, processes, file size, CPU time and tmp space.
+
+`wrap(argv, env, cwd, policy)` turns the command line of a bot into one that runs it under
+`bwrap` (Debian package `bubblewrap`); everything else here is pure policy: the modes
+(`auto`, `on`, `off`), the limits and their per-tournament / per-bot overrides, the availability
+probe (cached), and the mapping of a bot killed by a limit to a readable forfeit detail.
+
+What the bot sees (see SECURITY.md for the threat model):
+- a fresh root: the system's programs and libraries read-only (`/usr`, `/lib*`, `/bin`, `/sbin`,
+  `/opt`, `/etc` with its secrets masked), the arena's Python installation read-only, the arena
+  package read-only (for bots using `arena.sdk`), and its own folder read-only (a folder bot with a
+  `bot.toml`: the whole folder; a single program file: that file only, never its siblings);
+- a private, size-capped, writable `/tmp`, which is also its `HOME` and `TMPDIR`;
+- a fresh `/proc` (its own PID namespace: it sees only its own processes) and a minimal `/dev`;
+- its own network namespace (only its own loopback: nothing of the host, not even 127.0.0.1),
+  IPC and UTS namespaces, a new session (no terminal injection), and it dies with the arena.
+
+Limits are rlimits set by `prlimit` inside the sandbox, after the namespaces are made:
+address space (memory), processes/threads, file size, CPU seconds, plus the tmpfs size. The
+process limit counts per user: an arena running as root (uid 0 is exempt from it) runs every bot
+under its own unprivileged uid through `setpriv`, which also drops every capability.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+MODES = ("auto", "on", "off")
+DEFAULT_MODE = "auto"
+MIB = 1024 * 1024
+
+# Inside the sandbox: one private writable place, HOME and TMPDIR both.
+SANDBOX_TMP = "/tmp"
+BOT_MANIFEST = "bot.toml"
+ARENA_PACKAGE = Path(__file__).resolve().parent
+
+# The unprivileged uids given to bots when the arena runs as root: far above any real account,
+# random per bot so that two live bots never share a process budget.
+BOT_UID_BASE = 1_900_000_000
+BOT_UID_SPAN = 1 << 24
+
+# System folders bound read-only when present (a symlink, as `/lib -> usr/lib` on merged-/usr
+# systems, is recreated as the same symlink).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc")
+# Secrets under /etc hidden from the bot: files are replaced by an empty file, folders by an
+# empty tmpfs. A bot never runs as root, so most of these are unreadable anyway; masking them
+# keeps that true for a bot folder owned by a user who can read them.
+MASKED_ETC_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+                    "/etc/sudoers", "/etc/security/opasswd", "/etc/machine-id")
+MASKED_ETC_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d", "/etc/credstore",
+                   "/etc/credstore.encrypted", "/etc/NetworkManager/system-connections",
+                   "/etc/wireguard", "/etc/letsencrypt")
+
+INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: "
+                "sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap)")
+
+
+class SandboxConfigError(ValueError):
+    """A bad sandbox setting: a one-line message; `key` names the offending key (for file:line)."""
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class SandboxUnavailable(RuntimeError):
+    """`sandbox = "on"` but the sandbox cannot be set up here (one-line message)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandboxed bot process; 0 means no limit.
+
+    memory_mb     address space (RLIMIT_AS), MiB: 1 GiB by default. It counts reserved virtual
+                  memory, not resident memory: runtimes that reserve large heaps up front (Java,
+                  Go, Node's WebAssembly cages) may need it raised or set to 0.
+    processes     processes + threads of the bot at once (RLIMIT_NPROC in its own user id): 64.
+    file_size_mb  largest file it may write (RLIMIT_FSIZE), MiB: 64.
+    cpu_seconds   CPU seconds of the bot process over its lifetime (RLIMIT_CPU), a backstop for a
+                  bot that computes between turns; a kept process plays the consecutive games of a
+                  pairing, so this is per process, not per move: 600.
+    tmp_mb        size of its private writable /tmp (HOME, TMPDIR), MiB: 64.
+    """
+
+    memory_mb: int = 1024
+    processes: int = 64
+    file_size_mb: int = 64
+    cpu_seconds: int = 600
+    tmp_mb: int = 64
+
+    def describe(self) -> str:
+        """One line for `arena check` and the stored settings, e.g. `memory 1024 MiB, ...`."""
+        def cap(value: int, unit: str) -> str:
+            return f"{value}{unit}" if value else "unlimited"
+
+        return (f"memory {cap(self.memory_mb, ' MiB')}, processes {cap(self.processes, '')}, "
+                f"file size {cap(self.file_size_mb, ' MiB')}, "
+                f"cpu {cap(self.cpu_seconds, ' s')}, tmp {cap(self.tmp_mb, ' MiB')}")
+
+
+LIMIT_KEYS = tuple(f.name for f in fields(Limits))
+# Largest accepted values: well beyond any machine, small enough to stay in rlimit range.
+_LIMIT_MAX = {"memory_mb": 1 << 30, "processes": 1 << 22, "file_size_mb": 1 << 30,
+              "cpu_seconds": 1 << 31, "tmp_mb": 1 << 30}
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """The mode (`auto`, `on`, `off`) and the limits of one bot."""
+
+    mode: str = DEFAULT_MODE
+    limits: Limits = field(default_factory=Limits)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether bots run sandboxed under this policy on this machine.
+
+        Raises SandboxUnavailable for `on` when the sandbox cannot be set up."""
+        return resolve_mode(self.mode)
+
+
+# --- parsing and merging (pure) ---------------------------------------------------------------
+
+def parse_mode(value: object, key: str = "sandbox") -> str:
+    """A mode from a tournament file or an option; raises SandboxConfigError (one line)."""
+    if not isinstance(value, str) or value not in MODES:
+        close = difflib.get_close_matches(str(value), MODES, n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise SandboxConfigError(
+            f"{key!r} must be one of {', '.join(repr(m) for m in MODES)}, got {value!r}{hint}", key
+        )
+    return value
+
+
+def parse_limits(table: object, label: str = "limits") -> dict[str, int]:
+    """Check a limits table (`{memory_mb = 2048, processes = 128}`) and return it as overrides.
+
+    Every key is optional; values are non-negative integers, 0 meaning no limit. Raises
+    SandboxConfigError naming the key."""
+    if not isinstance(table, Mapping):
+        raise SandboxConfigError(
+            f"{label!r} must be a table of limits ({', '.join(LIMIT_KEYS)}), got {table!r}",
+            "limits",
+        )
+    overrides: dict[str, int] = {}
+    for key, value in table.items():
+        if key not in LIMIT_KEYS:
+            close = difflib.get_close_matches(str(key), LIMIT_KEYS, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(LIMIT_KEYS)}"
+            raise SandboxConfigError(f"unknown key {key!r} in {label}{hint}", key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SandboxConfigError(
+                f"{label} {key!r} must be a whole number (0 for no limit), got {value!r}", key
+            )
+        if not 0 <= value <= _LIMIT_MAX[key]:
+            raise SandboxConfigError(
+                f"{label} {key!r} must be between 0 (no limit) and {_LIMIT_MAX[key]}, got {value}",
+                key,
+            )
+        overrides[key] = value
+    if overrides.get("tmp_mb", 1) == 0:
+        raise SandboxConfigError(f"{label} 'tmp_mb' must be at least 1 (the bot's HOME lives "
+                                 "there)", "tmp_mb")
+    return overrides
+
+
+def merge_limits(base: Limits, *overrides: Mapping[str, int] | None) -> Limits:
+    """The limits of one bot: the defaults, then the tournament's, then the bot's own."""
+    result = base
+    for layer in overrides:
+        if layer:
+            result = replace(result, **parse_limits(layer))
+    return result
+
+
+# Tournament file keys (arena/tournament/config.py checks their types, then calls the parsers):
+#   sandbox = "auto"                       top level: the mode
+#   [limits]                               top level: limits for every bot
+#   memory_mb = 2048
+#   [[bots]] ... limits = { cpu_seconds = 1200 }   one bot's own limits, over the [limits] table
+TOURNAMENT_KEYS = {"sandbox": "one of 'auto', 'on', 'off'",
+                   "limits": f"a [limits] table ({', '.join(LIMIT_KEYS)})"}
+BOT_KEYS = {"limits": "a table of limits, e.g. { memory_mb = 2048 }"}
+
+
+@dataclass(frozen=True)
+class TournamentSandbox:
+    """The sandbox settings of a tournament file: the mode and the [limits] overrides."""
+
+    mode: str = DEFAULT_MODE
+    limits: Mapping[str, int] = field(default_factory=dict)
+
+    def policy(self, bot_limits: Mapping[str, int] | None = None) -> SandboxPolicy:
+        """The policy of one bot: the defaults, then [limits], then the bot's own `limits`."""
+        return SandboxPolicy(self.mode, merge_limits(Limits(), self.limits, bot_limits))
+
+    def settings(self) -> dict:
+        """For the stored tournament settings (what ran, and with which limits by default)."""
+        return {"sandbox": self.mode, "limits": self.policy().limits.describe()}
+
+
+def parse_tournament(data: Mapping[str, object]) -> TournamentSandbox:
+    """`sandbox` and `[limits]` of a tournament file (the top-level table); raises
+    SandboxConfigError whose `key` is the offending key (inside [limits] for a limit)."""
+    mode = parse_mode(data.get("sandbox", DEFAULT_MODE))
+    limits = parse_limits(data.get("limits", {}), "[limits]")
+    return TournamentSandbox(mode, limits)
+
+
+def parse_bot_limits(item: Mapping[str, object], label: str) -> dict[str, int]:
+    """A [[bots]] table's own `limits` (empty if none); `label` names the bot in errors."""
+    return parse_limits(item.get("limits", {}), f"{label} limits")
+
+
+# --- availability (probed once per process) ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Probe:
+    available: bool
+    reason: str = ""  # why not, one line
+
+
+@functools.lru_cache(maxsize=1)
+def probe() -> Probe:
+    """Whether the sandbox can be set up here: `bwrap`, `prlimit` (and `setpriv` as root) on
+    PATH, and a trivial sandboxed `true` that succeeds. Cached for the life of the process."""
+    missing = [tool for tool in _helper_tools() if shutil.which(tool) is None]
+    if missing:
+        return Probe(False, f"{', '.join(missing)} not found on PATH")
+    if not _bwrap_supports("--size"):
+        return Probe(False, "bwrap is older than 0.7 (no --size to cap the bot's tmp)")
+    true = shutil.which("true") or "/bin/true"
+    argv = build_argv([true], "/", Limits(), uid=_bot_uid())  # "/": always there inside
+    try:
+        done = subprocess.run(argv, cwd="/", stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=20,
+                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return Probe(False, f"bwrap does not run: {error}")
+    if done.returncode != 0:
+        text = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        last = text[-1] if text else f"exit code {done.returncode}"
+        return Probe(False, f"bwrap cannot create the sandbox: {last}")
+    return Probe(True)
+
+
+@functools.cache
+def _bwrap_supports(option: str) -> bool:
+    """Whether the installed bwrap knows `option` (read once from `bwrap --help`)."""
+    try:
+        done = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return f"{option} " in done.stdout + done.stderr
+
+
+def _helper_tools() -> tuple[str, ...]:
+    return ("bwrap", "prlimit", "setpriv") if _running_as_root() else ("bwrap", "prlimit")
+
+
+def unavailable_message(reason: str) -> str:
+    """The one line for `sandbox = "on"` (or `--sandbox on`) when the sandbox cannot be set up."""
+    return (f"the bot sandbox is required (sandbox = \"on\") but cannot be set up: {reason}; "
+            f"{INSTALL_HINT}, or run without it: --sandbox off / sandbox = \"off\"")
+
+
+def auto_notice(reason: str) -> str:
+    """The one line said once (stderr and the stored settings) when `auto` runs unsandboxed."""
+    return (f"note: bots run without the sandbox ({reason}); {INSTALL_HINT} to isolate them, "
+            "or set sandbox = \"off\" to silence this")
+
+
+def resolve_mode(mode: str) -> bool:
+    """True if bots run sandboxed under `mode` here; `on` without a sandbox raises
+    SandboxUnavailable with the message to print."""
+    mode = parse_mode(mode)
+    if mode == "off":
+        return False
+    result = probe()
+    if mode == "on" and not result.available:
+        raise SandboxUnavailable(unavailable_message(result.reason))
+    return result.available
+
+
+# --- the policy of this process's bots -------------------------------------------------------
+
+_default_policy = SandboxPolicy("off")
+
+
+def set_default_policy(policy: SandboxPolicy) -> None:
+    """The policy of every bot started in this process without one of its own (set once by a
+    command: `arena play --sandbox`, `arena check`, a tournament; a forked worker inherits it).
+    Until a command sets it, bots run unsandboxed, as library users and older tests expect."""
+    global _default_policy
+    _default_policy = policy
+
+
+def default_policy() -> SandboxPolicy:
+    return _default_policy
+
+
+@dataclass(frozen=True)
+class RunSandbox:
+    """What a command learns before it starts bots: whether they run sandboxed, and the one
+    line to say once (stderr, stored settings) when `auto` runs them without the sandbox."""
+
+    mode: str
+    enabled: bool
+    notice: str = ""
+
+    def settings(self) -> dict:
+        """For the stored tournament settings."""
+        return {"sandbox": self.mode, "sandboxed": self.enabled, "sandbox_notice": self.notice}
+
+    def describe(self, limits: Limits | None = None) -> str:
+        """What a bot gets, one line (for `arena check`: the sandbox it will meet)."""
+        if not self.enabled:
+            why = "sandbox = off" if self.mode == "off" else "bubblewrap unavailable"
+            return (f"sandbox: none ({why}): the bot runs as {_user()} with the arena's view of "
+                    "the machine, network included")
+        return ("sandbox: bubblewrap: network none, processes its own only, files its own "
+                f"folder read-only + a private /tmp; {(limits or Limits()).describe()}")
+
+
+def _user() -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return f"uid {os.geteuid()}"
+
+
+def start_run(mode: str) -> RunSandbox:
+    """Resolve `mode` for a run; raises SandboxUnavailable (the message to print, then exit
+    non-zero) for `on` without a sandbox, and SandboxConfigError for a bad mode."""
+    enabled = resolve_mode(mode)
+    notice = "" if enabled or mode == "off" else auto_notice(probe().reason)
+    return RunSandbox(mode, enabled, notice)
+
+
+# --- the command line -------------------------------------------------------------------------
+
+def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str],
+         policy: SandboxPolicy) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment that run `argv` (in `cwd`, with `env`) under `policy`.
+
+    Unchanged when the policy does not sandbox (mode `off`, or `auto` without bubblewrap); raises
+    SandboxUnavailable for `on` without it. The returned argv starts `bwrap`, which becomes the
+    spawned process: it exits with the bot's exit code, or 128 + N when the bot was killed by
+    signal N (see `describe_status`).
+    """
+    if not policy.enabled:
+        return list(argv), dict(env)
+    inner_env = dict(env)
+    inner_env["HOME"] = SANDBOX_TMP
+    inner_env["TMPDIR"] = SANDBOX_TMP
+    return build_argv(argv, cwd, policy.limits, uid=_bot_uid()), inner_env
+
+
+def _running_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _bot_uid() -> int | None:
+    """A fresh unprivileged uid for a bot when the arena is root (else None: keep the user's)."""
+    if not _running_as_root():
+        return None
+    return BOT_UID_BASE + secrets.randbelow(BOT_UID_SPAN)
+
+
+def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
+               uid: int | None = None) -> list[str]:
+    """The `bwrap ... -- prlimit ... [-- setpriv ...] -- argv` command line.
+
+    `uid`: run the bot under this unprivileged uid (required when the arena is root, since
+    root is exempt from the process limit); None keeps the caller's uid in a user namespace.
+    Reads the file system only to see which of the paths to bind exist.
+    """
+    cwd_path = Path(cwd).resolve()
+    out = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+           "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+           "--hostname", "arena-bot"]
+    if uid is None:
+        out += ["--unshare-user"]
+        if _bwrap_supports("--disable-userns"):  # bubblewrap 0.8 and later
+            out += ["--disable-userns"]
+    out += _system_binds()
+    out += ["--proc", "/proc", "--dev", "/dev"]
+    tmp_bytes = str(limits.tmp_mb * MIB)
+    out += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", SANDBOX_TMP]
+    # /dev/shm (POSIX shared memory) would otherwise be an uncapped tmpfs in RAM.
+    out += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
+    binds = _program_binds(argv, cwd_path)
+    for folder in _ancestors(binds):
+        if folder not in (SANDBOX_TMP, "/dev"):  # already mounted, with their own modes
+            out += ["--perms", "0755", "--dir", folder]  # bwrap makes missing parents 0700
+    for path in binds:
+        out += ["--ro-bind", path, path]
+    out += ["--chdir", str(cwd_path), "--"]
+    out += prlimit_argv(limits)
+    if uid is not None:
+        out += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    out += list(argv)
+    return out
+
+
+def prlimit_argv(limits: Limits) -> list[str]:
+    """`prlimit --as=... -- ` for the limits; soft = hard except CPU, whose soft limit sends
+    SIGXCPU (a readable cause) a second before the hard one kills."""
+    args = ["prlimit", "--core=0"]
+    if limits.memory_mb:
+        args.append(f"--as={limits.memory_mb * MIB}")
+    if limits.processes:
+        args.append(f"--nproc={limits.processes}")
+    if limits.file_size_mb:
+        args.append(f"--fsize={limits.file_size_mb * MIB}")
+    if limits.cpu_seconds:
+        args.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}")
+    return [*args, "--"]
+
+
+def _system_binds() -> list[str]:
+    out: list[str] = []
+    for folder in SYSTEM_DIRS:
+        if os.path.islink(folder):
+            out += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            out += ["--ro-bind", folder, folder]
+    for path in MASKED_ETC_FILES:
+        if os.path.isfile(path) and not os.path.islink(path):
+            out += ["--ro-bind", "/dev/null", path]
+    for path in MASKED_ETC_DIRS:
+        if os.path.isdir(path) and not os.path.islink(path):
+            out += ["--perms", "0755", "--tmpfs", path]
+    return out
+
+
+_SYSTEM_PREFIXES = tuple(f"{d}/" for d in SYSTEM_DIRS)
+
+
+def _program_binds(argv: Sequence[str], cwd: Path) -> list[str]:
+    """The paths the bot needs besides the system: its program (its folder if it has a
+    manifest, else the program files of its command line inside its folder), the Python
+    installation when it runs under the arena's Python, and the arena package."""
+    paths: list[Path] = []
+    if (cwd / BOT_MANIFEST).is_file():
+        paths.append(cwd)
+    else:
+        for part in argv:
+            candidate = Path(part) if os.path.isabs(part) else cwd / part
+            if candidate.is_file() and _is_within(candidate.resolve(), cwd):
+                paths.append(candidate.resolve())
+    executable = Path(argv[0]) if argv else None
+    python = Path(sys.executable)
+    if executable is not None and (executable == python or _same_file(executable, python)):
+        for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+            paths.append(Path(prefix).resolve())
+            paths.append(Path(prefix))  # a venv's bin/python is a symlink to the base prefix
+    elif executable is not None and executable.is_absolute() and executable.is_file():
+        paths.append(executable)
+    paths.append(ARENA_PACKAGE)
+    return _outermost(p for p in paths if not str(p).startswith(_SYSTEM_PREFIXES))
+
+
+def _outermost(paths) -> list[str]:
+    """Distinct paths without those inside another (binding the outer one covers them)."""
+    unique = sorted({str(p) for p in paths if os.path.exists(p)})
+    kept: list[str] = []
+    for path in unique:
+        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(path)
+    return kept
+
+
+def _ancestors(paths: Sequence[str]) -> list[str]:
+    found: set[str] = set()
+    for path in paths:
+        parent = Path(path).parent
+        while str(parent) != "/":
+            found.add(str(parent))
+            parent = parent.parent
+    return sorted(found, key=lambda p: (p.count("/"), p))
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+# --- after the fact: why a sandboxed bot died --------------------------------------------------
+
+def describe_status(returncode: int | None) -> str:
+    """`exited with code N` / `killed by SIGNAME` for a sandboxed bot, whose status comes back
+    through bwrap as 128 + N for a bot killed by signal N."""
+    if returncode is None:
+        return "still running"
+    signum = _signal_of(returncode)
+    if signum:
+        try:
+            return f"killed by {signal.Signals(signum).name}"
+        except ValueError:
+            return f"killed by signal {signum}"
+    return f"exited with code {returncode}"
+
+
+def _signal_of(returncode: int) -> int:
+    if returncode < 0:
+        return -returncode
+    if 128 < returncode < 128 + 65:
+        return returncode - 128
+    return 0
+
+
+_MEMORY_PATTERNS = re.compile(
+    r"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|OutOfMemoryError"
+    r"|memory allocation of \d+ bytes failed|failed to allocate|mmap\(\) failed|ENOMEM",
+    re.IGNORECASE,
+)
+_PROCESS_PATTERNS = re.compile(
+    r"Resource temporarily unavailable|can't start new thread|fork: retry|Cannot fork"
+    r"|unable to create (native|new native) thread|EAGAIN.*(fork|clone|thread)"
+    r"|pthread_create",
+    re.IGNORECASE,
+)
+_FILE_SIZE_PATTERNS = re.compile(r"File too large|EFBIG|No space left on device|ENOSPC",
+                                 re.IGNORECASE)
+
+
+def limit_detail(returncode: int | None, stderr: str = "") -> str | None:
+    """The limit a dead sandboxed bot most likely hit: `memory limit`, `process limit`,
+    `file size limit` (also a full tmp), `cpu limit`, or None when nothing points to one.
+
+    A pure function of its exit status (negative or 128 + N: killed by signal N) and the tail
+    of its stderr, for the referee's `crash` detail. Signals are certain (SIGXCPU, SIGXFSZ);
+    memory and processes show only as failed allocations and forks, named in the message the
+    runtime prints before it exits.
+    """
+    if returncode is None:
+        return None
+    signum = _signal_of(returncode)
+    if signum == signal.SIGXCPU:
+        return "cpu limit"
+    if signum == signal.SIGXFSZ:
+        return "file size limit"
+    text = stderr[-4096:]
+    if _MEMORY_PATTERNS.search(text):
+        return "memory limit"
+    if _PROCESS_PATTERNS.search(text):
+        return "process limit"
+    if _FILE_SIZE_PATTERNS.search(text):
+        return "file size limit"
+    if signum == signal.SIGKILL and "cpu" in text.lower() and "limit" in text.lower():
+        return "cpu limit"
+    return None
+
+
+# --- the sandboxed bot's own process ----------------------------------------------------------
+
+def inner_pid(outer_pid: int) -> int | None:
+    """The pid (in the arena's view) of the bot program inside a sandbox started as
+    `outer_pid`, or None while it is not started yet.
+
+    bwrap keeps a monitor process outside and an init (pid 1) inside; the bot is init's first
+    child. Its CPU clock, not bwrap's, measures the bot's move CPU time.
+    """
+    pid = outer_pid
+    for _ in range(2):
+        children = _children(pid)
+        if not children:
+            return None
+        pid = min(children)
+    return pid
+
+
+def cpu_pid(pid: int, sandboxed: bool) -> int | None:
+    """The process whose CPU clock measures a bot started as `pid`: itself, or the program
+    inside the sandbox (None until it runs)."""
+    return inner_pid(pid) if sandboxed else pid
+
+
+def status_text(returncode: int | None, stderr: bytes) -> str:
+    """`exited with code 1`, or for a bot that hit a limit `hit the memory limit (exited with
+    code 1)`: how a sandboxed bot's end reads in a forfeit detail (`bot ...`)."""
+    text = describe_status(returncode)
+    limit = limit_detail(returncode, stderr.decode("utf-8", "replace"))
+    return f"hit the {limit} ({text})" if limit else text
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        pass
+    found = []  # kernels without CONFIG_PROC_CHILDREN: scan the process table
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            if int(data[data.rfind(b")") + 2:].split()[1]) == pid:
+                found.append(int(name))
+    return found

@@ -1,0 +1,189 @@
+"""A hostile bot: it attacks the machine as its first argument says, reports what it achieved on
+stderr (one line, `hostile MODE: ok|denied ...`), then plays the first legal move like any bot.
+
+Used by tests/test_sandbox_hostile.py to show what the sandbox prevents (and, with the sandbox
+off, that the same attack succeeds). Modes and arguments:
+
+    read PATH               read a file (another bot's source, games.db, logs, tournament file)
+    write PATH              append a line to a file, or create it (the project tree, games.db)
+    hunt MARKER SIG         signal every process whose command line holds MARKER (the opponent, the
+                            arena worker), found by listing /proc
+    inject MARKER           write a move line into the stdout pipe of those processes via /proc
+    procfd NAME             find a file named NAME open in another process (/proc/PID/fd) and
+                            append to it through that link (games.db held by the arena)
+    connect PORT            connect to 127.0.0.1:PORT (a listener of the host)
+    alloc GIB               reserve GIB GiB of address space (not touched: harmless unsandboxed)
+    fork N                  start N processes that wait for this bot to exit
+    daemon MARKER           leave a double-forked, setsid() process running MARKER in its environ
+    filltmp MIB             write up to MIB MiB into $TMPDIR, in 1 MiB files
+    bigfile MIB             write one file of MIB MiB into $TMPDIR
+    spin                    burn CPU forever
+"""
+
+import mmap
+import os
+import signal
+import socket
+import sys
+import time
+
+MODE = sys.argv[1]
+ARGS = sys.argv[2:]
+
+
+def report(outcome: str) -> None:
+    sys.stderr.write(f"hostile {MODE}: {outcome}\n")
+    sys.stderr.flush()
+
+
+def others_matching(marker: str) -> list[int]:
+    """Pids of processes (other than this one) whose command line contains `marker`."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(name))
+        except OSError:
+            continue
+    return found
+
+
+def attack() -> None:
+    if MODE == "read":
+        try:
+            with open(ARGS[0], "rb") as f:
+                report(f"ok {len(f.read())} bytes")
+        except OSError as error:
+            report(f"denied {error.strerror}")
+    elif MODE == "write":
+        try:
+            with open(ARGS[0], "ab") as f:
+                f.write(b"tampered by a bot\n")
+            report("ok")
+        except OSError as error:
+            report(f"denied {error.strerror}")
+    elif MODE == "hunt":
+        sig = getattr(signal, ARGS[1])
+        hit = 0
+        for pid in others_matching(ARGS[0]):
+            try:
+                os.kill(pid, sig)
+                hit += 1
+            except OSError:
+                pass
+        report(f"ok signalled {hit}" if hit else "denied no process found")
+    elif MODE == "inject":
+        hit = 0
+        for pid in others_matching(ARGS[0]):
+            try:
+                with open(f"/proc/{pid}/fd/1", "wb") as f:
+                    f.write(b"move d1\n")
+                hit += 1
+            except OSError:
+                pass
+        report(f"ok injected {hit}" if hit else "denied no pipe found")
+    elif MODE == "procfd":
+        hit = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                fds = os.listdir(f"/proc/{name}/fd")
+            except OSError:
+                continue
+            for fd in fds:
+                link = f"/proc/{name}/fd/{fd}"
+                try:
+                    if os.readlink(link).endswith(ARGS[0]):
+                        with open(link, "ab") as f:
+                            f.write(b"tampered through /proc\n")
+                        hit += 1
+                except OSError:
+                    pass
+        report(f"ok tampered {hit}" if hit else "denied no such open file")
+    elif MODE == "connect":
+        try:
+            with socket.create_connection(("127.0.0.1", int(ARGS[0])), timeout=3) as s:
+                s.sendall(b"hello from a bot\n")
+            report("ok connected")
+        except OSError as error:
+            report(f"denied {error.strerror or error}")
+    elif MODE == "alloc":
+        size = int(ARGS[0]) << 30
+        try:
+            area = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+                             | getattr(mmap, "MAP_NORESERVE", 0))
+            area.close()
+            report(f"ok reserved {ARGS[0]} GiB")
+        except OSError as error:
+            report(f"denied {error.strerror}")
+            raise MemoryError(f"cannot reserve {ARGS[0]} GiB") from None
+    elif MODE == "fork":
+        read_end, write_end = os.pipe()
+        started = 0
+        error = None
+        for _ in range(int(ARGS[0])):
+            try:
+                pid = os.fork()
+            except OSError as failure:
+                error = failure
+                break
+            if pid == 0:  # wait for the parent to go (end of file on the pipe), then leave
+                os.close(write_end)
+                os.read(read_end, 1)
+                os._exit(0)
+            started += 1
+        if error is None:
+            report(f"ok started {started}")
+        else:
+            report(f"denied after {started}: {error.strerror}")
+            raise error
+    elif MODE == "daemon":
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                os.environ["HOSTILE_DAEMON"] = ARGS[0]
+                os.execvp("sh", ["sh", "-c", "sleep 60", ARGS[0]])
+            os._exit(0)
+        os.wait()
+        report("ok left a daemon")
+    elif MODE == "filltmp":
+        folder = os.environ.get("TMPDIR", "/tmp")
+        written = 0
+        try:
+            for index in range(int(ARGS[0])):
+                with open(os.path.join(folder, f"fill-{index}"), "wb") as f:
+                    f.write(b"\0" * (1 << 20))
+                written += 1
+            report(f"ok wrote {written} MiB")
+        except OSError as error:
+            report(f"denied after {written} MiB: {error.strerror}")
+    elif MODE == "bigfile":
+        with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "big"), "wb") as f:
+            for _ in range(int(ARGS[0])):
+                f.write(b"\0" * (1 << 20))
+        report(f"ok wrote one file of {ARGS[0]} MiB")
+    elif MODE == "spin":
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            pass
+        report("ok spun 60 s")
+    else:
+        raise SystemExit(f"unknown mode {MODE!r}")
+
+
+def main() -> None:
+    attack()
+    from arena.sdk import run_bot
+
+    run_bot(lambda turn: turn.game.legal_moves()[0], name=f"hostile-{MODE}")
+
+
+if __name__ == "__main__":
+    main()

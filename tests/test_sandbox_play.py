@@ -1,0 +1,125 @@
+"""`arena play --sandbox` end to end: a hostile bot through the real referee, sandboxed and not."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from arena import sandbox
+from tests.conftest import ROOT
+
+HOSTILE = ROOT / "tests" / "bots_hostile"
+needs_bwrap = pytest.mark.skipif(not sandbox.probe().available,
+                                 reason=f"sandbox unavailable: {sandbox.probe().reason}")
+
+
+def play(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "play", *args], capture_output=True,
+                          text=True, timeout=180, cwd=ROOT,
+                          env=env or {**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@needs_bwrap
+def test_a_bot_over_the_memory_limit_forfeits_with_a_readable_detail(no_leftover_processes):
+    boxed = play(str(HOSTILE), "random", "--args-a", "alloc 20", "-n", "1", "--json",
+                 "--sandbox", "on")
+    assert boxed.returncode == 0, boxed.stderr
+    game = json.loads(boxed.stdout.splitlines()[0])
+    assert (game["reason"], game["forfeit_by"]) == ("crash", 1)
+    assert "memory limit" in game["detail"], game["detail"]
+    plain = play(str(HOSTILE), "random", "--args-a", "alloc 20", "-n", "1", "--json",
+                 "--sandbox", "off")
+    game = json.loads(plain.stdout.splitlines()[0])
+    assert game["reason"] != "crash" and game["forfeit_by"] is None, game
+
+
+@needs_bwrap
+def test_a_bot_cannot_read_its_opponents_source(tmp_path, no_leftover_processes):
+    secret = ROOT / "bots" / "greedy" / "bot.py"
+    outcome = {}
+    for mode in ("on", "off"):
+        logs = tmp_path / mode
+        done = play(str(HOSTILE), "greedy", "--args-a", f"read {secret}", "-n", "1",
+                    "--log-dir", str(logs), "--sandbox", mode)
+        assert done.returncode == 0, done.stderr
+        log = next(logs.glob("*-hostile.log")).read_text()
+        outcome[mode] = log.splitlines()[0]
+    assert outcome["on"] == "hostile read: denied No such file or directory"
+    assert outcome["off"] == f"hostile read: ok {secret.stat().st_size} bytes"
+
+
+def test_sandbox_on_without_bwrap_refuses_in_one_line():
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": "/nonexistent"}
+    done = play("random", "random", "--sandbox", "on", env=env)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr
+    assert "sandbox is required" in lines[0] and "apt-get install bubblewrap" in lines[0]
+
+
+def test_sandbox_auto_without_bwrap_says_so_once_and_plays():
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": "/nonexistent"}
+    done = play("random", "random", "-n", "2", "--sandbox", "auto", env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("bots run without the sandbox") == 1
+    assert "random vs random#2: W" in done.stdout
+
+
+# On its turn the bot becomes a sleeper with MARKER-turn in its argv: the test finds it in /proc.
+THINKING_BOT = """
+import os, sys
+for line in sys.stdin:
+    word = line.split(" ", 1)[0].strip()
+    if word == "hello":
+        print("hello name=thinker", flush=True)
+    elif word == "turn":
+        code = "import time; time.sleep(600)"
+        os.execv(sys.executable, [sys.executable, "-c", code, sys.argv[1] + "-turn"])
+"""
+
+
+def _pids_running(marker: str) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@needs_bwrap
+def test_sigterm_mid_move_ends_the_sandboxed_bots(tmp_path):
+    bot = tmp_path / "thinker.py"
+    bot.write_text(THINKING_BOT)
+    marker = f"thinker-{os.getpid()}-{id(tmp_path)}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", str(bot), "random", "--move-ms", "600000",
+         "--args-a", marker, "--sandbox", "on"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _pids_running(f"{marker}-turn"):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the bot never got its turn"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    assert _pids_running(marker) == []  # the sandbox and the bot in it are gone

@@ -1,0 +1,257 @@
+"""The pure parts of arena.sandbox: modes, limits and their overrides, the bwrap command line,
+the availability probe and its messages, and the mapping of a dead bot to a limit."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import sandbox
+from arena.sandbox import Limits, SandboxConfigError, SandboxPolicy
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --- modes and limits -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["auto", "on", "off"])
+def test_modes_are_accepted(mode):
+    assert sandbox.parse_mode(mode) == mode
+
+
+@pytest.mark.parametrize("value, hint", [("onn", "did you mean 'on'"), (True, ""), ("", "")])
+def test_bad_mode_is_one_line_naming_the_key(value, hint):
+    with pytest.raises(SandboxConfigError) as caught:
+        sandbox.parse_mode(value)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("'sandbox' must be one of 'auto', 'on'")
+    assert hint in message and caught.value.key == "sandbox"
+
+
+def test_documented_defaults():
+    assert Limits() == Limits(memory_mb=1024, processes=64, file_size_mb=64, cpu_seconds=600,
+                              tmp_mb=64)
+    assert SandboxPolicy().mode == "auto"
+    assert Limits().describe() == ("memory 1024 MiB, processes 64, file size 64 MiB, cpu 600 s, "
+                                   "tmp 64 MiB")
+    assert "memory unlimited" in Limits(memory_mb=0).describe()
+
+
+def test_tournament_then_bot_overrides_merge_over_the_defaults():
+    tournament = {"memory_mb": 2048, "processes": 128}
+    bot = {"memory_mb": 0, "cpu_seconds": 30}
+    merged = sandbox.merge_limits(Limits(), tournament, None, bot)
+    assert merged == Limits(memory_mb=0, processes=128, file_size_mb=64, cpu_seconds=30,
+                            tmp_mb=64)
+    assert sandbox.merge_limits(Limits()) == Limits()
+
+
+@pytest.mark.parametrize("table, key, text", [
+    ({"memory": 5}, "memory", "unknown key 'memory' in limits; did you mean 'memory_mb'?"),
+    ({"bogus": 5}, "bogus", "known: memory_mb, processes"),
+    ({"processes": "64"}, "processes", "must be a whole number (0 for no limit), got '64'"),
+    ({"processes": True}, "processes", "must be a whole number"),
+    ({"cpu_seconds": -1}, "cpu_seconds", "must be between 0 (no limit) and"),
+    ({"tmp_mb": 0}, "tmp_mb", "'tmp_mb' must be at least 1"),
+])
+def test_bad_limits_are_one_line_naming_the_key(table, key, text):
+    with pytest.raises(SandboxConfigError) as caught:
+        sandbox.parse_limits(table)
+    assert text in str(caught.value) and "\n" not in str(caught.value)
+    assert caught.value.key == key
+
+
+def test_limits_must_be_a_table():
+    with pytest.raises(SandboxConfigError, match="'limits' must be a table of limits"):
+        sandbox.parse_limits(64)
+
+
+# --- the command line -------------------------------------------------------------------------
+
+def _pairs(argv: list[str], option: str) -> list[str]:
+    return [argv[i + 1] for i, part in enumerate(argv) if part == option]
+
+
+def test_argv_isolates_namespaces_and_runs_the_bot_last():
+    bot = ROOT / "bots" / "random"
+    command = [sys.executable, str(bot / "bot.py"), "--seed", "1"]
+    argv = sandbox.build_argv(command, bot, Limits(), uid=1_900_000_123)
+    options = argv[: argv.index("--")]
+    for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                 "--die-with-parent", "--new-session"):
+        assert flag in options
+    assert argv[-len(command):] == command
+    assert _pairs(argv, "--chdir") == [str(bot)]
+    # a folder bot: its folder, read-only; the arena package for the SDK; never the project
+    ro = _pairs(argv, "--ro-bind")
+    assert str(bot) in ro and str(ROOT / "arena") in ro
+    assert str(ROOT) not in ro and str(ROOT / "bots") not in ro
+    assert "/usr" in ro and "/etc" in ro
+    assert "--bind" not in argv  # nothing of the host is writable
+    # limits through prlimit, then the unprivileged uid through setpriv
+    tail = argv[argv.index("--") + 1:]
+    assert tail[:tail.index("setpriv")] == [
+        "prlimit", "--core=0", f"--as={1024 << 20}", "--nproc=64", f"--fsize={64 << 20}",
+        "--cpu=600:601", "--"]
+    assert "--reuid=1900000123" in tail and "--no-new-privs" in tail
+
+
+def test_a_single_file_bot_sees_its_file_not_its_siblings(tmp_path):
+    (tmp_path / "mine.py").write_text("print('hello name=x')\n")
+    (tmp_path / "rival.py").write_text("SECRET = 1\n")
+    argv = sandbox.build_argv([sys.executable, str(tmp_path / "mine.py")], tmp_path, Limits())
+    ro = _pairs(argv, "--ro-bind")
+    assert str(tmp_path / "mine.py") in ro
+    assert str(tmp_path) not in ro and str(tmp_path / "rival.py") not in ro
+
+
+def test_without_a_uid_the_bot_keeps_the_users_id_in_a_user_namespace():
+    argv = sandbox.build_argv(["/bin/true"], "/", Limits())
+    assert "--unshare-user" in argv and "setpriv" not in argv
+
+
+def test_tmp_size_and_unlimited_limits():
+    argv = sandbox.build_argv(["/bin/true"], "/", Limits(memory_mb=0, processes=0, tmp_mb=8))
+    assert _pairs(argv, "--size") == [str(8 << 20), str(8 << 20)]  # /tmp and /dev/shm
+    assert sandbox.prlimit_argv(Limits(memory_mb=0, processes=0, file_size_mb=0,
+                                       cpu_seconds=0)) == ["prlimit", "--core=0", "--"]
+
+
+def test_secrets_under_etc_are_masked(monkeypatch):
+    monkeypatch.setattr(sandbox.os.path, "isfile",
+                        lambda p: p == "/etc/shadow" or Path(p).is_file())
+    argv = sandbox.build_argv(["/bin/true"], "/", Limits())
+    binds = list(zip(argv, argv[1:], argv[2:], strict=False))
+    assert ("--ro-bind", "/dev/null", "/etc/shadow") in binds
+
+
+def test_wrap_off_leaves_the_command_alone():
+    argv, env = sandbox.wrap(["bot"], {"HOME": "/h"}, "/", SandboxPolicy("off"))
+    assert argv == ["bot"] and env == {"HOME": "/h"}
+
+
+def test_wrap_on_moves_home_and_tmpdir_into_the_sandbox(monkeypatch):
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(True))
+    argv, env = sandbox.wrap(["/bin/true"], {"HOME": "/h", "TMPDIR": "/h", "X": "1"}, "/",
+                             SandboxPolicy("on"))
+    assert argv[0] == "bwrap" and argv[-1] == "/bin/true"
+    assert env == {"HOME": "/tmp", "TMPDIR": "/tmp", "X": "1"}
+
+
+# --- availability -----------------------------------------------------------------------------
+
+def test_probe_without_bwrap_says_what_is_missing_and_is_cached(monkeypatch):
+    sandbox.probe.cache_clear()
+    monkeypatch.setenv("PATH", "/nonexistent")
+    try:
+        first = sandbox.probe()
+        monkeypatch.setenv("PATH", "/usr/bin:/bin")
+        assert sandbox.probe() is first  # cached: probed once per process
+    finally:
+        sandbox.probe.cache_clear()
+    assert not first.available and first.reason.startswith("bwrap, prlimit")
+
+
+def test_on_without_a_sandbox_refuses_in_one_line_with_the_install_hint(monkeypatch):
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(False, "bwrap not found on PATH"))
+    with pytest.raises(sandbox.SandboxUnavailable) as caught:
+        _ = SandboxPolicy("on").enabled
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "cannot be set up: bwrap not found on PATH" in message
+    assert "apt-get install bubblewrap" in message and "--sandbox off" in message
+    assert SandboxPolicy("auto").enabled is False
+    assert SandboxPolicy("off").enabled is False
+    assert "apt-get install bubblewrap" in sandbox.auto_notice("bwrap not found on PATH")
+
+
+# --- a dead bot and its limit -----------------------------------------------------------------
+
+@pytest.mark.parametrize("returncode, stderr, detail", [
+    (128 + signal.SIGXCPU, "", "cpu limit"),
+    (-signal.SIGXCPU, "", "cpu limit"),
+    (128 + signal.SIGXFSZ, "", "file size limit"),
+    (1, "OSError: [Errno 27] File too large", "file size limit"),
+    (1, "OSError: [Errno 28] No space left on device", "file size limit"),
+    (1, "Traceback ...\nMemoryError", "memory limit"),
+    (128 + signal.SIGABRT, "terminate called after throwing an instance of 'std::bad_alloc'",
+     "memory limit"),
+    (1, "Exception in thread main java.lang.OutOfMemoryError: Java heap space", "memory limit"),
+    (1, "BlockingIOError: [Errno 11] Resource temporarily unavailable", "process limit"),
+    (2, "sh: 1: Cannot fork", "process limit"),
+    (1, "RuntimeError: can't start new thread", "process limit"),
+    (1, "ValueError: bad move", None),
+    (128 + signal.SIGKILL, "", None),
+    (0, "", None),
+    (None, "MemoryError", None),
+])
+def test_limit_detail(returncode, stderr, detail):
+    assert sandbox.limit_detail(returncode, stderr) == detail
+
+
+@pytest.mark.parametrize("returncode, text", [
+    (0, "exited with code 0"), (3, "exited with code 3"), (137, "killed by SIGKILL"),
+    (-15, "killed by SIGTERM"), (None, "still running"), (128 + 24, "killed by SIGXCPU"),
+])
+def test_describe_status_reads_bwraps_128_plus_signal(returncode, text):
+    assert sandbox.describe_status(returncode) == text
+
+
+# --- tournament files -------------------------------------------------------------------------
+
+def test_tournament_settings_and_per_bot_policy():
+    settings = sandbox.parse_tournament({"sandbox": "on", "limits": {"memory_mb": 2048}})
+    assert settings.mode == "on"
+    bot = sandbox.parse_bot_limits({"path": "x", "limits": {"processes": 8}}, "bot #1")
+    assert settings.policy(bot) == SandboxPolicy("on", Limits(memory_mb=2048, processes=8))
+    assert settings.policy() == SandboxPolicy("on", Limits(memory_mb=2048))
+    assert sandbox.parse_tournament({}) == sandbox.TournamentSandbox("auto", {})
+    assert settings.settings() == {"sandbox": "on", "limits": Limits(memory_mb=2048).describe()}
+
+
+@pytest.mark.parametrize("data, key, text", [
+    ({"sandbox": "yes"}, "sandbox", "'sandbox' must be one of 'auto', 'on', 'off', got 'yes'"),
+    ({"limits": {"memry_mb": 1}}, "memry_mb", "unknown key 'memry_mb' in [limits]; did you mean"),
+    ({"limits": 5}, "limits", "'[limits]' must be a table of limits"),
+])
+def test_bad_tournament_settings_name_the_key(data, key, text):
+    with pytest.raises(SandboxConfigError) as caught:
+        sandbox.parse_tournament(data)
+    assert text in str(caught.value) and caught.value.key == key
+
+
+def test_bad_bot_limits_name_the_bot():
+    with pytest.raises(SandboxConfigError, match=r"bot #2 limits 'processes' must be a whole"):
+        sandbox.parse_bot_limits({"limits": {"processes": 1.5}}, "bot #2")
+
+
+def test_run_description_for_arena_check(monkeypatch):
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(True))
+    run = sandbox.start_run("auto")
+    assert run == sandbox.RunSandbox("auto", True, "")
+    assert run.describe(Limits(memory_mb=512)) == (
+        "sandbox: bubblewrap: network none, processes its own only, files its own folder "
+        "read-only + a private /tmp; memory 512 MiB, processes 64, file size 64 MiB, cpu 600 s, "
+        "tmp 64 MiB")
+    off = sandbox.start_run("off")
+    assert off.describe().startswith("sandbox: none (sandbox = off): the bot runs as ")
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(False, "bwrap not found on PATH"))
+    missing = sandbox.start_run("auto")
+    assert not missing.enabled and "bwrap not found on PATH" in missing.notice
+    assert "bubblewrap unavailable" in missing.describe()
+    assert missing.settings() == {"sandbox": "auto", "sandboxed": False,
+                                  "sandbox_notice": missing.notice}
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_probe_works_from_a_folder_the_sandbox_does_not_show(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # e.g. `arena play` run from a folder under /tmp
+    sandbox.probe.cache_clear()
+    try:
+        assert sandbox.probe() == sandbox.Probe(True)
+    finally:
+        sandbox.probe.cache_clear()
