@@ -23,6 +23,7 @@ from arena.botspec import BotSpec
 from arena.clocks import TurnBudget
 from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess
 from arena.reasons import Reason
+from arena.sandbox import SandboxPolicy
 from arena.timecontrol import TimeControl
 
 MAX_INFO_LINES = 10_000  # info lines per turn before it counts as a flood
@@ -51,8 +52,10 @@ class Transport(Protocol):
     def kill(self) -> None: ...
 
 
-def bot_process(spec: BotSpec) -> Transport:
-    return BotProcess(spec.argv, spec.cwd)
+def bot_process(spec: BotSpec, sandbox_policy: SandboxPolicy | None = None) -> Transport:
+    """The real transport: the bot's program as a subprocess (sandboxed as `sandbox_policy`
+    says; None: the process-wide default policy, see arena.sandbox.set_default_policy)."""
+    return BotProcess(spec.argv, spec.cwd, sandbox_policy=sandbox_policy)
 
 
 def _safe_file_part(text: str) -> str:

@@ -57,6 +57,7 @@ class GameRecord:
     second_hash: str = ""
     first_version: str = ""
     second_version: str = ""
+    sandboxed: bool = False  # both bots ran in the bubblewrap sandbox
     void: bool = False
     # extras, not in the games table
     infos: list[list[str]] = field(default_factory=list)  # info lines sent with each ply
@@ -72,6 +73,7 @@ class GameRecord:
         row["opening"] = " ".join(self.opening)
         row["move_ms"] = json.dumps(self.move_ms)
         row["move_cpu_ms"] = json.dumps(self.move_cpu_ms)
+        row["sandboxed"] = int(self.sandboxed)
         return row
 
     def to_dict(self) -> dict:
@@ -249,6 +251,8 @@ class _Referee:
             self.players[seat].end_game(protocol.end_line(result, rec.winner, rec.reason, rec.plies))
         for seat, player in self.players.items():
             player.start_log(self.game_id, seat, self.names[seat])
+        started = [p.process for p in self.players.values() if p.process is not None]
+        rec.sandboxed = bool(started) and all(getattr(t, "sandboxed", False) for t in started)
         # The next game starts while these processes end (their exits overlap).
         close_players((p for p in self.players.values() if p.restart_every_game), wait=False)
         rec.first_version = self.players[1].version

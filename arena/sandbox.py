@@ -33,7 +33,8 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -627,3 +628,20 @@ def _children(pid: int) -> list[int]:
             if int(data[data.rfind(b")") + 2:].split()[1]) == pid:
                 found.append(int(name))
     return found
+
+
+@contextmanager
+def policy_for_command(mode: str, say: Callable[[str], None]) -> Iterator[RunSandbox]:
+    """For a command that starts bots in this process (`play`, `check`, a league): resolve
+    `mode` (SandboxUnavailable for `on` without bubblewrap), `say` the notice once when `auto`
+    runs without it, and make it the default policy of every bot started inside the block;
+    the previous policy comes back afterwards (the command may run inside a longer process)."""
+    run = start_run(mode)
+    if run.notice:
+        say(run.notice)
+    before = default_policy()
+    set_default_policy(SandboxPolicy(mode))
+    try:
+        yield run
+    finally:
+        set_default_policy(before)

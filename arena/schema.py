@@ -48,6 +48,8 @@ GAME_COLUMNS: tuple[Column, ...] = (
     Column("first_version", "TEXT NOT NULL DEFAULT ''", "string", "version from `first`'s handshake"),
     Column("second_version", "TEXT NOT NULL DEFAULT ''", "string",
            "version from `second`'s handshake"),
+    Column("sandboxed", "INTEGER", "float64",
+           "1 if both bots ran in the bubblewrap sandbox, 0 if not, NaN if unknown (older stores)"),
     Column("round", "INTEGER", "float64", "schedule round (tournaments only)", in_frame=False),
     Column("arena_version", "TEXT NOT NULL DEFAULT ''", "string", "arena version that played it",
            in_frame=False),

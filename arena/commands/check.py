@@ -20,7 +20,10 @@ import click
               help="Also play games in this variant (repeat for several), e.g. the variants of "
               "your tournament; replaces the default odd sizes (classic:7x4, "
               "classic:10x9,connect=5, popout:5x5).")
-def command(bot, bot_args, games, move_ms, startup_ms, variants) -> None:
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]), default="auto",
+              show_default=True, help="Check the bot in the bubblewrap sandbox it will meet in "
+              "tournaments (see SECURITY.md); on refuses to start without it.")
+def command(bot, bot_args, games, move_ms, startup_ms, variants, sandbox_mode) -> None:
     """Check that BOT follows the protocol: handshake, unknown lines, games against random in
     every preset (pops, fixed columns) and in odd sizes and line lengths (or the --variant
     ones), an opening, a clock, back-to-back games in one process, quit. Prints pass/fail per
@@ -56,7 +59,14 @@ def command(bot, bot_args, games, move_ms, startup_ms, variants) -> None:
         if not result.ok and result.hint:
             click.echo(f"      hint: {result.hint}")
 
-    report = run_checks(spec, tc, games, progress=show, variants=variants or ODD_VARIANTS)
+    from arena import sandbox
+
+    try:
+        with sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)) as run:
+            click.echo(run.describe())  # what the bot will have: network, memory cap, ...
+            report = run_checks(spec, tc, games, progress=show, variants=variants or ODD_VARIANTS)
+    except sandbox.SandboxUnavailable as error:
+        raise click.ClickException(str(error)) from None
     if report.startup_ms:
         values = sorted(report.startup_ms)
         click.echo(f"start-up: {values[len(values) // 2]:.0f} ms median, {values[-1]:.0f} ms max "

@@ -25,7 +25,9 @@ def command() -> None:
               help="Per-move limit in ms.")
 @click.option("--startup-ms", type=click.IntRange(min=0), default=5000, show_default=True,
               help="Allowance to start and answer the handshake, in ms.")
-def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int) -> None:
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]), default="auto",
+              show_default=True, help="Run submitted bots in the bubblewrap sandbox (SECURITY.md).")
+def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int, sandbox_mode: str) -> None:
     """Create a league in FOLDER."""
     from arena.game import VariantError, parse_variant
     from arena.league.registry import LeagueError, init_league
@@ -33,7 +35,7 @@ def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int)
     specs = [v.strip() for text in variants for v in text.split(",") if v.strip()] or ["classic"]
     try:
         canonical = list(dict.fromkeys(parse_variant(v).spec for v in specs))
-        init_league(folder, {"variants": canonical,
+        init_league(folder, {"variants": canonical, "sandbox": sandbox_mode,
                              "time_control": {"move_ms": move_ms, "startup_ms": startup_ms}})
     except (VariantError, LeagueError) as error:
         raise _fail(error) from None
@@ -48,6 +50,7 @@ def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int)
 @click.option("--author", default="", help="Who submitted it (shown on the site).")
 def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
     """Check the bot at PATH and add it to the league (a new version if NAME is already there)."""
+    from arena import sandbox
     from arena.botspec import resolve_bot
     from arena.conformance import run_checks
     from arena.league import registry
@@ -60,7 +63,11 @@ def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
         name = (name or spec.name).strip()
         if not name or any(c in name for c in "@/\\") or name != name.strip():
             raise registry.LeagueError(f"bad bot name {name!r}: no '@', '/' or '\\', not empty")
-        report = run_checks(spec, time_control_of(registry.settings(folder)))
+        league_settings = registry.settings(folder)
+        # The check runs in the sandbox the bot will play in.
+        with sandbox.policy_for_command(league_settings.get("sandbox", "auto"),
+                                        lambda line: click.echo(line, err=True)):
+            report = run_checks(spec, time_control_of(league_settings))
         if not report.ok:
             for result in report.results:
                 if not result.ok:
@@ -70,7 +77,7 @@ def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
                                        f"(`arena check {path}` shows the full report); nothing was stored")
         entry, spec = registry.snapshot(folder, source, name)
         entrant = registry.add_version(folder, name, entry, spec, author=author)
-    except (registry.LeagueError, OSError, ValueError) as error:
+    except (registry.LeagueError, sandbox.SandboxUnavailable, OSError, ValueError) as error:
         raise _fail(error) from None
     replaced = f" (replaces {name}@{entrant.version - 1})" if entrant.version > 1 else ""
     click.echo(f"submitted {entrant.display}{replaced}: program {entrant.program_hash}, "
@@ -105,6 +112,7 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
     """Play the league until stopped (Ctrl-C, SIGTERM) or until --until; resumable at any time."""
     import os
 
+    from arena import sandbox
     from arena.league import registry
     from arena.league.runner import LeagueRunner, Until
     from arena.tournament.store import StoreError
@@ -114,8 +122,10 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
         runner = LeagueRunner(folder, concurrency=concurrency or os.cpu_count() or 1, until=stop_when,
                               publish_every=publish_every, seed=seed, out=click.echo)
         click.echo(f"league {folder}: playing (Ctrl-C stops; games in flight are replayed later)")
-        summary = runner.run()
-    except (registry.LeagueError, StoreError, ValueError) as error:
+        with sandbox.policy_for_command(runner.settings.get("sandbox", "auto"),
+                                        lambda line: click.echo(line, err=True)):
+            summary = runner.run()
+    except (registry.LeagueError, StoreError, sandbox.SandboxUnavailable, ValueError) as error:
         raise _fail(error) from None
     if publish_every and summary.games > runner.published_at:
         runner.publish()

@@ -156,16 +156,20 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
             out(describe_game(record) + (f"  [{state}]" if state else ""))
         sys.stdout.flush()
 
-    policy_before = _apply_sandbox(sandbox_mode)
+    from arena import sandbox
+
     previous = _catch_sigterm()
     interrupted = False
     try:
-        play_match(
-            spec_a, spec_b, parsed, games, tcs, restart_every_game=restart_every_game,
-            log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
-            finished=(lambda: sprt.status() != "continue") if sprt is not None else None,
-            openings=cycles, result=result,
-        )
+        with sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)):
+            play_match(
+                spec_a, spec_b, parsed, games, tcs, restart_every_game=restart_every_game,
+                log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
+                finished=(lambda: sprt.status() != "continue") if sprt is not None else None,
+                openings=cycles, result=result,
+            )
+    except sandbox.SandboxUnavailable as error:
+        raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
         interrupted = True  # the bots are ended and reaped by now; report what was played
     except _Terminated:
@@ -173,17 +177,16 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-        _restore_sandbox(policy_before)
     _summary(result, parsed, tcs, sprt, as_json, interrupted)
     if interrupted:
         sys.exit(130)
 
 
-def _sprt_state(sprt) -> str:  # noqa: ANN001
+def _sprt_state(sprt) -> str:
     return f"SPRT LLR {sprt.llr():.2f} in [{sprt.lower:.2f}, {sprt.upper:.2f}]: {sprt.status()}"
 
 
-def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool) -> None:  # noqa: ANN001
+def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool) -> None:
     """The W/D/L lines (per time control and variant when there are several) and the SPRT."""
     lines = ["interrupted: the games played so far"] if interrupted else []
     if len(tcs) > 1:
@@ -207,34 +210,11 @@ def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool) -> Non
         click.echo(line, err=as_json)
 
 
-def _apply_sandbox(mode: str):
-    """Resolve --sandbox for this match: refuse `on` without bwrap, say once when `auto`
-    runs without it, and make it the policy of every bot started here; returns the policy
-    it replaces (for `_restore_sandbox`: the command may run inside a longer process)."""
-    from arena import sandbox
-
-    try:
-        run = sandbox.start_run(mode)
-    except sandbox.SandboxUnavailable as error:
-        raise click.ClickException(str(error)) from None
-    if run.notice:
-        click.echo(run.notice, err=True)
-    before = sandbox.default_policy()
-    sandbox.set_default_policy(sandbox.SandboxPolicy(mode))
-    return before
-
-
-def _restore_sandbox(policy) -> None:
-    from arena import sandbox
-
-    sandbox.set_default_policy(policy)
-
-
 class _Terminated(BaseException):
     """SIGTERM during a match: unwinds like Ctrl-C, so that the bots are ended and reaped."""
 
 
-def _on_sigterm(signum, frame) -> None:  # noqa: ARG001
+def _on_sigterm(signum, frame) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: let the clean-up finish
     raise _Terminated()
 
@@ -248,7 +228,7 @@ def _catch_sigterm():
     return signal.signal(signal.SIGTERM, _on_sigterm)
 
 
-def _check_opening(opening: str, variants) -> list[int]:  # noqa: ANN001
+def _check_opening(opening: str, variants) -> list[int]:
     """The --opening moves, checked to be legal and not game-ending in every variant."""
     from arena.game import Game, IllegalMoveError, MoveError, parse_move
 

@@ -165,6 +165,19 @@ def time_control_text(tc: Mapping[str, Any]) -> str:
     return f"{text} ({'; '.join(extras)})" if extras and text else text
 
 
+def sandbox_text(stored: Mapping[str, Any]) -> str:
+    """How the bots ran, from the stored settings: in the bubblewrap sandbox with its limits,
+    or not (and why); '' for results that predate the sandbox."""
+    if "sandboxed" not in stored and "sandbox" not in stored:
+        return ""
+    if stored.get("sandboxed"):
+        limits = f" ({stored['limits']})" if stored.get("limits") else ""
+        return f"bubblewrap: no network, own processes only, read-only files{limits}"
+    if stored.get("sandbox") == "off":
+        return "none (sandbox = off): bots ran with the organiser's rights"
+    return "none: bubblewrap was not available"
+
+
 def tournament_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The stored settings (`read_settings`) as (label, text) pairs worded for people.
 
@@ -200,6 +213,9 @@ def tournament_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
         items.append(("Bot processes", "kept between games, restarted after a failure"))
     if stored.get("seed") is not None:
         items.append(("Seed", str(stored["seed"])))
+    sandbox = sandbox_text(stored)
+    if sandbox:
+        items.append(("Sandbox", sandbox))
     if settings.get("void_games"):
         n = settings["void_games"]
         items.append(("Void games", f"{n} (neither bot could start; not rated)"))
@@ -265,8 +281,14 @@ def game_rows(games: pd.DataFrame, links: Mapping[str, str]) -> list[dict]:
     for row in render.records(games):
         rows.append({**row, "link": links.get(row["game_id"], ""),
                      "result_text": render.result_text(row["result"]),
-                     "forfeit": _isnum(row.get("forfeit_by"))})
+                     "forfeit": _isnum(row.get("forfeit_by")),
+                     "sandboxed_text": {1.0: "yes", 0.0: "no"}.get(_sandboxed(row), "")})
     return rows
+
+
+def _sandboxed(row: Mapping[str, Any]) -> float | None:
+    value = row.get("sandboxed")
+    return float(value) if _isnum(value) else None
 
 
 def reason_badge(row: Mapping[str, Any], replay: Mapping[str, Any] | None) -> dict | None:

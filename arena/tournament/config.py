@@ -21,7 +21,7 @@ import os
 import re
 import shlex
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,13 @@ from typing import Any
 from arena.botspec import NAME_RULE, BotSpec, name_problem, resolve_command
 from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
 from arena.game import parse_variant as _parse_variant
+from arena.sandbox import (
+    LIMIT_KEYS,
+    SandboxConfigError,
+    TournamentSandbox,
+    parse_bot_limits,
+    parse_tournament,
+)
 from arena.timecontrol import TimeControl
 from arena.tomlcheck import KeyLines as _Lines
 from arena.tomlcheck import close_match as _close
@@ -66,6 +73,9 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "restart": ((str,), f"one of {', '.join(RESTART_POLICIES)}"),
     "output": ((str,), "a directory"),
     "plots": ((bool,), "true or false"),
+    "publish_logs": ((bool,), "true or false: publish the stderr tails of bots that forfeited"),
+    "sandbox": ((str,), "one of auto, on, off"),
+    "limits": ((dict,), "a [limits] table, e.g. memory_mb = 1024"),
 }
 _TIME_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "move_ms": ((int,), "milliseconds per move"),
@@ -79,6 +89,7 @@ _BOT_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "command": ((str, list), "a command line (string or list)"),
     "name": ((str,), "a display name"),
     "args": ((list,), "a list of extra command-line arguments"),
+    "limits": ((dict,), "a table of sandbox limits, e.g. { memory_mb = 2048 }"),
 }
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
@@ -93,6 +104,7 @@ class BotEntry:
     args: tuple[str, ...]
     spec: BotSpec
     line: int = 0
+    limits: Mapping[str, int] = field(default_factory=dict)  # the bot's own sandbox limits
 
     def fingerprint(self) -> dict:
         return {
@@ -133,6 +145,8 @@ class TournamentConfig:
     seed: int = 0
     restart: str = "on-failure"
     output: Path = Path("results")
+    sandbox: TournamentSandbox = field(default_factory=TournamentSandbox)
+    publish_logs: bool = True
     description: str = ""
     # `output` was chosen on purpose (in the file or with --output): another tournament file's
     # results may be there, and the run joins them rather than being refused
@@ -171,6 +185,8 @@ class TournamentConfig:
             "restart": self.restart,
             "output": str(self.output),
             "bots": [{"name": b.name, "ref": b.ref, **b.fingerprint()} for b in self.bots],
+            "publish_logs": self.publish_logs,
+            **self.sandbox.settings(),
         }
 
     def fingerprint(self) -> dict:
@@ -286,7 +302,17 @@ def load_config(
         description=data.get("description", ""),
         output_explicit="output" in data,
         plots=data.get("plots", False),
+        sandbox=_sandbox(check, data),
+        publish_logs=data.get("publish_logs", True),
     )
+
+
+def _sandbox(check: _Checker, data: dict[str, Any]) -> TournamentSandbox:
+    try:
+        return parse_tournament(data)
+    except SandboxConfigError as error:
+        key = error.key or "sandbox"
+        raise check.error(str(error), key, "limits" if key in LIMIT_KEYS else "") from None
 
 
 def _read_text(path: Path) -> str:
@@ -512,7 +538,12 @@ def _bot(check: _Checker, item: dict[str, Any], index: int, base: Path,
             spec = _resolve_ref(ref, base, args, name, resolve)
     except ValueError as error:
         raise check.error(f"bot {ref!r}: {error}", key, "bots", index) from None
-    return BotEntry(name or spec.name, ref, tuple(args), spec, check.lines.line(key, "bots", index))
+    try:
+        limits = parse_bot_limits(item, f"bot #{index + 1}")
+    except SandboxConfigError as error:
+        raise check.error(str(error), "limits", "bots", index) from None
+    return BotEntry(name or spec.name, ref, tuple(args), spec, check.lines.line(key, "bots", index),
+                    limits)
 
 
 def _bot_command(check: _Checker, item: dict[str, Any], index: int) -> tuple[str, list[str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,12 +54,14 @@ class WorkerSetup:
     restart_every_game: bool
     log_dir: Path
     warm_cap: int = WARM_CAP  # bots a worker keeps running between games
+    policies: Mapping[str, Any] = field(default_factory=dict)  # name -> arena.sandbox.SandboxPolicy
 
     @classmethod
     def from_config(cls, config: TournamentConfig, log_dir: Path) -> WorkerSetup:
         specs = {b.name: b.spec for b in config.bots}
+        policies = {b.name: config.sandbox.policy(b.limits) for b in config.bots}
         return cls(specs, config.time_control, config.restart == "every-game", log_dir,
-                   warm_cap=max(2, min(WARM_CAP, len(specs))))
+                   warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies)
 
 
 class GameExecutor(ABC):

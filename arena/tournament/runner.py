@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.reasons import FORFEIT_REASONS
+from arena.sandbox import SandboxUnavailable, start_run
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.progress import Progress
@@ -121,6 +122,10 @@ class Runner:
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> RunResult:
+        try:  # before anything is touched: `sandbox = "on"` without bubblewrap refuses to start
+            self.sandbox_run = start_run(self.config.sandbox.mode)
+        except SandboxUnavailable as error:
+            raise RunError(str(error)) from None
         lock = RunLock(self.results_dir)
         lock.acquire()
         try:
@@ -150,13 +155,15 @@ class Runner:
                 "(the old results are moved to a backup folder, not deleted), or choose another "
                 "output directory."
             )
-        store.save_settings(config.settings(), config.fingerprint())
+        store.save_settings({**config.settings(), **self.sandbox_run.settings()}, config.fingerprint())
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
         finished = store.finished_ids()
         self.voids = VoidTracker(schedule, store.all_ids() - finished)
         pending, skipped = self._to_play(schedule, finished)
         notes = openings_notes(config)
+        if self.sandbox_run.notice:  # `auto` without bubblewrap: said once, and stored
+            notes.append(self.sandbox_run.notice)
         notes += [self.voids.note(games[0], len(games)) for games in skipped.values()]
         scheduled_ids = {g.game_id for g in schedule}
         extra = len(store.all_ids() - scheduled_ids)

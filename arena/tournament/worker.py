@@ -14,7 +14,9 @@ import threading
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 
+from arena.player import bot_process
 from arena.referee import GameAborted, Player, play_game
 from arena.tournament.executor import Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
@@ -23,8 +25,10 @@ PlayerFactory = Callable[[str, WorkerSetup], Player]
 
 
 def _new_player(name: str, setup: WorkerSetup) -> Player:
+    policy = setup.policies.get(name)  # the bot's sandbox, with its own limits
     return Player(setup.specs[name], display_name=name, log_dir=setup.log_dir,
-                  restart_every_game=setup.restart_every_game)
+                  restart_every_game=setup.restart_every_game,
+                  transport_factory=partial(bot_process, sandbox_policy=policy))
 
 
 class PlayerPool:

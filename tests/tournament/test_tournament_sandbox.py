@@ -1,0 +1,100 @@
+"""The sandbox in tournaments: `sandbox`/`[limits]` in the file, per-bot limits, the stored flag
+per game, the site's wording, and a hostile entrant that tries to tamper with games.db."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import sandbox
+from arena.publish.context import sandbox_text
+from arena.tournament.config import ConfigError, load_config
+from tests.conftest import ROOT
+
+HOSTILE = ROOT / "tests" / "bots_hostile"
+needs_bwrap = pytest.mark.skipif(not sandbox.probe().available,
+                                 reason=f"sandbox unavailable: {sandbox.probe().reason}")
+
+
+def tournament(tmp_path: Path, mode: str, extra_bot: str = "") -> Path:
+    path = tmp_path / f"t-{mode}.toml"
+    path.write_text(f"""
+variants = ["classic"]
+games = 2
+sandbox = "{mode}"
+output = "{tmp_path / ('out-' + mode)}"
+[limits]
+memory_mb = 768
+[time]
+move_ms = 500
+[[bots]]
+path = "random"
+limits = {{ processes = 32 }}
+{extra_bot}
+""")
+    return path
+
+
+def run(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "run", str(path)], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def stored(out: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(f"file:{out / 'games.db'}?mode=ro", uri=True) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_the_file_sets_the_mode_and_limits_per_tournament_and_per_bot(tmp_path):
+    config = load_config(tournament(tmp_path, "off", '[[bots]]\npath = "greedy"'))
+    assert config.sandbox.mode == "off"
+    random_policy = config.sandbox.policy(config.bots[0].limits)
+    greedy_policy = config.sandbox.policy(config.bots[1].limits)
+    assert random_policy.limits.memory_mb == 768 and random_policy.limits.processes == 32
+    assert greedy_policy.limits.processes == 64  # the default
+    assert config.settings()["sandbox"] == "off"
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ('sandbox = "maybe"', ":4: "),
+    ('[limits]\nmemroy_mb = 5', "memroy_mb"),
+])
+def test_bad_sandbox_settings_are_one_line_errors_with_the_line(tmp_path, text, needle):
+    path = tmp_path / "bad.toml"
+    path.write_text(f'variants = ["classic"]\n[[bots]]\npath = "random"\n{text}\n'
+                    '[[bots]]\npath = "greedy"\n' if "sandbox" in text else
+                    f'variants = ["classic"]\n{text}\n[[bots]]\npath = "random"\n[[bots]]\npath = "greedy"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert needle in str(caught.value) and "\n" not in str(caught.value)
+
+
+@needs_bwrap
+def test_a_hostile_entrant_cannot_rewrite_games_db_when_sandboxed(tmp_path, no_leftover_processes):
+    attack = ('[[bots]]\nname = "tamper"\npath = "' + str(HOSTILE) + '"\nargs = ["procfd", "games.db"]')
+    boxed = run(tournament(tmp_path, "on", attack))
+    assert boxed.returncode == 0, boxed.stderr
+    out = tmp_path / "out-on"
+    assert stored(out, "SELECT DISTINCT sandboxed FROM games") == [(1,)]
+    assert "hostile procfd: denied" in "".join(p.read_text() for p in (out / "logs").glob("*tamper*"))
+    integrity = stored(out, "PRAGMA integrity_check")
+    assert integrity == [("ok",)] and len(stored(out, "SELECT game_id FROM games")) == 2
+
+    plain = run(tournament(tmp_path, "off", attack))
+    assert plain.returncode == 0, plain.stderr
+    out = tmp_path / "out-off"
+    assert stored(out, "SELECT DISTINCT sandboxed FROM games") == [(0,)]
+    assert "hostile procfd: ok" in "".join(p.read_text() for p in (out / "logs").glob("*tamper*"))
+
+
+def test_the_site_says_how_the_bots_ran():
+    assert sandbox_text({}) == ""  # results from before the sandbox
+    assert sandbox_text({"sandbox": "auto", "sandboxed": True, "limits": "memory 1024 MiB"}).startswith(
+        "bubblewrap: no network")
+    assert "sandbox = off" in sandbox_text({"sandbox": "off", "sandboxed": False})
+    assert "not available" in sandbox_text({"sandbox": "auto", "sandboxed": False})
