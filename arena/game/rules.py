@@ -117,6 +117,25 @@ class Rules:
     def __repr__(self) -> str:
         return f"<rules {self.name}>"
 
+    # A rule is its registered name: a pickled or copied Variant (a forked or remote worker's)
+    # gets the same registered object back, so specs and equality survive the trip.
+    def __reduce__(self) -> tuple:
+        return (rules_named, (self.name,))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+def rules_named(name: str) -> Rules:
+    """The registered rule called `name` (how pickled rules come back)."""
+    try:
+        return RULES[name]
+    except KeyError:
+        raise RulesError(f"no rule named {name!r} is registered here ({', '.join(sorted(RULES))})") from None
+
 
 STANDARD = Rules()
 

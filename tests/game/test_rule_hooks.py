@@ -189,3 +189,16 @@ def test_the_legal_moves_hook_decides_which_columns_pop():
         assert -4 in play("popout", "d4 d3 d5 d2").legal_moves()
     finally:
         del RULES[rules.name]
+
+
+def test_a_variant_survives_pickling_and_copying_with_its_rule():
+    import copy
+    import pickle
+
+    from arena.game import parse_variant
+
+    for spec in ("classic:5x4", "popout"):
+        variant = parse_variant(spec)
+        for clone in (pickle.loads(pickle.dumps(variant)), copy.deepcopy(variant)):
+            assert clone == variant and clone.spec == variant.spec
+            assert clone.rules is variant.rules
