@@ -394,7 +394,7 @@ _IMPORT = re.compile(
 
 
 @functools.lru_cache(maxsize=1024)
-def _imported_modules_of(script: Path, mtime_ns: int, size: int) -> frozenset[str]:  # noqa: ARG001 - cache key
+def _imported_modules_of(script: Path, mtime_ns: int, size: int) -> frozenset[str]:
     try:
         source = script.read_bytes()
     except OSError:

@@ -65,7 +65,7 @@ def _stderr_tail(process: BotProcess) -> str:
     """`; stderr: <last line>` when the bot wrote to stderr (e.g. a traceback), else ''."""
     try:
         data, _ = process.take_stderr(wait=0.3)
-    except Exception:  # noqa: BLE001 - only a hint
+    except Exception:
         return ""
     lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
     return f"; stderr: {lines[-1][:200]}" if lines else ""
@@ -129,7 +129,7 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckR
             if status is None:
                 raise TimeoutError("still running")
             results.append(CheckResult("quit", True, f"exited by itself ({status})"))
-        except Exception:  # noqa: BLE001 - timeout or broken pipe: both mean it did not quit
+        except Exception:
             results.append(CheckResult("quit", False, "still running 2 s after 'quit'",
                                        HINTS["quit"]))
     finally:

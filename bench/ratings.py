@@ -59,7 +59,7 @@ def synthetic_games(bots: int, games: int, seed: int, draw_rate: float = 0.25,
     return frame, true
 
 
-def timed(label: str, fn, results: list[tuple[str, float, str]]):  # noqa: ANN001, ANN201
+def timed(label: str, fn, results: list[tuple[str, float, str]]):
     t0 = time.perf_counter()
     out = fn()
     results.append((label, time.perf_counter() - t0, "s"))

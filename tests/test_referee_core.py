@@ -148,7 +148,7 @@ def test_parallel_games_in_threads(no_leftover_processes):
             ) as b:
                 for _ in range(3):
                     results.append(play_game(PRESETS["classic"], a, b, TC))
-        except BaseException as error:  # noqa: BLE001
+        except BaseException as error:
             errors.append(error)
 
     threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]

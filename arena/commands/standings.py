@@ -42,7 +42,7 @@ def parse_anchor(value: str | None) -> tuple[str, float] | None:
         raise click.BadParameter(str(exc), param_hint="'--anchor'") from None
 
 
-def check_anchor(games, anchor, variant=None) -> None:  # noqa: ANN001
+def check_anchor(games, anchor, variant=None) -> None:
     """BadParameter unless the anchor's bot has rated games (in ``variant`` when given)."""
     if anchor is None:
         return
@@ -55,7 +55,7 @@ def check_anchor(games, anchor, variant=None) -> None:  # noqa: ANN001
                                  param_hint="'--anchor'")
 
 
-def load_or_fail(path: str):  # noqa: ANN201
+def load_or_fail(path: str):
     from arena.reports.games_io import GamesFileError, load_games
 
     try:
@@ -183,12 +183,12 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
         raise click.ClickException(str(exc)) from None
 
 
-def _ratings(table) -> dict[str, float]:  # noqa: ANN001
+def _ratings(table) -> dict[str, float]:
     """Bot -> Elo of a standings table (the one fit, passed on to the pairwise table)."""
     return dict(zip(table["bot"].tolist(), table["elo"].tolist(), strict=True))
 
 
-def _facts(games, variant, fmt, width=None) -> str:  # noqa: ANN001
+def _facts(games, variant, fmt, width=None) -> str:
     from arena.ratings.facts import bot_facts, variant_facts
     from arena.ratings.table import select_variant
     from arena.reports.render import markdown_table, text_table
@@ -198,7 +198,7 @@ def _facts(games, variant, fmt, width=None) -> str:  # noqa: ANN001
     bf = bot_facts(g)
 
     def num(x: float, d: int = 1) -> str:
-        return "-" if x != x else f"{x:.{d}f}"  # noqa: PLR0124 - NaN check
+        return "-" if x != x else f"{x:.{d}f}"
 
     def table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
         if fmt == "markdown":

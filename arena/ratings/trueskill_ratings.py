@@ -104,7 +104,7 @@ def _erfc(x: float) -> float:
     return 2. - r if x < 0 else r
 
 
-def _rate_sequence(env: trueskill.TrueSkill, mus: list[float], sig: list[float], triples):  # noqa: ANN001, ANN202
+def _rate_sequence(env: trueskill.TrueSkill, mus: list[float], sig: list[float], triples):
     """Every game of ``triples`` through the closed-form 1-vs-1 update, written out in one loop.
 
     The same arithmetic as :func:`rate_1vs1_fast` with the package's default ``cdf``/``pdf``

@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 __all__ = ["load_games", "write_plots", "write_reports"]
 
 
-def load_games(path):  # noqa: ANN001, ANN201 - thin lazy wrapper
+def load_games(path):
     from arena.reports.games_io import load_games as _load
 
     return _load(path)
 
 
-def write_plots(games_df, out_dir, **kwargs):  # noqa: ANN001, ANN201
+def write_plots(games_df, out_dir, **kwargs):
     from arena.reports.plots import write_plots as _write
 
     return _write(games_df, out_dir, **kwargs)

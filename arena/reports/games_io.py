@@ -83,7 +83,7 @@ def load_games(path: str | Path) -> pd.DataFrame:
             raise
         except (FileNotFoundError, StoreError) as exc:  # already one line naming the file
             raise GamesFileError(str(exc)) from exc
-        except Exception as exc:  # noqa: BLE001 - turn store errors into one line
+        except Exception as exc:
             raise GamesFileError(f"{path}: cannot load the results: {exc}") from exc
         return _complete(frame, str(path))
     if not path.exists():
@@ -349,7 +349,7 @@ def with_bot_info(table: pd.DataFrame, path: str | Path) -> pd.DataFrame:
         return table
     try:
         bots = read_bots(folder)
-    except Exception:  # noqa: BLE001 - who wrote a bot is a courtesy; standings never fail on it
+    except Exception:
         return table
     known = bots.set_index("name")
     out = table.copy()

@@ -71,7 +71,7 @@ def _wrap_variant(spec: str, width: int = 16) -> str:
     return ",\n".join(lines)
 
 
-def _score_cmap():  # noqa: ANN202
+def _score_cmap():
     import matplotlib
 
     return matplotlib.colormaps["RdBu"].with_extremes(bad="#eeeeee")
@@ -82,13 +82,13 @@ def _score_norm() -> TwoSlopeNorm:
     return TwoSlopeNorm(vmin=0.0, vcenter=50.0, vmax=100.0)
 
 
-def _percent_colorbar(fig: Figure, im, ax, shrink: float, label: str) -> None:  # noqa: ANN001
+def _percent_colorbar(fig: Figure, im, ax, shrink: float, label: str) -> None:
     cbar = fig.colorbar(im, ax=ax, shrink=shrink, ticks=[0, 25, 50, 75, 100])
     cbar.ax.yaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:.0f}%"))
     cbar.set_label(label)
 
 
-def _fitted_title(ax, title: str, fig_width: float) -> None:  # noqa: ANN001
+def _fitted_title(ax, title: str, fig_width: float) -> None:
     """A title wrapped to the figure's width: bold 12 pt is about 9 characters an inch, and the
     axes get the width less about 1.8 inch of labels and colour bar."""
     chars = max(16, int((fig_width - 1.8) * 9))

@@ -91,7 +91,7 @@ def browser():
     with sync_playwright() as p:
         try:
             chromium = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        except Exception as error:  # noqa: BLE001 - a broken install is a skip, with the reason
+        except Exception as error:
             pytest.skip(f"{INSTALL_HINT} (launch failed: {str(error).splitlines()[0]})")
         yield chromium
         chromium.close()

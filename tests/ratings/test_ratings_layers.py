@@ -76,10 +76,10 @@ class _GamesPlayed:
     optional = True
     display = (Display("played*", ("played",), 0),)
 
-    def wanted(self, options):  # noqa: ANN001, ANN201
+    def wanted(self, options):
         return True
 
-    def rate(self, games, options):  # noqa: ANN001, ANN201
+    def rate(self, games, options):
         played = np.bincount(games.first, minlength=games.n_bots) + np.bincount(
             games.second, minlength=games.n_bots)
         return Rated(columns={"played": played}, notes=["played*: games played."])
