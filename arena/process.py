@@ -194,6 +194,7 @@ class BotProcess:
         self.proc: subprocess.Popen | None = None
         self.pid = 0
         self._cpu_clock_pid: int | None = None  # sandbox hook (issue 10)
+        self._sandbox_inits: set[int] = set()  # bwrap's children, to reap if they fall to us
         self.started_at = 0.0
         self.closed = False
         self._home: str | None = None
@@ -350,6 +351,7 @@ class BotProcess:
         if self.sandboxed and self._cpu_clock is not None and self._cpu_clock_pid is None:
             # sandbox hook (issue 10): measure the bot inside, not bwrap, once it runs
             self._cpu_clock_pid = sandbox.cpu_pid(self.pid, True)
+            self._sandbox_inits |= set(proctree.children_of(self.pid) or ())
             if self._cpu_clock_pid is None:
                 return self._cpu_ms
             self._cpu_clock = ((~self._cpu_clock_pid) << 3) | 2
@@ -385,6 +387,11 @@ class BotProcess:
         """End the bot: quit line (if given), then SIGTERM, then SIGKILL to everything it owns."""
         if self.proc is None or self.closed:
             return
+        # bwrap's own init inside the sandbox can outlive bwrap by a moment and then becomes our
+        # zombie (we are a subreaper): note it now, while it is still bwrap's child.
+        if self.sandboxed:
+            self._sandbox_inits |= set(proctree.children_of(self.pid) or ())
+        sandbox_inits = self._sandbox_inits
         self.begin_close(quit_line)
         self.closed = True
         token = self.token.encode()
@@ -405,6 +412,9 @@ class BotProcess:
             proctree.kill_and_reap(self.pid, token, lambda: self.poll() is not None,
                                    self._exit.wait)
         self._release()
+        if sandbox_inits:
+            proctree.reap_orphans(sandbox_inits)
+            proctree.reap_sandbox_zombies()  # and any an earlier, busier close left behind
 
     def _release(self) -> None:
         """Reap the bot (its group and session are gone now) and free what it held."""

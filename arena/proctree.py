@@ -22,6 +22,7 @@ import os
 import select
 import signal
 import threading
+import time
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -190,8 +191,8 @@ def may_have_leftovers(bot_pid: int, token: bytes) -> bool:
         if child == bot_pid:
             continue
         st = read_stat(child)
-        if st is None:
-            continue
+        if st is None or st.state in ("Z", "X"):
+            continue  # dead already: nothing of it can run on (its children would show here)
         if st.sid == bot_pid or st.pgid == bot_pid:
             return True
         if child in LIVE_BOTS:
@@ -251,6 +252,41 @@ def reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
         pass
+
+
+def reap_orphans(pids: set[int], patience: float = 1.0) -> None:
+    """Reap these processes once they are zombies re-parented to us (they were children of a
+    process of ours that exited first); pids that are gone or belong to someone else are left."""
+    me = os.getpid()
+    deadline = time.monotonic() + patience
+    waiting = set(pids)
+    while waiting:
+        for pid in list(waiting):
+            st = read_stat(pid)
+            if st is None or (st.ppid != me and st.state == "Z"):
+                waiting.discard(pid)  # gone, or reaped by its own parent's parent
+            elif st.ppid == me and st.state == "Z" and pid not in LIVE_BOTS:
+                reap(pid)
+                waiting.discard(pid)
+        if not waiting or time.monotonic() > deadline:
+            return
+        _pause(0.005)
+
+
+def reap_sandbox_zombies() -> None:
+    """Reap zombie children of ours named `bwrap` that are no live bot: a sandbox's own init,
+    which can outlive its bwrap under load and then falls to us (a subreaper). Only bot
+    processes start bwrap here, so nobody else waits for these."""
+    for child in children_of(os.getpid()) or ():
+        if child in LIVE_BOTS:
+            continue
+        try:
+            with open(f"/proc/{child}/stat", "rb") as f:
+                head = f.read(64)
+        except OSError:
+            continue
+        if b"(bwrap) Z" in head:
+            reap(child)
 
 
 def kill_and_reap(bot_pid: int, token: bytes, is_done: Callable[[], bool],

@@ -368,7 +368,19 @@ def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str
     inner_env = dict(env)
     inner_env["HOME"] = SANDBOX_TMP
     inner_env["TMPDIR"] = SANDBOX_TMP
-    return build_argv(argv, cwd, policy.limits, uid=_bot_uid()), inner_env
+    return build_argv(_found_on_path(argv, env, cwd), cwd, policy.limits, uid=_bot_uid()), inner_env
+
+
+def _found_on_path(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str]) -> list[str]:
+    """argv with a bare program name (`node`, a PATH entry's `python`) made the absolute path the
+    host's PATH finds, as the shell would, so that the sandbox can show that program (and the
+    symlinks to it) to the bot: the bot's own PATH lookup inside cannot see hidden folders."""
+    if not argv or "/" in argv[0]:
+        return list(argv)
+    found = shutil.which(argv[0], path=env.get("PATH", os.defpath))
+    if found is None:
+        return list(argv)
+    return [os.path.join(cwd, found) if not os.path.isabs(found) else found, *argv[1:]]
 
 
 def _running_as_root() -> bool:
@@ -405,11 +417,16 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     # /dev/shm (POSIX shared memory) would otherwise be an uncapped tmpfs in RAM.
     out += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
     binds = _program_binds(argv, cwd_path)
-    for folder in _ancestors(binds):
+    links = [(target, link) for target, link in _program_symlinks(argv)
+             if not link.startswith(_SYSTEM_PREFIXES)
+             and not any(link == b or link.startswith(b.rstrip("/") + "/") for b in binds)]
+    for folder in _ancestors([*binds, *(link for _, link in links)]):
         if folder not in (SANDBOX_TMP, "/dev"):  # already mounted, with their own modes
             out += ["--perms", "0755", "--dir", folder]  # bwrap makes missing parents 0700
     for path in binds:
         out += ["--ro-bind", path, path]
+    for target, link in links:
+        out += ["--symlink", target, link]
     out += ["--chdir", str(cwd_path), "--"]
     out += prlimit_argv(limits)
     if uid is not None:
@@ -472,9 +489,24 @@ def _program_binds(argv: Sequence[str], cwd: Path) -> list[str]:
             paths.append(Path(prefix).resolve())
             paths.append(Path(prefix))  # a venv's bin/python is a symlink to the base prefix
     elif executable is not None and executable.is_absolute() and executable.is_file():
-        paths.append(executable)
+        paths.append(executable.resolve())  # a symlink to it is recreated (_program_symlinks)
     paths.append(ARENA_PACKAGE)
     return _outermost(p for p in paths if not str(p).startswith(_SYSTEM_PREFIXES))
+
+
+def _program_symlinks(argv: Sequence[str]) -> list[tuple[str, str]]:
+    """(target as written, link) for each symlink on the way from the program named by an
+    absolute argv[0] to its file, so the sandbox recreates them: a venv's or a PATH entry's
+    `python` must stay a symlink for the interpreter to find its home (issue 14 #29)."""
+    if not argv or not os.path.isabs(argv[0]):
+        return []
+    chain: list[tuple[str, str]] = []
+    path = Path(argv[0])
+    while path.is_symlink() and len(chain) < 40:  # 40: the kernel's own limit on a chain
+        target = os.readlink(path)
+        chain.append((target, str(path)))
+        path = Path(target) if os.path.isabs(target) else path.parent / target
+    return chain
 
 
 def _outermost(paths) -> list[str]:

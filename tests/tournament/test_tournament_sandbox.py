@@ -98,3 +98,24 @@ def test_the_site_says_how_the_bots_ran():
         "bubblewrap: no network")
     assert "sandbox = off" in sandbox_text({"sandbox": "off", "sandboxed": False})
     assert "not available" in sandbox_text({"sandbox": "auto", "sandboxed": False})
+
+
+def _zombie_children() -> set[int]:
+    from tests.conftest import process_table
+
+    return {pid for pid, (ppid, state) in process_table().items() if ppid == os.getpid() and state == "Z"}
+
+
+@needs_bwrap
+def test_sandboxed_bots_leave_no_zombies_behind(tmp_path):
+    """bwrap's init can outlive bwrap and fall to us (a subreaper): it must be reaped too."""
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    before = _zombie_children()
+    for extra in ([], ["--restart-every-game"]):
+        result = CliRunner().invoke(main, ["play", "random", "greedy", "-n", "2", "--move-ms", "200",
+                                           "--sandbox", "on", *extra])
+        assert result.exit_code == 0, result.output
+    assert _zombie_children() - before == set()
