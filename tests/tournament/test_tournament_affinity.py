@@ -6,16 +6,19 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 
 import pytest
 from tournament_helpers import PROJECT, run_cli, wait_no_processes, write_toml
 
 from arena import affinity
+from arena.game import parse_variant
 from arena.tournament.config import load_config
-from arena.tournament.executor import WorkerSetup
+from arena.tournament.executor import OutcomeKind, WorkerSetup
 from arena.tournament.process_executor import ProcessExecutor
 from arena.tournament.progress import Progress
 from arena.tournament.runner import Runner
+from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import load_games, read_settings
 
 CPUS = affinity.allowed_cpus()
@@ -61,13 +64,18 @@ def test_each_worker_process_is_pinned_to_one_core_round_robin(tmp_path):
     setup = WorkerSetup({}, None, False, tmp_path, cores=(CPUS[-1], CPUS[0]))
     executor = ProcessExecutor(setup, 3)
     try:
+        # one game each, of bots the setup does not know: each comes back as an ERROR outcome,
+        # which proves its worker is past its start (where it pins itself)
+        for i in range(3):
+            executor.submit(ScheduledGame(f"g{i}", f"p{i}", 0, parse_variant("classic"), "x", "y"))
+        outcomes = []
+        deadline = time.monotonic() + 60
+        while len(outcomes) < 3 and time.monotonic() < deadline:
+            outcomes += executor.results(timeout=1.0)
+        assert [o.kind for o in outcomes] == [OutcomeKind.ERROR] * 3
         workers = sorted(executor._workers.values(), key=lambda w: w.wid)
         assert [w.core for w in workers] == [CPUS[-1], CPUS[0], CPUS[-1]]
-        for worker in workers:  # pinned first thing in the worker, so poll until it has run
-            deadline = 200
-            while allowed_list(worker.process.pid) != str(worker.core) and deadline:
-                deadline -= 1
-                worker.process.join(0.05)
+        for worker in workers:
             assert allowed_list(worker.process.pid) == str(worker.core)
     finally:
         executor.close()
