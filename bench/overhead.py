@@ -338,6 +338,8 @@ def affinity_ratios(rounds: int) -> dict[str, float]:
 
 
 def print_affinity_ratios(rounds: int) -> None:
+    # pinned work cannot move off a core that other work is using: the gain depends on the load
+    print(f"load_average_before_affinity: {os.getloadavg()[0]:.2f} processes")
     for name, value in affinity_ratios(rounds).items():
         unit = "us" if name.endswith("_us") else "x"
         print(f"{name.removesuffix('_us')}: {value:.2f} {unit}")
