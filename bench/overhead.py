@@ -19,11 +19,19 @@ Prints `name: value unit` lines:
   it), bare_start_to_hello_ms (one bot alone), bare_pair_start_to_hello_ms (two at once),
   arena_start_one_ms (one bot through the arena, alone), start_vs_bare_ratio (one bot) and
   restart_start_vs_bare_pair_ratio (goals: close <= 10 ms, start <= 1.2x).
+- CPU affinity (issue 13), per move through `play_game` against the bare ping-pong of the raw
+  bot, for the raw bot and for an SDK bot that plays the same moves, each with the referee and
+  both bots unpinned and pinned to one core (as `affinity = true` does), all in interleaved
+  rounds of one game each (the bare ping-pong pinned for the pinned ratios):
+  per_move_{raw,sdk}_{unpinned,pinned}_ratio (goals: raw <= 3x, SDK <= 4x) and
+  affinity_per_move_gain_{raw,sdk} (unpinned time per move / pinned; > 1: pinning helps).
+    python bench/overhead.py --affinity-only [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -35,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena import affinity  # noqa: E402
 from arena.botspec import resolve_bot  # noqa: E402
 from arena.game import parse_variant  # noqa: E402
 from arena.player import close_players, greet  # noqa: E402
@@ -77,6 +86,13 @@ while True:
         flush()
     elif line.startswith(b"quit"):
         break
+"""
+
+
+# The same moves as MINIMAL_BOT (the leftmost column that is not full), through the SDK.
+SDK_BOT = """
+from arena.sdk import run_bot
+run_bot(lambda turn: turn.game.legal_moves()[0], name="sdk-first")
 """
 
 
@@ -230,12 +246,116 @@ def restart_costs(rounds: int) -> dict[str, float]:
     return {key: statistics.median(values) for key, values in series.items()}
 
 
+class BarePingPong:
+    """The raw bot over bare pipes, kept running: `game()` times each ply of one 12x12 game."""
+
+    def __init__(self) -> None:
+        self.child = subprocess.Popen([sys.executable, "-c", MINIMAL_BOT],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        self.fd_in, self.fd_out = self.child.stdin.fileno(), self.child.stdout.fileno()
+        self.ask(b"hello protocol=fiar version=1\n")
+        os.write(self.fd_in, b"game id=x seat=1 columns=12 rows=12 connect=12\n")
+
+    def ask(self, line: bytes) -> bytes:
+        os.write(self.fd_in, line)
+        got = b""
+        while not got.endswith(b"\n"):
+            got += os.read(self.fd_out, 65536)
+        return got
+
+    def game(self) -> list[float]:
+        moves: list[str] = []
+        times = []
+        for _ply in range(144):
+            line = (f"turn ply={len(moves)} moves={','.join(moves) or '-'} time_ms=2000 "
+                    f"opponent_time_ms=- last_ms=-\n").encode()
+            t = time.perf_counter()
+            answer = self.ask(line)
+            times.append(time.perf_counter() - t)
+            moves.append(answer.split()[1].decode())
+        return times
+
+    def close(self) -> None:
+        self.child.stdin.close()
+        self.child.wait()
+        self.child.stdout.close()
+
+
+def affinity_ratios(rounds: int) -> dict[str, float]:
+    """Per-move ratios of the arena to the bare ping-pong, raw and SDK bots, unpinned and
+    pinned (referee and bots on one core, as `affinity = true`), from interleaved rounds.
+
+    Pinning is inherited at start: the pinned bots and bare child are started, and every pinned
+    game played, inside `affinity.pinned`, which pins this (the referee's) thread."""
+    cores = affinity.allowed_cpus()
+    if not cores:
+        print(affinity.UNAVAILABLE_NOTE, file=sys.stderr)
+        return {}
+    core = {cores[-1]}  # the last CPU: the first is the most likely to serve interrupts
+    variant = parse_variant("classic:12x12,connect=12")
+    tc = TimeControl(move_ms=2000)
+    kinds = ("raw", "sdk")
+    pins = ("unpinned", "pinned")
+    per_move: dict[tuple[str, str], list[float]] = {(k, p): [] for k in kinds for p in pins}
+    bare: dict[str, list[float]] = {p: [] for p in pins}
+
+    def pinning(pin: str):
+        return affinity.pinned(core) if pin == "pinned" else contextlib.nullcontext()
+
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        specs = {}
+        for kind, code in (("raw", MINIMAL_BOT), ("sdk", SDK_BOT)):
+            (Path(tmp) / f"{kind}.py").write_text(code)
+            specs[kind] = resolve_bot(str(Path(tmp) / f"{kind}.py"))
+        players, children = {}, {}
+        for pin in pins:
+            with pinning(pin):
+                children[pin] = BarePingPong()
+                stack.callback(children[pin].close)
+                for kind in kinds:
+                    pair = (stack.enter_context(Player(specs[kind], f"{kind}-a")),
+                            stack.enter_context(Player(specs[kind], f"{kind}-b")))
+                    play_game(variant, *pair, tc)  # started here, so pinned from birth
+                    players[kind, pin] = pair
+        for r in range(rounds):
+            for pin in pins if r % 2 == 0 else pins[::-1]:  # neither always goes first
+                with pinning(pin):
+                    bare[pin].extend(children[pin].game())
+                    for kind in kinds:
+                        t = time.perf_counter()
+                        record = play_game(variant, *players[kind, pin], tc)
+                        per_move[kind, pin].append((time.perf_counter() - t) / record.plies)
+    out: dict[str, float] = {}
+    for kind in kinds:
+        for pin in pins:
+            ratio = statistics.median(per_move[kind, pin]) / statistics.median(bare[pin])
+            out[f"per_move_{kind}_{pin}_ratio"] = ratio
+        out[f"affinity_per_move_gain_{kind}"] = (statistics.median(per_move[kind, "unpinned"])
+                                                 / statistics.median(per_move[kind, "pinned"]))
+    for pin in pins:
+        out[f"bare_round_trip_{pin}_us"] = statistics.median(bare[pin]) * 1e6
+    return out
+
+
+def print_affinity_ratios(rounds: int) -> None:
+    # pinned work cannot move off a core that other work is using: the gain depends on the load
+    print(f"load_average_before_affinity: {os.getloadavg()[0]:.2f} processes")
+    for name, value in affinity_ratios(rounds).items():
+        unit = "us" if name.endswith("_us") else "x"
+        print(f"{name.removesuffix('_us')}: {value:.2f} {unit}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples")
     parser.add_argument("--restart-only", action="store_true",
                         help="only the restart-every-game cost (start and close)")
+    parser.add_argument("--affinity-only", action="store_true",
+                        help="only the per-move ratios pinned and unpinned (SDK and raw bots)")
     args = parser.parse_args()
+    if args.affinity_only:
+        print_affinity_ratios(10 if args.quick else 40)
+        return
     costs = restart_costs(8 if args.quick else 20)
     for name, value in costs.items():
         print(f"{name}: {value:.1f} ms")
@@ -255,6 +375,7 @@ def main() -> None:
     print(f"overhead_ratio: {arena_per_move / bare:.2f} x")
     print(f"games_per_second_kept: {games_per_second(25 * scale, False):.1f} games/s")
     print(f"games_per_second_restart: {games_per_second(5 * scale, True):.1f} games/s")
+    print_affinity_ratios(10 if args.quick else 40)
 
 
 if __name__ == "__main__":

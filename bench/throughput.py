@@ -13,6 +13,12 @@ starts per game of each (`restarts_per_game_field_N`).
 
     python bench/throughput.py [--games 100] [--bots 4] [--variant classic] [--cores N]
     python bench/throughput.py --sweep-only [--sweep-games 240]
+
+CPU affinity (issue 13): the same tournament at one game per core with `affinity = true` and
+without, in alternating runs (best of `--repeat` each), printing `throughput_pinned`,
+`throughput_unpinned` and `affinity_gain` (pinned over unpinned games/s; > 1: pinning helps).
+
+    python bench/throughput.py --affinity-only [--games 20] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena import affinity
 from arena.tournament.config import default_concurrency, load_config
 from arena.tournament.progress import Progress
 from arena.tournament.runner import Runner
@@ -52,10 +59,12 @@ def games_per_second(path: Path, concurrency: int, output: Path,
 
 
 def run_once(path: Path, concurrency: int, output: Path,
-             mode: str = "process") -> tuple[float, int, int]:
-    """(games per second, games played, bot processes started) of one run."""
+             mode: str = "process", pinned: bool = False) -> tuple[float, int, int]:
+    """(games per second, games played, bot processes started) of one run; `pinned`: each
+    worker and its bots on one core (`affinity = true`)."""
     config = load_config(path, concurrency=concurrency)
     config.output = output
+    config.affinity = pinned
     runner = Runner(config, progress_factory=lambda *a, **k: Progress(*a, quiet=True, **k),
                     install_signals=False, mode=mode)
     started = time.perf_counter()
@@ -83,6 +92,27 @@ def field_sweep(folder: Path, total_games: int, cores: int, variant: str, mode: 
     return out
 
 
+def affinity_gain(folder: Path, path: Path, cores: int, mode: str,
+                  repeat: int) -> tuple[float, float]:
+    """(best games/s pinned, best unpinned) at `cores` games at a time, runs alternating."""
+    best = {True: 0.0, False: 0.0}
+    for i in range(repeat):
+        for pinned in (True, False) if i % 2 == 0 else (False, True):  # neither always first
+            rate, _, _ = run_once(path, cores, folder / f"aff-{pinned}-{i}", mode, pinned)
+            best[pinned] = max(best[pinned], rate)
+    return best[True], best[False]
+
+
+def print_affinity_gain(folder: Path, path: Path, cores: int, mode: str, repeat: int) -> None:
+    if not affinity.available():
+        print(affinity.UNAVAILABLE_NOTE, file=sys.stderr)
+        return
+    pinned, unpinned = affinity_gain(folder, path, cores, mode, repeat)
+    print(f"throughput_pinned: {pinned:.2f} games/s")
+    print(f"throughput_unpinned: {unpinned:.2f} games/s")
+    print(f"affinity_gain: {pinned / unpinned:.2f} ratio")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100,
@@ -98,12 +128,18 @@ def main() -> None:
                         help="games per field size in the field-size sweep")
     parser.add_argument("--sweep-only", action="store_true",
                         help="only the field-size sweep (4 vs 16 bots)")
+    parser.add_argument("--affinity-only", action="store_true",
+                        help="only the gain of CPU affinity (pinned vs unpinned games/s)")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"load_average_before: {load:.2f} processes")
     print(f"cores: {args.cores} cores")
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as scratch:
         folder = Path(scratch)
+        if args.affinity_only:
+            path = make_file(folder, args.bots, args.games, args.variant)
+            print_affinity_gain(folder, path, args.cores, args.mode, args.repeat)
+            return
         sweep = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
                             args.repeat)
         for bots, (rate, per_game) in sweep.items():
@@ -120,6 +156,7 @@ def main() -> None:
             one = max(one, rate)
             rate, _ = games_per_second(path, args.cores, folder / f"cn-{i}", args.mode)
             many = max(many, rate)
+        print_affinity_gain(folder, path, args.cores, args.mode, args.repeat)
     speedup = many / one if one else 0.0
     print(f"games_per_run: {n_games} games")
     print(f"throughput_concurrency_1: {one:.2f} games/s")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import signal
@@ -80,9 +81,12 @@ def describe_game(record) -> str:
               default="auto", show_default=True,
               help="Run the bots in the bubblewrap sandbox (see SECURITY.md): auto uses it when "
               "available, on refuses to start without it.")
+@click.option("--affinity", is_flag=True,
+              help="Pin the match and its two bots to one CPU core (the first this arena may "
+              "use), as a tournament's `affinity = true` pins each worker and its bots.")
 def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, startup_ms, grace_ms,
             opening, openings_choice, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
-            sprt_beta, sprt_model, sandbox_mode) -> None:
+            sprt_beta, sprt_model, sandbox_mode, affinity) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
 
     A bot is a path to an executable, a .py file, a folder with a bot.toml, a command line
@@ -161,7 +165,8 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     previous = _catch_sigterm()
     interrupted = False
     try:
-        with sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)):
+        with (sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)),
+              _pinned_match(affinity)):
             play_match(
                 spec_a, spec_b, parsed, games, tcs, restart_every_game=restart_every_game,
                 log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
@@ -180,6 +185,22 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     _summary(result, parsed, tcs, sprt, as_json, interrupted)
     if interrupted:
         sys.exit(130)
+
+
+@contextlib.contextmanager
+def _pinned_match(enabled: bool):
+    """--affinity: this thread (the referee) on one core for the match; the bots it starts
+    inherit the core from birth."""
+    if not enabled:
+        yield
+        return
+    from arena import affinity
+
+    cores = affinity.allowed_cpus()
+    with affinity.pinned(cores[:1]) as ok:
+        if not ok:
+            click.echo(affinity.UNAVAILABLE_NOTE, err=True)
+        yield
 
 
 def _sprt_state(sprt) -> str:

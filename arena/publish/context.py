@@ -211,6 +211,9 @@ def tournament_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
         items.append(("Bot processes", "a fresh process for every game"))
     elif stored.get("restart") == "on-failure":
         items.append(("Bot processes", "kept between games, restarted after a failure"))
+    if stored.get("affinity") is True:
+        items.append(("CPU affinity", "Bots pinned to cores: each worker and the two bots of its "
+                                      "game on one core"))
     if stored.get("seed") is not None:
         items.append(("Seed", str(stored["seed"])))
     sandbox = sandbox_text(stored)

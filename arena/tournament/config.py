@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.affinity import available as affinity_available
 from arena.botspec import NAME_RULE, BotSpec, name_problem, resolve_command
 from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
 from arena.game import parse_variant as _parse_variant
@@ -76,6 +77,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "publish_logs": ((bool,), "true or false: publish the stderr tails of bots that forfeited"),
     "sandbox": ((str,), "one of auto, on, off"),
     "limits": ((dict,), "a [limits] table, e.g. memory_mb = 1024"),
+    "affinity": ((bool,), "true or false: pin each worker and its two bots to one CPU core"),
 }
 _TIME_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "move_ms": ((int,), "milliseconds per move"),
@@ -152,6 +154,7 @@ class TournamentConfig:
     # results may be there, and the run joins them rather than being refused
     output_explicit: bool = False
     plots: bool = False  # draw the charts at the end of `arena run` (as `--plots` does)
+    affinity: bool = False  # each worker and its two bots pinned to one core (arena.affinity)
 
     def bot(self, name: str) -> BotEntry:
         for entry in self.bots:
@@ -187,6 +190,8 @@ class TournamentConfig:
             "bots": [{"name": b.name, "ref": b.ref, **b.fingerprint()} for b in self.bots],
             "publish_logs": self.publish_logs,
             **self.sandbox.settings(),
+            # what ran: false where the platform cannot pin (a note said so)
+            "affinity": self.affinity and affinity_available(),
         }
 
     def fingerprint(self) -> dict:
@@ -304,6 +309,7 @@ def load_config(
         plots=data.get("plots", False),
         sandbox=_sandbox(check, data),
         publish_logs=data.get("publish_logs", True),
+        affinity=data.get("affinity", False),
     )
 
 

@@ -18,6 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.affinity import worker_cores
 from arena.referee import TimeControl
 from arena.tournament.schedule import ScheduledGame
 
@@ -55,13 +56,17 @@ class WorkerSetup:
     log_dir: Path
     warm_cap: int = WARM_CAP  # bots a worker keeps running between games
     policies: Mapping[str, Any] = field(default_factory=dict)  # name -> arena.sandbox.SandboxPolicy
+    # CPU affinity: the CPUs given to workers in turn, each worker and its bots pinned to one
+    # (arena.affinity); () = unpinned. An executor that cannot pin its workers ignores it.
+    cores: tuple[int, ...] = ()
 
     @classmethod
     def from_config(cls, config: TournamentConfig, log_dir: Path) -> WorkerSetup:
         specs = {b.name: b.spec for b in config.bots}
         policies = {b.name: config.sandbox.policy(b.limits) for b in config.bots}
         return cls(specs, config.time_control, config.restart == "every-game", log_dir,
-                   warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies)
+                   warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies,
+                   cores=worker_cores(config.affinity))
 
 
 class GameExecutor(ABC):

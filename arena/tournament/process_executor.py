@@ -19,6 +19,7 @@ from collections import OrderedDict
 from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 
+from arena.affinity import free_core, pin_thread
 from arena.proctree import die_with_parent
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
@@ -46,6 +47,7 @@ class _Worker:
         self.warm_cap = warm_cap
         # its children (pid, start time) at the last check: killed with it if it dies
         self.bots: list[tuple[int, str]] = []
+        self.core: int | None = None  # the CPU it and its bots are pinned to (affinity)
 
     def send(self, game: ScheduledGame) -> None:
         self.inflight[game.game_id] = game
@@ -87,8 +89,11 @@ class ProcessExecutor(GameExecutor):
         self._next_wid += 1
         task_r, task_w = self._ctx.Pipe(duplex=False)
         out_r, out_w = self._ctx.Pipe(duplex=False)
+        # affinity: round-robin over the cores; a replacement takes the core its predecessor left
+        core = free_core(self.setup.cores, (w.core for w in self._workers.values()))
         process = self._ctx.Process(
-            target=_worker_main, args=(task_r, out_w, self.setup, self._stop_r, self._stop_w),
+            target=_worker_main,
+            args=(task_r, out_w, self.setup, self._stop_r, self._stop_w, core),
             name=f"arena-worker-{wid}", daemon=True,
         )
         process.start()
@@ -96,6 +101,7 @@ class ProcessExecutor(GameExecutor):
         task_r.close()
         out_w.close()
         worker = _Worker(wid, process, task_w, out_r, self.setup.warm_cap)
+        worker.core = core
         self._workers[wid] = worker
         return worker
 
@@ -237,8 +243,10 @@ def _kill_worker(process: multiprocessing.process.BaseProcess,
 
 
 def _worker_main(tasks: Connection, outcomes: Connection, setup: WorkerSetup, stop_r: int,
-                 stop_w: int) -> None:
+                 stop_w: int, core: int | None = None) -> None:
     """A worker process: plays the games it is sent, one `Outcome` back for each."""
+    if core is not None:  # before any thread or bot starts: they all inherit the core
+        pin_thread({core})
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)  # the coordinator decides when to stop
     _die_with_parent()

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.affinity import notes as affinity_notes
 from arena.reasons import FORFEIT_REASONS
 from arena.sandbox import SandboxUnavailable, start_run
 from arena.tournament.config import TournamentConfig
@@ -164,6 +165,8 @@ class Runner:
         notes = openings_notes(config)
         if self.sandbox_run.notice:  # `auto` without bubblewrap: said once, and stored
             notes.append(self.sandbox_run.notice)
+        if pending:  # affinity: CPUs shared by several workers, or no affinity on this platform
+            notes += affinity_notes(config.affinity, min(max(1, config.concurrency), len(pending)))
         notes += [self.voids.note(games[0], len(games)) for games in skipped.values()]
         scheduled_ids = {g.game_id for g in schedule}
         extra = len(store.all_ids() - scheduled_ids)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import queue
 import threading
 
+from arena.affinity import core_of, pin_thread
 from arena.tournament.executor import GameExecutor, Outcome, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.worker import PlayerPool, play_scheduled
@@ -21,7 +22,7 @@ class ThreadExecutor(GameExecutor):
         self._outcomes: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._threads = [
-            threading.Thread(target=self._work, args=(PlayerPool(setup),),
+            threading.Thread(target=self._work, args=(PlayerPool(setup), core_of(i, setup.cores)),
                              name=f"arena-worker-{i}", daemon=True)
             for i in range(self.slots)
         ]
@@ -29,7 +30,9 @@ class ThreadExecutor(GameExecutor):
             thread.start()
         self._closed = False
 
-    def _work(self, pool: PlayerPool) -> None:
+    def _work(self, pool: PlayerPool, core: int | None) -> None:
+        if core is not None:  # this thread and every bot it starts run on `core`
+            pin_thread({core})
         try:
             while (game := self._tasks.get()) is not None:
                 self._outcomes.put(play_scheduled(game, pool, self._stop))

@@ -1,0 +1,91 @@
+"""Optional CPU affinity: each worker and the two bots of its game on one core (as fastchess's
+`affinity` option does), so that a game's three processes share one cache and no two games
+compete for a core.
+
+Pinning is done on the calling *thread* (Linux keeps the mask per thread, and `pid` 0 in
+`sched_setaffinity` means the calling thread): a worker pins itself before it starts any bot,
+and every process it starts afterwards (bots, a sandbox runtime and whatever the bot starts)
+inherits the mask from birth, with no window in which a bot runs unpinned. A forked worker
+process pins itself the same way before it starts any thread.
+
+Workers are given the CPUs this arena may use (`os.sched_getaffinity(0)`) in turn, so with more
+workers than CPUs some share a core (said once, as a note). Where the platform has no affinity
+call (not Linux) a note says so and everything runs unpinned.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+
+UNAVAILABLE_NOTE = "note: CPU affinity is not available on this platform: the bots run unpinned"
+
+
+def available() -> bool:
+    return hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
+
+
+def allowed_cpus() -> tuple[int, ...]:
+    """The CPUs this process may run on, in order; () where affinity is not available."""
+    if not available():
+        return ()
+    return tuple(sorted(os.sched_getaffinity(0)))
+
+
+def worker_cores(enabled: bool) -> tuple[int, ...]:
+    """The CPUs to give workers in turn when affinity is `enabled`; () means unpinned."""
+    return allowed_cpus() if enabled else ()
+
+
+def core_of(slot: int, cores: Sequence[int]) -> int | None:
+    """The core of the worker in `slot` (0-based): the CPUs round-robin; None if unpinned."""
+    return cores[slot % len(cores)] if cores else None
+
+
+def free_core(cores: Sequence[int], in_use: Iterable[int | None]) -> int | None:
+    """The core for a new worker beside workers on `in_use`: the least shared, in order (so
+    workers started one by one go round-robin, and a replacement takes the core it vacated)."""
+    if not cores:
+        return None
+    taken = list(in_use)
+    return min(cores, key=lambda core: (taken.count(core), cores.index(core)))
+
+
+def pin_thread(cpus: Iterable[int]) -> bool:
+    """Pin the calling thread (and every process and thread it starts from now on) to `cpus`;
+    False if that cannot be done (no affinity call, or a CPU taken away meanwhile)."""
+    if not available():
+        return False
+    try:
+        os.sched_setaffinity(0, set(cpus))
+    except OSError:  # e.g. the CPU left our cpuset since the cores were chosen
+        return False
+    return True
+
+
+@contextmanager
+def pinned(cpus: Iterable[int]) -> Iterator[bool]:
+    """`pin_thread` for a block (True if pinned), the thread's former CPUs restored after it."""
+    before = os.sched_getaffinity(0) if available() else None
+    ok = pin_thread(cpus)
+    try:
+        yield ok
+    finally:
+        if ok and before is not None:
+            pin_thread(before)
+
+
+def notes(enabled: bool, workers: int, cores: Sequence[int] | None = None) -> list[str]:
+    """What to tell the user before a run with `workers` workers: nothing when each worker has a
+    core of its own; the sharing when there are more workers than CPUs; the platform's lack."""
+    if not enabled:
+        return []
+    if not available():
+        return [UNAVAILABLE_NOTE]
+    cores = allowed_cpus() if cores is None else cores
+    if workers > len(cores):
+        return [f"note: affinity: {workers} workers on {len(cores)} CPU"
+                f"{'s' if len(cores) != 1 else ''} ({', '.join(map(str, cores))}): "
+                "assigned round-robin, so some workers and their bots share a core"]
+    return []
