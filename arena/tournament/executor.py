@@ -55,13 +55,20 @@ class WorkerSetup:
     log_dir: Path
     warm_cap: int = WARM_CAP  # bots a worker keeps running between games
     policies: Mapping[str, Any] = field(default_factory=dict)  # name -> arena.sandbox.SandboxPolicy
+    # time odds: name -> the bot's own TimeControl (a bot not in it plays under `time_control`)
+    bot_time_controls: Mapping[str, TimeControl] = field(default_factory=dict)
+
+    def time_control_of(self, name: str) -> TimeControl:
+        return self.bot_time_controls.get(name) or self.time_control
 
     @classmethod
     def from_config(cls, config: TournamentConfig, log_dir: Path) -> WorkerSetup:
         specs = {b.name: b.spec for b in config.bots}
         policies = {b.name: config.sandbox.policy(b.limits) for b in config.bots}
+        own = {b.name: b.time_control for b in config.bots if b.time_control is not None}
         return cls(specs, config.time_control, config.restart == "every-game", log_dir,
-                   warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies)
+                   warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies,
+                   bot_time_controls=own)
 
 
 class GameExecutor(ABC):
