@@ -13,7 +13,8 @@ import click
 def _game_dict(record) -> dict:
     # The games-table columns a game knows (arena.schema, via GameRecord.ROW_COLUMNS), with
     # lists kept as JSON lists; then what only `play` reports: `winner` is the winner's name here
-    # (its seat is `winner_seat`), `void` and the time control.
+    # (its seat is `winner_seat`), `void` and `time_control` (seat 1's; under time odds the
+    # seats' own are the columns `first_tc` and `second_tc`).
     game = {name: getattr(record, name) for name in record.ROW_COLUMNS}
     game.update(winner=record.winner_name, winner_seat=record.winner, void=record.void,
                 time_control=record.time_control)
