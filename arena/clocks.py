@@ -7,13 +7,14 @@ time control is testable with plain numbers.
   clock applies and `move_ms` caps each move. A bot is told the smaller of the two (`time_ms`).
 - The first move of a fresh process gets `startup_ms` on top, and that part is not charged.
 - `grace_ms` is added to every deadline before a bot is declared late; it is charged if used.
+- Time odds: each seat may have its own control; every rule above applies per seat.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.timecontrol import TimeControl
+from arena.timecontrol import SeatControls, TimeControl, per_seat
 
 
 @dataclass(frozen=True)
@@ -38,21 +39,24 @@ class TurnBudget:
 
 
 class GameClocks:
-    """Both seats' remaining clocks and last move times under one time control."""
+    """Both seats' remaining clocks and last move times, each seat under its own time control
+    (one `TimeControl` for both, or a (seat 1, seat 2) pair for time odds)."""
 
-    def __init__(self, tc: TimeControl) -> None:
-        self.tc = tc
-        self.remaining: dict[int, int | None] = {1: tc.base_ms, 2: tc.base_ms}
+    def __init__(self, tc: TimeControl | SeatControls) -> None:
+        first, second = per_seat(tc)
+        self.controls: dict[int, TimeControl] = {1: first, 2: second}
+        self.remaining: dict[int, int | None] = {1: first.base_ms, 2: second.base_ms}
         self.last_ms: dict[int, float | None] = {1: None, 2: None}
 
     def budget(self, seat: int, fresh: bool) -> TurnBudget:
         """The budget of `seat`'s next move; `fresh`: its process has not answered a move yet."""
-        limits = [x for x in (self.tc.move_ms, self.remaining[seat]) if x is not None]
-        return TurnBudget(max(0, min(limits)), self.tc.startup_ms if fresh else 0, self.tc.grace_ms)
+        tc = self.controls[seat]
+        limits = [x for x in (tc.move_ms, self.remaining[seat]) if x is not None]
+        return TurnBudget(max(0, min(limits)), tc.startup_ms if fresh else 0, tc.grace_ms)
 
     def opponent_time_ms(self, seat: int) -> int | None:
-        """The opponent's remaining clock as the turn line shows it (None: no clock)."""
-        return self.remaining[3 - seat] if self.tc.base_ms is not None else None
+        """The opponent's remaining clock as the turn line shows it (None: it has no clock)."""
+        return self.remaining[3 - seat] if self.controls[3 - seat].base_ms is not None else None
 
     def charge(self, seat: int, elapsed_ms: float, budget: TurnBudget) -> None:
         """Record a move of `elapsed_ms` (wall time from the turn line to the move's arrival)."""
@@ -60,4 +64,5 @@ class GameClocks:
         remaining = self.remaining[seat]
         if remaining is not None:
             charged = max(0.0, elapsed_ms - budget.startup_ms)
-            self.remaining[seat] = max(0, int(remaining - charged)) + self.tc.increment_ms
+            self.remaining[seat] = (max(0, int(remaining - charged))
+                                    + self.controls[seat].increment_ms)

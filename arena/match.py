@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import EllipsisType
+from typing import Any
 
 from arena.botspec import BotSpec, distinct_names, name_problem
 from arena.game import Variant
@@ -26,13 +28,15 @@ class MatchResult:
     # (variant spec, move_ms) -> [wins, draws, losses] of bot A over non-void games
     tallies: dict[tuple[str, int | None], list[int]] = field(default_factory=dict)
 
-    def add(self, record: GameRecord) -> None:
+    def add(self, record: GameRecord, move_ms: int | None | EllipsisType = ...) -> None:
+        """Count a game; `move_ms` keys its tally (the match's per-move limit: under time odds
+        the seats' own limits differ), by default the record's."""
         self.games += 1
         if record.void:
             self.void_games += 1
             return
-        tally = self.tallies.setdefault(
-            (record.variant, record.time_control.get("move_ms")), [0, 0, 0])
+        limit = record.time_control.get("move_ms") if move_ms is ... else move_ms
+        tally = self.tallies.setdefault((record.variant, limit), [0, 0, 0])
         name = record.winner_name
         tally[2 if name is not None and name != self.a else 0 if name is not None else 1] += 1
 
@@ -71,12 +75,15 @@ def play_match(
     finished: Callable[[], bool] | None = None,
     openings: Mapping[str, Sequence[Sequence[int | str]]] | None = None,
     result: MatchResult | None = None,
+    odds: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {}),
 ) -> MatchResult:
     """Play `games` games per variant, A and B alternating as first player (A starts).
 
     With several time controls, the whole series is played under each in turn. `openings` maps a
     variant spec to openings cycled through per seat-swapped pair of games (games 1-2 the first,
-    3-4 the next, ...); without it every game starts from `opening`.
+    3-4 the next, ...); without it every game starts from `opening`. `odds` gives time odds:
+    TimeControl keys that replace, for bot A and for bot B, those of each time control (e.g.
+    `({"move_ms": 50}, {})`); each bot keeps its own control whichever seat it takes.
 
     `finished` is asked before each game whether the match is decided (e.g. by an SPRT);
     unlike `stop`, it never interrupts a game in progress. Pass `result` to watch the tallies
@@ -93,6 +100,7 @@ def play_match(
         n = 0
         controls = [time_control] if isinstance(time_control, TimeControl) else list(time_control)
         for tc in controls:
+            tc_a, tc_b = bot_controls(tc, odds)
             for variant in variants:
                 cycle = openings.get(variant.spec) if openings else None
                 for i in range(games):
@@ -100,17 +108,25 @@ def play_match(
                         return result
                     n += 1
                     first, second = (a, b) if i % 2 == 0 else (b, a)
+                    seats = (tc_a, tc_b) if i % 2 == 0 else (tc_b, tc_a)
                     start = cycle[(i // 2) % len(cycle)] if cycle else opening
                     record = play_game(
-                        variant, first, second, tc, start,
+                        variant, first, second, seats if tc_a != tc_b else tc, start,
                         game_id=f"{game_id_prefix}{n:04d}", stop=stop,
                     )
                     if not settled and (a.hello or b.hello):
                         settled = _settle_names(result, (spec_a, spec_b), (a, b), record)
-                    result.add(record)
+                    result.add(record, tc.move_ms)
                     if on_game is not None:
                         on_game(n, record)
     return result
+
+
+def bot_controls(tc: TimeControl, odds: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {}),
+                 ) -> tuple[TimeControl, TimeControl]:
+    """Bot A's and bot B's time controls: `tc` with each bot's odds applied (ValueError if one
+    makes an impossible control)."""
+    return replace(tc, **odds[0]), replace(tc, **odds[1])
 
 
 def _settle_names(result: MatchResult, specs, players, record: GameRecord) -> bool:

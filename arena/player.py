@@ -24,7 +24,7 @@ from arena.clocks import TurnBudget
 from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess
 from arena.reasons import Reason
 from arena.sandbox import SandboxPolicy
-from arena.timecontrol import TimeControl
+from arena.timecontrol import SeatControls, TimeControl, per_seat
 
 MAX_INFO_LINES = 10_000  # info lines per turn before it counts as a flood
 CLOSE_JOIN_S = 30.0  # longest wait for a background close (a close is bounded well below)
@@ -397,10 +397,13 @@ def close_players(players: Iterable[Player], wait: bool = True) -> None:
         player.close()
 
 
-def greet(players: dict[int, Player], tc: TimeControl,
+def greet(players: dict[int, Player], tc: TimeControl | SeatControls,
           stop: threading.Event | None = None) -> dict[int, Forfeit]:
     """Start (or keep) each player's process and do the handshakes of the new ones, all at once,
-    so that each start-up time is measured as it happens. Returns the failures by seat."""
+    so that each start-up time is measured as it happens; each seat gets the start-up allowance
+    of its own time control (`tc`: one for both, or a seat 1, seat 2 pair). Returns the failures
+    by seat."""
+    controls = dict(zip((1, 2), per_seat(tc), strict=True))
     failures: dict[int, Forfeit] = {}
     for seat, player in players.items():
         try:
@@ -409,20 +412,23 @@ def greet(players: dict[int, Player], tc: TimeControl,
             failures[seat] = Forfeit.from_io(error)
     pending = {seat: p for seat, p in players.items()
                if seat not in failures and not p.handshaken}
-    allowance = (tc.startup_ms + tc.grace_ms) / 1000
+
+    def allowance(seat: int) -> float:
+        return (controls[seat].startup_ms + controls[seat].grace_ms) / 1000
+
     while pending:
         if stop is not None and stop.is_set():
             raise Aborted()
         poller = select.poll()
         for player in pending.values():
             poller.register(player.process.fileno(), select.POLLIN)
-        earliest = min(p.process.started_at for p in pending.values()) + allowance
+        earliest = min(p.process.started_at + allowance(seat) for seat, p in pending.items())
         poller.poll(max(0.0, min(earliest - time.monotonic(), 0.05)) * 1000)
         for seat, player in list(pending.items()):
-            if player.hello_due(allowance):
+            if player.hello_due(allowance(seat)):
                 del pending[seat]
                 try:
-                    player.handshake(tc, stop)
+                    player.handshake(controls[seat], stop)
                 except Forfeit as failure:
                     failures[seat] = failure
     return failures

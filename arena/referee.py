@@ -25,9 +25,10 @@ from arena.player import Forfeit, InfoCollector, Player, close_players, greet, l
 from arena.process import Aborted
 from arena.reasons import Reason
 from arena.schema import FRAME_COLUMNS
-from arena.timecontrol import TimeControl
+from arena.timecontrol import SeatControls, TimeControl, per_seat
 
-__all__ = ["GameAborted", "GameRecord", "Player", "TimeControl", "log_file_name", "play_game"]
+__all__ = ["GameAborted", "GameRecord", "Player", "SeatControls", "TimeControl", "log_file_name",
+           "play_game"]
 
 class GameAborted(Exception):
     """The stop event was set during a game: both bots were killed and no record was made."""
@@ -58,11 +59,13 @@ class GameRecord:
     first_version: str = ""
     second_version: str = ""
     sandboxed: bool = False  # both bots ran in the bubblewrap sandbox
+    first_tc: dict = field(default_factory=dict)  # each seat's TimeControl.to_dict()
+    second_tc: dict = field(default_factory=dict)
     void: bool = False
     # extras, not in the games table
     infos: list[list[str]] = field(default_factory=list)  # info lines sent with each ply
     startup_ms: list[float | None] = field(default_factory=lambda: [None, None])  # per seat
-    time_control: dict = field(default_factory=dict)
+    time_control: dict = field(default_factory=dict)  # seat 1's (the only one without odds)
 
     # The games-table columns a game knows itself; the store assigns `seq` and `pair_id`.
     ROW_COLUMNS = tuple(c for c in FRAME_COLUMNS if c not in ("seq", "pair_id"))
@@ -74,6 +77,9 @@ class GameRecord:
         row["move_ms"] = json.dumps(self.move_ms)
         row["move_cpu_ms"] = json.dumps(self.move_cpu_ms)
         row["sandboxed"] = int(self.sandboxed)
+        for name in ("first_tc", "second_tc"):
+            control = getattr(self, name)
+            row[name] = json.dumps(control, sort_keys=True) if control else ""
         return row
 
     def to_dict(self) -> dict:
@@ -88,25 +94,31 @@ def play_game(
     variant: Variant,
     first: Player,
     second: Player,
-    time_control: TimeControl,
+    time_control: TimeControl | SeatControls,
     opening: Sequence[int | str] = (),
     game_id: str = "",
     stop: threading.Event | None = None,
 ) -> GameRecord:
-    """Play one game; `first` takes seat 1 and moves first. Raises GameAborted if `stop` is set."""
+    """Play one game; `first` takes seat 1 and moves first. Raises GameAborted if `stop` is set.
+
+    `time_control` is one TimeControl for both seats, or a (seat 1, seat 2) pair for time odds:
+    each seat is then told, timed and charged by its own control."""
     if first is second:
         raise ValueError("a player cannot play against itself: make two Player objects")
     return _Referee(variant, first, second, time_control, opening, game_id, stop).run()
 
 
 class _Referee:
-    def __init__(self, variant: Variant, first: Player, second: Player, tc: TimeControl,
-                 opening: Sequence[int | str], game_id: str,
+    def __init__(self, variant: Variant, first: Player, second: Player,
+                 tc: TimeControl | SeatControls, opening: Sequence[int | str], game_id: str,
                  stop: threading.Event | None) -> None:
-        tc.check()
+        controls = per_seat(tc)
+        for control in controls:
+            control.check()
         self.variant = variant
         self.players = {1: first, 2: second}
-        self.tc = tc
+        self.seat_controls = controls
+        self.controls: dict[int, TimeControl] = {1: controls[0], 2: controls[1]}
         self.stop = stop
         self.game_id = game_id
         self.game = Game(variant)
@@ -123,13 +135,15 @@ class _Referee:
             opening=[format_move(m) for m in self.game.moves],
             first_hash=first.spec.program_hash,
             second_hash=second.spec.program_hash,
-            time_control=tc.to_dict(),
+            first_tc=controls[0].to_dict(),
+            second_tc=controls[1].to_dict(),
+            time_control=controls[0].to_dict(),
         )
         self.tokens = [format_move(m) for m in self.game.moves]
         self.record.move_ms = [0.0] * len(self.tokens)
         self.record.move_cpu_ms = [0.0] * len(self.tokens)
         self.record.infos = [[] for _ in self.tokens]
-        self.clocks = GameClocks(tc)
+        self.clocks = GameClocks(controls)
         self.in_game: set[int] = set()  # seats that received the game line
 
     # --- the game -----------------------------------------------------------------------------
@@ -156,7 +170,7 @@ class _Referee:
         return rec
 
     def _start_players(self) -> None:
-        failures = greet(self.players, self.tc, self.stop)
+        failures = greet(self.players, self.seat_controls, self.stop)
         for seat, player in self.players.items():
             self.record.startup_ms[seat - 1] = (
                 round(player.startup_ms, 1) if player.startup_ms is not None
@@ -176,13 +190,13 @@ class _Referee:
         for seat, failure in failures.items():
             self._forfeit(seat, failure)
             return
-        tc = self.tc.to_dict()
         for seat, player in self.players.items():
+            tc = self.controls[seat]  # each bot is told its own time control
             line = protocol.game_line(
-                self.game_id, seat, self.variant.describe(), tc, self.names[3 - seat]
+                self.game_id, seat, self.variant.describe(), tc.to_dict(), self.names[3 - seat]
             )
             try:
-                player.send(line, time.monotonic() + 1.0 + self.tc.grace_ms / 1000)
+                player.send(line, time.monotonic() + 1.0 + tc.grace_ms / 1000)
             except Forfeit as failure:
                 self._forfeit(seat, failure)
                 return

@@ -50,6 +50,11 @@ GAME_COLUMNS: tuple[Column, ...] = (
            "version from `second`'s handshake"),
     Column("sandboxed", "INTEGER", "float64",
            "1 if both bots ran in the bubblewrap sandbox, 0 if not, NaN if unknown (older stores)"),
+    Column("first_tc", "TEXT NOT NULL DEFAULT ''", "string",
+           "JSON time control `first` played under (`move_ms`, `base_ms`, `increment_ms`, "
+           "`startup_ms`, `grace_ms`); empty in older stores"),
+    Column("second_tc", "TEXT NOT NULL DEFAULT ''", "string",
+           "JSON time control of `second`: differs from `first_tc` under time odds"),
     Column("round", "INTEGER", "float64", "schedule round (tournaments only)", in_frame=False),
     Column("arena_version", "TEXT NOT NULL DEFAULT ''", "string", "arena version that played it",
            in_frame=False),

@@ -62,3 +62,18 @@ class TimeControl:
         if self.move_ms is not None:
             parts.append(f"{self.move_ms} ms/move")
         return ", ".join(parts)
+
+
+# Time odds: each seat (or each bot) may play under its own control. A pair is (seat 1's, seat 2's).
+SeatControls = tuple[TimeControl, TimeControl]
+
+
+def per_seat(time_control: TimeControl | SeatControls) -> SeatControls:
+    """One control for both seats, or a (seat 1, seat 2) pair, as a checked pair."""
+    if isinstance(time_control, TimeControl):
+        return time_control, time_control
+    pair = tuple(time_control)
+    if len(pair) != 2 or not all(isinstance(tc, TimeControl) for tc in pair):
+        raise TypeError("a time control is one TimeControl or a (seat 1, seat 2) pair of them, "
+                        f"got {time_control!r}")
+    return pair[0], pair[1]

@@ -27,7 +27,8 @@ class KeyLines:
                     index = counts.get(table, -1) + 1
                     counts[table] = index
                 else:
-                    index = 0
+                    # `[bots.time]` after the 3rd `[[bots]]` belongs to that bot: index 2
+                    index = counts.get(table.rsplit(".", 1)[0], 0) if "." in table else 0
                 self.where.setdefault((table, index, None), number)
                 continue
             key = self._KEY.match(line)

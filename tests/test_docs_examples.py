@@ -60,6 +60,10 @@ RUN = {
     "arena play greedy random --variant popout --games 10 --move-ms 200":
         lambda out: re.search(r"^greedy vs random: W (\d+) D (\d+) L (\d+)", out, re.MULTILINE)
         and sum(map(int, re.search(r"W (\d+) D (\d+) L (\d+)", out).groups())) == 10,
+    "arena play alphabeta greedy --games 2 --move-ms 200 --move-ms-a 50":
+        lambda out: "time odds: alphabeta 50 ms/move, greedy 200 ms/move" in out
+        and re.search(r"^alphabeta vs greedy: W \d+ D \d+ L \d+ \(score [\d.]+/2\)", out,
+                      re.MULTILINE),
 }
 
 

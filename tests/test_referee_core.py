@@ -16,7 +16,8 @@ TC = TimeControl(move_ms=2000)
 ROW_COLUMNS = {
     "game_id", "variant", "first", "second", "result", "winner", "reason", "forfeit_by", "plies",
     "moves", "opening", "move_ms", "move_cpu_ms", "detail", "started_at", "finished_at",
-    "first_hash", "second_hash", "first_version", "second_version",
+    "first_hash", "second_hash", "first_version", "second_version", "sandboxed",
+    "first_tc", "second_tc",
 }
 
 

@@ -14,7 +14,8 @@ import click
 def _game_dict(record) -> dict:
     # The games-table columns a game knows (arena.schema, via GameRecord.ROW_COLUMNS), with
     # lists kept as JSON lists; then what only `play` reports: `winner` is the winner's name here
-    # (its seat is `winner_seat`), `void` and the time control.
+    # (its seat is `winner_seat`), `void` and `time_control` (seat 1's; under time odds the
+    # seats' own are the columns `first_tc` and `second_tc`).
     game = {name: getattr(record, name) for name in record.ROW_COLUMNS}
     game.update(winner=record.winner_name, winner_seat=record.winner, void=record.void,
                 time_control=record.time_control)
@@ -48,6 +49,19 @@ def describe_game(record) -> str:
               help="Clock: base time per game in ms.")
 @click.option("--increment-ms", type=click.IntRange(min=0), default=0, show_default=True,
               help="Clock: increment per move in ms.")
+@click.option("--move-ms-a", type=click.IntRange(min=1), default=None,
+              help="Time odds: bot A's own per-move limit in ms (instead of --move-ms).")
+@click.option("--move-ms-b", type=click.IntRange(min=1), default=None,
+              help="Time odds: bot B's own per-move limit in ms.")
+@click.option("--base-ms-a", type=click.IntRange(min=1), default=None,
+              help="Time odds: bot A's own clock base in ms (without --move-ms or --move-ms-a, "
+              "a clock alone).")
+@click.option("--base-ms-b", type=click.IntRange(min=1), default=None,
+              help="Time odds: bot B's own clock base in ms.")
+@click.option("--increment-ms-a", type=click.IntRange(min=0), default=None,
+              help="Time odds: bot A's own clock increment in ms.")
+@click.option("--increment-ms-b", type=click.IntRange(min=0), default=None,
+              help="Time odds: bot B's own clock increment in ms.")
 @click.option("--startup-ms", type=click.IntRange(min=0), default=5000, show_default=True,
               help="Allowance for start-up and the handshake (and again for the first move).")
 @click.option("--grace-ms", type=click.IntRange(min=0), default=200, show_default=True,
@@ -84,7 +98,8 @@ def describe_game(record) -> str:
 @click.option("--affinity", is_flag=True,
               help="Pin the match and its two bots to one CPU core (the first this arena may "
               "use), as a tournament's `affinity = true` pins each worker and its bots.")
-def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, startup_ms, grace_ms,
+def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, move_ms_a,
+            move_ms_b, base_ms_a, base_ms_b, increment_ms_a, increment_ms_b, startup_ms, grace_ms,
             opening, openings_choice, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
             sprt_beta, sprt_model, sandbox_mode, affinity) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
@@ -95,6 +110,11 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     With --sprt, the match stops as soon as the sequential probability ratio test accepts H0
     or H1 (pentanomial over seat-swapped game pairs); the LLR and its bounds are shown after
     every game. Ctrl-C prints the summary of the games played and exits with status 130.
+
+    Time odds: --move-ms-a, --base-ms-a, --increment-ms-a (and -b for bot B) give one bot its
+    own per-move limit or clock in place of the shared one, e.g. --move-ms 1000 --move-ms-a 250;
+    each bot keeps its own in either seat, is told it on its game and turn lines, and every game
+    record holds both (first_tc, second_tc).
     """
     sprt = _make_sprt(sprt_bounds, sprt_alpha, sprt_beta, sprt_model)
     from pathlib import Path
@@ -120,6 +140,9 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
             limits = [1000 if base_ms is None else None]
         tcs = [TimeControl(move_ms=limit, base_ms=base_ms, increment_ms=increment_ms,
                            startup_ms=startup_ms, grace_ms=grace_ms) for limit in limits]
+        odds = (_odds(move_ms_a, base_ms_a, increment_ms_a, bool(move_ms_values)),
+                _odds(move_ms_b, base_ms_b, increment_ms_b, bool(move_ms_values)))
+        _check_odds(tcs, odds)
     except (BotSpecError, VariantError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     if opening and openings_choice != "builtin":
@@ -171,7 +194,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
                 spec_a, spec_b, parsed, games, tcs, restart_every_game=restart_every_game,
                 log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
                 finished=(lambda: sprt.status() != "continue") if sprt is not None else None,
-                openings=cycles, result=result,
+                openings=cycles, result=result, odds=odds,
             )
     except sandbox.SandboxUnavailable as error:
         raise click.ClickException(str(error)) from None
@@ -182,7 +205,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    _summary(result, parsed, tcs, sprt, as_json, interrupted)
+    _summary(result, parsed, tcs, sprt, as_json, interrupted, odds)
     if interrupted:
         sys.exit(130)
 
@@ -207,9 +230,42 @@ def _sprt_state(sprt) -> str:
     return f"SPRT LLR {sprt.llr():.2f} in [{sprt.lower:.2f}, {sprt.upper:.2f}]: {sprt.status()}"
 
 
-def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool) -> None:
+def _odds(move_ms: int | None, base_ms: int | None, increment_ms: int | None,
+          move_ms_given: bool) -> dict:
+    """One bot's time odds: the TimeControl keys its own options replace."""
+    odds: dict = {}
+    if base_ms is not None:
+        odds["base_ms"] = base_ms
+        if move_ms is None and not move_ms_given:
+            odds["move_ms"] = None  # its own clock alone, as --base-ms without --move-ms
+    if move_ms is not None:
+        odds["move_ms"] = move_ms
+    if increment_ms is not None:
+        odds["increment_ms"] = increment_ms
+    return odds
+
+
+def _check_odds(tcs, odds) -> None:
+    """Raise ValueError, naming the bot, if its odds make an impossible time control."""
+    from dataclasses import replace
+
+    for tc in tcs:
+        for bot, own in zip("AB", odds, strict=True):
+            try:
+                replace(tc, **own)
+            except ValueError as error:
+                raise ValueError(f"bot {bot}'s time odds: {error}") from None
+
+
+def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool, odds=({}, {})) -> None:
     """The W/D/L lines (per time control and variant when there are several) and the SPRT."""
     lines = ["interrupted: the games played so far"] if interrupted else []
+    if any(odds):
+        from arena.match import bot_controls
+
+        for tc in tcs:
+            tc_a, tc_b = bot_controls(tc, odds)
+            lines.append(f"time odds: {result.a} {tc_a.describe()}, {result.b} {tc_b.describe()}")
     if len(tcs) > 1:
         for tc in tcs:
             for variant in parsed:

@@ -147,6 +147,17 @@ def _seconds(ms: int) -> str:
 
 def time_control_text(tc: Mapping[str, Any]) -> str:
     """A stored time control in words, e.g. `1 s per move (200 ms grace; 5 s to start up)`."""
+    text = time_limits_text(tc)
+    extras = []
+    if tc.get("grace_ms"):
+        extras.append(f"{_seconds(tc['grace_ms'])} grace")
+    if tc.get("startup_ms"):
+        extras.append(f"{_seconds(tc['startup_ms'])} to start up")
+    return f"{text} ({'; '.join(extras)})" if extras and text else text
+
+
+def time_limits_text(tc: Mapping[str, Any]) -> str:
+    """The limits of a time control in words, e.g. `1 min per game + 1 s per move`."""
     limits = []
     if tc.get("base_ms") is not None:
         clock = f"{_seconds(tc['base_ms'])} per game"
@@ -156,13 +167,47 @@ def time_control_text(tc: Mapping[str, Any]) -> str:
     if tc.get("move_ms") is not None:
         limits.append(f"{_seconds(tc['move_ms'])} per move" if not limits
                       else f"at most {_seconds(tc['move_ms'])} per move")
-    extras = []
-    if tc.get("grace_ms"):
-        extras.append(f"{_seconds(tc['grace_ms'])} grace")
-    if tc.get("startup_ms"):
-        extras.append(f"{_seconds(tc['startup_ms'])} to start up")
-    text = ", ".join(limits)
-    return f"{text} ({'; '.join(extras)})" if extras and text else text
+    return ", ".join(limits)
+
+
+def stored_time_control(text: Any) -> dict:
+    """A games-table `first_tc`/`second_tc` value as a dict ({} if empty or unreadable)."""
+    if isinstance(text, Mapping):
+        return dict(text)
+    try:
+        value = json.loads(text) if isinstance(text, str) and text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def game_time_text(row: Mapping[str, Any]) -> str:
+    """The time control(s) of one game for its page: one for both seats, or each bot's under
+    time odds (`random: 50 ms per move · greedy: 1 s per move`); '' for older stores."""
+    first, second = (stored_time_control(row.get(k)) for k in ("first_tc", "second_tc"))
+    if not first or not second:
+        return ""
+    if first == second:
+        return time_limits_text(first)
+    return (f"{row.get('first')}: {time_limits_text(first)} · "
+            f"{row.get('second')}: {time_limits_text(second)}")
+
+
+def _own_controls(stored: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Bot name -> its own time control (time odds), from the stored settings."""
+    bots = stored.get("bots") if isinstance(stored.get("bots"), list) else []
+    return {str(b["name"]): b["time_control"] for b in bots
+            if isinstance(b, Mapping) and b.get("name") and isinstance(b.get("time_control"), Mapping)}
+
+
+def own_move_limits(stored: Mapping[str, Any]) -> dict[str, int | None]:
+    """Bot name -> the per-move limit of its own time control, for the bots that have one."""
+    return {name: tc.get("move_ms") for name, tc in _own_controls(stored).items()}
+
+
+def time_odds_text(stored: Mapping[str, Any]) -> str:
+    """The bots with their own time control (time odds), from the stored settings; '' if none."""
+    return "; ".join(f"{name}: {time_limits_text(tc)}" for name, tc in _own_controls(stored).items())
 
 
 def sandbox_text(stored: Mapping[str, Any]) -> str:
@@ -198,6 +243,9 @@ def tournament_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     tc = settings.get("time_control") or {}
     if tc:
         items.append(("Time control", time_control_text(tc)))
+    odds = time_odds_text(stored)
+    if odds:
+        items.append(("Time odds", f"{odds}; every other bot plays under the time control"))
     openings = stored.get("openings")
     if isinstance(openings, int) and openings > 0:
         source = Path(str(stored.get("openings_file") or "")).name
@@ -285,7 +333,9 @@ def game_rows(games: pd.DataFrame, links: Mapping[str, str]) -> list[dict]:
         rows.append({**row, "link": links.get(row["game_id"], ""),
                      "result_text": render.result_text(row["result"]),
                      "forfeit": _isnum(row.get("forfeit_by")),
-                     "sandboxed_text": {1.0: "yes", 0.0: "no"}.get(_sandboxed(row), "")})
+                     "sandboxed_text": {1.0: "yes", 0.0: "no"}.get(_sandboxed(row), ""),
+                     "time_text": game_time_text(row),
+                     "time_odds": row.get("first_tc") != row.get("second_tc")})
     return rows
 
 

@@ -212,8 +212,10 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
                     next_link=linked[i + 1]["link"] if i + 1 < len(linked) else None)
 
     logs = forfeit_logs(site_input) if publish_logs else None
+    own_limits = context.own_move_limits(settings.get("settings") or {})  # time odds
     for bot in bots:
-        page = context.bot_context(bot, games, standings, game_links, logs, limit_ms)
+        page = context.bot_context(bot, games, standings, game_links, logs,
+                                   own_limits.get(bot, limit_ms))
         render_page("bot.html", out / bot_links[bot], "../", page="bot", info=infos[bot], **page)
 
 

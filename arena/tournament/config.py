@@ -22,7 +22,7 @@ import re
 import shlex
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,7 @@ _BOT_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "name": ((str,), "a display name"),
     "args": ((list,), "a list of extra command-line arguments"),
     "limits": ((dict,), "a table of sandbox limits, e.g. { memory_mb = 2048 }"),
+    "time": ((dict,), "a time table with the keys of [time], e.g. { move_ms = 50 }"),
 }
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
@@ -107,13 +108,18 @@ class BotEntry:
     spec: BotSpec
     line: int = 0
     limits: Mapping[str, int] = field(default_factory=dict)  # the bot's own sandbox limits
+    # time odds: the bot's own time control, None when it plays under [time]
+    time_control: TimeControl | None = None
 
     def fingerprint(self) -> dict:
-        return {
+        data = {
             "command": list(self.spec.command),
             "args": list(self.spec.args),
             "program_hash": self.spec.program_hash,
         }
+        if self.time_control is not None:  # absent otherwise: older stores stay comparable
+            data["time_control"] = _tc_dict(self.time_control)
+        return data
 
 
 @dataclass(frozen=True)
@@ -161,6 +167,10 @@ class TournamentConfig:
             if entry.name == name:
                 return entry
         raise KeyError(name)
+
+    def time_control_of(self, name: str) -> TimeControl:
+        """The time control the bot `name` plays under: its own, else [time]."""
+        return self.bot(name).time_control or self.time_control
 
     def openings_for(self, variant: Variant) -> list[Opening]:
         return [o for o in self.openings if o.variant in (None, variant.spec)]
@@ -215,6 +225,9 @@ class _Checker:
 
     def error(self, message: str, key: str | None = None, table: str = "", index: int = 0):
         number = self.lines.line(key, table, index)
+        if not number and "." in table:  # a key of an inline table: the line of that table
+            parent, name = table.rsplit(".", 1)
+            number = self.lines.line(name, parent, index)
         where = f"{self.path}:{number}" if number else f"{self.path}"
         return ConfigError(f"{where}: {message}")
 
@@ -287,6 +300,8 @@ def load_config(
     fmt = _format(check, data)
     games = _games(check, data)
     bots = _bots(check, data.get("bots"), base, resolver)
+    time_control = _time_control(check, data.get("time", {}))
+    bots = _bot_time_controls(check, data.get("bots"), bots, time_control)
     openings_file, openings = _openings(check, data, base, variants)
     _check_size(check, _pairings(fmt, bots), games, variants, openings)
     return TournamentConfig(
@@ -299,7 +314,7 @@ def load_config(
         games=games,
         openings_file=openings_file,
         openings=openings,
-        time_control=_time_control(check, data.get("time", {})),
+        time_control=time_control,
         concurrency=_concurrency(check, data, concurrency),
         seed=data.get("seed", 0),
         restart=_restart(check, data),
@@ -487,13 +502,44 @@ def _find_file(ref: str, base: Path) -> Path | None:
 def _time_control(check: _Checker, table: dict[str, Any]) -> TimeControl:
     """The [time] table as a TimeControl, whose own rules are the only ones checked."""
     check.check_keys(table, _TIME_KEYS, table="time", label="[time]")
+    return _checked_time_control(check, table, table, "[time]", "time")
+
+
+def _checked_time_control(check: _Checker, values: dict[str, Any], table: dict[str, Any],
+                          label: str, where: str, index: int = 0) -> TimeControl:
+    """`values` as a TimeControl; an error points at the key of `table` it names."""
     try:
-        return TimeControl.from_dict(table)
+        return TimeControl.from_dict(values)
     except (ValueError, TypeError) as error:
         message = str(error).removeprefix("time control: ")
         named = [(message.find(k), k) for k in _TIME_KEYS if k in message and k in table]
         key = min(named)[1] if named else None
-        raise check.error(f"[time] impossible time control: {message}", key, "time") from None
+        raise check.error(f"{label} impossible time control: {message}", key, where,
+                          index) from None
+
+
+def _bot_time_controls(check: _Checker, raw: list[Any], bots: list[BotEntry],
+                       default: TimeControl) -> list[BotEntry]:
+    """Time odds: each bot's own `time` table, read over [time]. Naming a limit (`move_ms` or
+    `base_ms`) replaces [time]'s limits (per-move limit, clock and increment) as if written in
+    [time]; other keys (`startup_ms`, `grace_ms`, an `increment_ms` alone) change only
+    themselves. A bot whose control comes out equal to [time] plays under [time]."""
+    entries = []
+    for index, (item, entry) in enumerate(zip(raw, bots, strict=True)):
+        table = item.get("time")
+        if table is None:
+            entries.append(entry)
+            continue
+        label = f"the time table of bot {entry.name!r}"
+        check.check_keys(table, _TIME_KEYS, table="bots.time", index=index, label=label)
+        values = default.to_dict()
+        if "move_ms" in table or "base_ms" in table:
+            for key in ("move_ms", "base_ms", "increment_ms"):
+                del values[key]
+        values.update(table)
+        own = _checked_time_control(check, values, table, f"{label}:", "bots.time", index)
+        entries.append(entry if own == default else replace(entry, time_control=own))
+    return entries
 
 
 def _bots(check: _Checker, raw: list[Any] | None, base: Path,

@@ -59,14 +59,20 @@ class WorkerSetup:
     # CPU affinity: the CPUs given to workers in turn, each worker and its bots pinned to one
     # (arena.affinity); () = unpinned. An executor that cannot pin its workers ignores it.
     cores: tuple[int, ...] = ()
+    # time odds: name -> the bot's own TimeControl (a bot not in it plays under `time_control`)
+    bot_time_controls: Mapping[str, TimeControl] = field(default_factory=dict)
+
+    def time_control_of(self, name: str) -> TimeControl:
+        return self.bot_time_controls.get(name) or self.time_control
 
     @classmethod
     def from_config(cls, config: TournamentConfig, log_dir: Path) -> WorkerSetup:
         specs = {b.name: b.spec for b in config.bots}
         policies = {b.name: config.sandbox.policy(b.limits) for b in config.bots}
+        own = {b.name: b.time_control for b in config.bots if b.time_control is not None}
         return cls(specs, config.time_control, config.restart == "every-game", log_dir,
                    warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies,
-                   cores=worker_cores(config.affinity))
+                   cores=worker_cores(config.affinity), bot_time_controls=own)
 
 
 class GameExecutor(ABC):

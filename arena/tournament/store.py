@@ -333,6 +333,12 @@ class Store:
                 problems.append(
                     f"bot {name!r} changed its arguments: was {_cmd(before)}, now {_cmd(new)}"
                 )
+            elif before.get("time_control") != new.get("time_control"):
+                problems.append(  # time odds: absent for a bot under the tournament's [time]
+                    f"bot {name!r} changed its own time control (stored "
+                    f"{_short(before.get('time_control') or '[time]')}, now "
+                    f"{_short(new.get('time_control') or '[time]')})"
+                )
         return problems
 
     def save_settings(self, settings: Mapping[str, Any], fingerprint: Mapping[str, Any]) -> None:

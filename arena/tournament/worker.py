@@ -74,7 +74,8 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
     try:
         first, second = pool.get(game.first), pool.get(game.second)
         before = first.starts + second.starts
-        record = play_game(game.variant, first, second, pool.setup.time_control,
+        seats = (pool.setup.time_control_of(game.first), pool.setup.time_control_of(game.second))
+        record = play_game(game.variant, first, second, seats,
                            opening=game.opening, game_id=game.game_id, stop=stop)
     except GameAborted:
         return Outcome(game, OutcomeKind.ABORTED)
