@@ -63,6 +63,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "restart": ((str,), f"one of {', '.join(RESTART_POLICIES)}"),
     "output": ((str,), "a directory"),
     "plots": ((bool,), "true or false"),
+    "cluster": ((str,), "a Dask scheduler address (tcp://HOST:8786) or local:N"),  # issue 12
 }
 _TIME_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "move_ms": ((int,), "milliseconds per move"),
@@ -135,6 +136,7 @@ class TournamentConfig:
     # results may be there, and the run joins them rather than being refused
     output_explicit: bool = False
     plots: bool = False  # draw the charts at the end of `arena run` (as `--plots` does)
+    cluster: str | None = None  # issue 12: play the games on this Dask cluster (dask_executor)
 
     def bot(self, name: str) -> BotEntry:
         for entry in self.bots:
@@ -331,7 +333,17 @@ def load_config(
         description=data.get("description", ""),
         output_explicit="output" in data,
         plots=data.get("plots", False),
+        cluster=_cluster(check, data),
     )
+
+
+def _cluster(check: _Checker, data: dict[str, Any]) -> str | None:
+    """Issue 12: `cluster = "tcp://HOST:8786"` or `"local:N"` (checked without importing Dask)."""
+    from arena.tournament.dask_executor import cluster_problem
+
+    if "cluster" in data and (problem := cluster_problem(data["cluster"])):
+        raise check.error(f"'cluster': {problem}", "cluster")
+    return data.get("cluster")
 
 
 def _read_text(path: Path) -> str:
