@@ -106,7 +106,7 @@ class DaskExecutor(GameExecutor):
         bots: dict[str, PortableBot] = {}
         for name, spec in setup.specs.items():
             try:
-                self._snapshots[name], bots[name] = take_snapshot(spec)
+                self._snapshots[name], bots[name] = take_snapshot(spec, name)
             except SnapshotError as error:
                 raise ClusterError(str(error)) from None
         self.remote = RemoteSetup(uuid.uuid4().hex, bots, setup.time_control,

@@ -93,8 +93,12 @@ def _find_program(program: str, bot: str) -> str:
     return program
 
 
-def take_snapshot(spec: BotSpec) -> tuple[Snapshot, PortableBot]:
-    """Pack the bot's files; SnapshotError if they no longer hash to `spec.program_hash`."""
+def take_snapshot(spec: BotSpec, name: str = "") -> tuple[Snapshot, PortableBot]:
+    """Pack the bot's files; SnapshotError if they no longer hash to `spec.program_hash`.
+
+    `name` is the bot's display name in the tournament (errors name it), by default its own.
+    """
+    name = name or spec.name
     program = _program_file(spec)
     if program is not None:
         root, files = program.parent, [program]
@@ -102,13 +106,13 @@ def take_snapshot(spec: BotSpec) -> tuple[Snapshot, PortableBot]:
     elif (spec.cwd / MANIFEST).is_file():
         root, files, kind = spec.cwd, _folder_files(spec.cwd), FOLDER
     else:
-        raise SnapshotError(f"bot {spec.name!r}: no file or folder of it hashes to "
+        raise SnapshotError(f"bot {name!r}: no file or folder of it hashes to "
                             f"{spec.program_hash} any more (was it changed since the tournament "
                             "file was read?)")
     if kind == FOLDER and (actual := _hash_folder(root)) != spec.program_hash:
-        raise SnapshotError(f"bot {spec.name!r} changed since the tournament file was read: "
+        raise SnapshotError(f"bot {name!r} changed since the tournament file was read: "
                             f"{root} hashes to {actual}, not {spec.program_hash}; refused")
-    data = _pack(root, files, spec.name)
+    data = _pack(root, files, name)
     command = tuple(_portable_part(part, root) for part in spec.command)
     portable = PortableBot(spec.name, spec.program_hash, command, tuple(spec.args),
                            spec.author, spec.version, spec.language)
