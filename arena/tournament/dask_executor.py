@@ -212,16 +212,16 @@ class DaskExecutor(GameExecutor):
         self._closed = True
         try:
             self._client.cancel(list(self._done.futures))
-            self._on_workers(_close_run)
+            self._on_workers(_close_run, wait=True)  # the warm bots end before we leave
             self._client.close(timeout=10)
         except Exception:  # noqa: BLE001 - closing must finish even if the scheduler is gone
             pass
         if self._cluster is not None:
             self._cluster.close(timeout=30)
 
-    def _on_workers(self, function: Any) -> None:
+    def _on_workers(self, function: Any, wait: bool = False) -> None:
         try:
-            self._client.run(function, self.remote.run, wait=False)
+            self._client.run(function, self.remote.run, wait=wait, on_error="ignore")
         except Exception:  # noqa: BLE001 - a worker that is gone has nothing to stop
             pass
 
@@ -281,12 +281,14 @@ def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
     return run
 
 
-def _stop_run(run: str) -> None:
+# Run on every worker's event loop by `client.run` (coroutines, so that a stop need not wait
+# for the workers' answers); each returns at once.
+async def _stop_run(run: str) -> None:
     if (state := _runs.get(run)) is not None:
         state.stop.set()
 
 
-def _close_run(run: str) -> None:
+async def _close_run(run: str) -> None:
     with _runs_lock:
         state = _runs.pop(run, None)
     if state is not None:  # bots take a moment to close: not on the worker's event loop

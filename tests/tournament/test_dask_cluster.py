@@ -31,6 +31,7 @@ from tests.tournament.tournament_helpers import (
     start_cli,
     stored_ids,
     wait_for_games,
+    wait_no_processes,
     write_toml,
 )
 
@@ -173,6 +174,29 @@ def test_cluster_run_plays_the_local_schedule(cluster: Cluster, tmp_path: Path) 
     assert len(stored(tmp_path / "remote")) == 6
     # the bots' stderr logs come back to the coordinator's results folder
     assert set(os.listdir(tmp_path / "local" / "logs")) <= set(os.listdir(tmp_path / "remote" / "logs"))
+    assert wait_no_processes("/arena-bots/") == [], "bots left running on the workers"
+
+
+def test_an_interrupted_cluster_run_stops_cleanly_and_resumes(cluster: Cluster,
+                                                              tmp_path: Path) -> None:
+    file = tournament(tmp_path, games=4)
+    results = tmp_path / "results" / "cup"
+    proc = start_cli("run", str(file), "-q", "--cluster", cluster.address, cwd=tmp_path)
+    try:
+        wait_for_games(results, 1, proc, timeout=START_TIMEOUT)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert f"arena run {file} --cluster {cluster.address}" in err  # the resume hint
+    assert wait_no_processes("/arena-bots/") == [], "bots left running on the workers"
+    again = run_cli("run", str(file), "-q", "--cluster", cluster.address, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    ids = stored_ids(results)
+    assert len(ids) == len(set(ids)) == 12
 
 
 def test_each_game_records_its_worker(cluster: Cluster, tmp_path: Path) -> None:
