@@ -116,6 +116,7 @@ class DaskExecutor(GameExecutor):
         self._done = distributed.as_completed(loop=self._client.loop, with_results=True,
                                              raise_errors=False)
         self._games: dict[str, ScheduledGame] = {}  # future key -> game
+        self._unsent: list[Outcome] = []  # games the client could not submit
         self._stopped_at: float | None = None
         self._closed = False
         self._slots, self._slots_read = 1, 0.0
@@ -150,15 +151,24 @@ class DaskExecutor(GameExecutor):
         return self._slots
 
     def submit(self, game: ScheduledGame) -> None:
-        future = self._client.submit(
-            play_remote, game, self.remote, self._snapshots[game.first],
-            self._snapshots[game.second], pure=False,
-            key=f"arena-game-{game.game_id}-{uuid.uuid4().hex[:8]}",
-        )
+        try:
+            future = self._client.submit(
+                play_remote, game, self.remote, self._snapshots[game.first],
+                self._snapshots[game.second], pure=False,
+                key=f"arena-game-{game.game_id}-{uuid.uuid4().hex[:8]}",
+            )
+        except Exception as error:  # noqa: BLE001 - e.g. the scheduler is gone: stop the run
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            self._unsent.append(Outcome(game, OutcomeKind.ERROR,
+                                        detail=f"cannot submit it to the cluster: {first}"))
+            return
         self._games[future.key] = game
         self._done.add(future)
 
     def results(self, timeout: float) -> list[Outcome]:
+        if self._unsent:
+            unsent, self._unsent = self._unsent, []
+            return unsent
         deadline = time.monotonic() + timeout
         while not self._done.has_ready() and time.monotonic() < deadline:
             if self._stopped_at is not None and time.monotonic() - self._stopped_at > STOP_GRACE:

@@ -284,6 +284,15 @@ def test_coordinator_killed_then_resumed(cluster: Cluster, tmp_path: Path) -> No
     assert before < set(ids)
 
 
+def test_local_n_starts_its_own_cluster(tmp_path: Path) -> None:
+    file = tournament(tmp_path, extra='cluster = "local:2"')
+    done = run_cli("run", str(file), "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Done: 6 of 6 games" in done.stdout
+    assert len(stored(tmp_path / "results" / "cup")) == 6
+    assert wait_no_processes("/arena-bots/") == [], "bots left running"
+
+
 def test_a_bot_changed_since_the_file_was_read_is_refused(tmp_path: Path) -> None:
     bot = copy_bot(tmp_path, "random", "changing")
     config = load_config(tournament(tmp_path, bots=f"""

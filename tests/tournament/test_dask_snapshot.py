@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from arena.tournament.snapshot import (
     take_snapshot,
     unpack,
 )
-from tests.tournament.tournament_helpers import copy_bot
+from tests.tournament.tournament_helpers import copy_bot, write_toml
 
 
 def test_a_folder_bot_travels_and_runs_from_its_snapshot(tmp_path: Path) -> None:
@@ -120,3 +121,20 @@ def test_without_dask_the_error_says_what_to_install(monkeypatch: pytest.MonkeyP
         _import_distributed()
     assert str(raised.value) == INSTALL_HINT == ("the cluster extra is not installed: "
                                                  "pip install -e '.[cluster]'")
+
+
+def test_arena_run_without_dask_says_what_to_install(tmp_path: Path) -> None:
+    file = write_toml(tmp_path / "cup.toml", """
+        name = "cup"
+        variants = ["classic:5x4"]
+        [[bots]]
+        path = "random"
+        [[bots]]
+        path = "greedy"
+    """)
+    code = "import sys; sys.modules['distributed'] = None; from arena.cli import main; main()"
+    out = subprocess.run([sys.executable, "-c", code, "run", str(file), "--cluster", "local:1"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines()[-1] == f"Error: {INSTALL_HINT}"
+    assert "Traceback" not in out.stderr
