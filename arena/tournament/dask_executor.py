@@ -273,6 +273,7 @@ class _WorkerRun:
 
 
 _runs: dict[str, _WorkerRun] = {}
+_stopped: set[str] = set()  # runs told to stop: their games that start here now are not played
 _runs_lock = threading.Lock()
 
 
@@ -281,6 +282,8 @@ def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
         run = _runs.get(remote.run)
         if run is None:
             run = _runs[remote.run] = _WorkerRun(remote, scratch)
+            if remote.run in _stopped:
+                run.stop.set()
         # the warm bots of runs whose coordinator went silent (killed) are closed
         idle = [r for r in _runs.values()
                 if r is not run and not r.busy and time.monotonic() - r.used > RUN_IDLE]
@@ -294,7 +297,10 @@ def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
 # Run on every worker's event loop by `client.run` (coroutines, so that a stop need not wait
 # for the workers' answers); each returns at once.
 async def _stop_run(run: str) -> None:
-    if (state := _runs.get(run)) is not None:
+    with _runs_lock:
+        _stopped.add(run)
+        state = _runs.get(run)
+    if state is not None:
         state.stop.set()
 
 

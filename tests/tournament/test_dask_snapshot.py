@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import subprocess
 import sys
@@ -138,3 +139,18 @@ def test_arena_run_without_dask_says_what_to_install(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert out.stderr.strip().splitlines()[-1] == f"Error: {INSTALL_HINT}"
     assert "Traceback" not in out.stderr
+
+
+def test_a_stop_reaches_games_that_start_on_a_worker_after_it(tmp_path: Path) -> None:
+    """A worker told to stop a run it has not played yet plays none of its games."""
+    from arena.referee import TimeControl
+    from arena.tournament.dask_executor import RemoteSetup, _close_run, _stop_run, _worker_run
+
+    token = f"test-{tmp_path.name}"
+    asyncio.run(_stop_run(token))
+    run = _worker_run(RemoteSetup(token, {}, TimeControl(), False, 2), tmp_path)
+    assert run.stop.is_set()
+    other = _worker_run(RemoteSetup(token + "-other", {}, TimeControl(), False, 2), tmp_path)
+    assert not other.stop.is_set()
+    for name in (token, token + "-other"):
+        asyncio.run(_close_run(name))
