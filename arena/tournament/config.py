@@ -59,11 +59,11 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "openings": ((str,), "a file name"),
     "time": ((dict,), "a [time] table"),
     "concurrency": ((int,), "a positive number"),
+    "cluster": ((str,), "a Dask scheduler address (tcp://HOST:8786) or local:N"),  # issue 12
     "seed": ((int,), "an integer"),
     "restart": ((str,), f"one of {', '.join(RESTART_POLICIES)}"),
     "output": ((str,), "a directory"),
     "plots": ((bool,), "true or false"),
-    "cluster": ((str,), "a Dask scheduler address (tcp://HOST:8786) or local:N"),  # issue 12
 }
 _TIME_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "move_ms": ((int,), "milliseconds per move"),
@@ -128,6 +128,7 @@ class TournamentConfig:
     openings: list[Opening] = field(default_factory=list)
     time_control: TimeControl = field(default_factory=TimeControl)
     concurrency: int = 1
+    cluster: str | None = None  # issue 12: play the games on this Dask cluster (dask_executor)
     seed: int = 0
     restart: str = "on-failure"
     output: Path = Path("results")
@@ -136,7 +137,6 @@ class TournamentConfig:
     # results may be there, and the run joins them rather than being refused
     output_explicit: bool = False
     plots: bool = False  # draw the charts at the end of `arena run` (as `--plots` does)
-    cluster: str | None = None  # issue 12: play the games on this Dask cluster (dask_executor)
 
     def bot(self, name: str) -> BotEntry:
         for entry in self.bots:
@@ -327,23 +327,14 @@ def load_config(
         openings=openings,
         time_control=_time_control(check, data.get("time", {})),
         concurrency=_concurrency(check, data, concurrency),
+        cluster=_cluster(check, data),
         seed=data.get("seed", 0),
         restart=_restart(check, data),
         output=_output(check, data, name),
         description=data.get("description", ""),
         output_explicit="output" in data,
         plots=data.get("plots", False),
-        cluster=_cluster(check, data),
     )
-
-
-def _cluster(check: _Checker, data: dict[str, Any]) -> str | None:
-    """Issue 12: `cluster = "tcp://HOST:8786"` or `"local:N"` (checked without importing Dask)."""
-    from arena.tournament.dask_executor import cluster_problem
-
-    if "cluster" in data and (problem := cluster_problem(data["cluster"])):
-        raise check.error(f"'cluster': {problem}", "cluster")
-    return data.get("cluster")
 
 
 def _read_text(path: Path) -> str:
@@ -436,6 +427,15 @@ def _concurrency(check: _Checker, data: dict[str, Any], override: int | None) ->
     if conc < 1:
         raise check.error(f"'concurrency' must be at least 1, got {conc}", "concurrency")
     return conc
+
+
+def _cluster(check: _Checker, data: dict[str, Any]) -> str | None:
+    """Issue 12: `cluster = "tcp://HOST:8786"` or `"local:N"` (checked without importing Dask)."""
+    from arena.tournament.dask_executor import cluster_problem
+
+    if "cluster" in data and (problem := cluster_problem(data["cluster"])):
+        raise check.error(f"'cluster': {problem}", "cluster")
+    return data.get("cluster")
 
 
 def _output(check: _Checker, data: dict[str, Any], name: str) -> Path:

@@ -22,13 +22,13 @@ import time
 import traceback
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from arena.clock import utc_now_iso
-from arena.referee import GameRecord, TimeControl, log_file_name
+from arena.referee import GameRecord, log_file_name
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.runner import ExecutorFactory, RunError
 from arena.tournament.schedule import ScheduledGame
@@ -81,13 +81,17 @@ def _import_distributed() -> Any:
 # -- what travels with each game ---------------------------------------------------------------
 @dataclass(frozen=True)
 class RemoteSetup:
-    """`WorkerSetup` without the coordinator's paths: what a worker needs besides the snapshots."""
+    """What a worker needs besides the snapshots: the `WorkerSetup` without the coordinator's
+    paths (its specs and log folder are this worker's own, made from `bots`; every other
+    setting travels as is)."""
 
     run: str  # this run's token: a worker's players and stop flag belong to one run
     bots: Mapping[str, PortableBot]  # display name -> bot
-    time_control: TimeControl
-    restart_every_game: bool
-    warm_cap: int
+    setup: WorkerSetup  # with no specs and no log folder
+
+    @classmethod
+    def of(cls, run: str, bots: Mapping[str, PortableBot], setup: WorkerSetup) -> RemoteSetup:
+        return cls(run, dict(bots), replace(setup, specs={}, log_dir=Path()))
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,7 @@ class DaskExecutor(GameExecutor):
                 self._snapshots[name], bots[name] = take_snapshot(spec, name)
             except SnapshotError as error:
                 raise ClusterError(str(error)) from None
-        self.remote = RemoteSetup(uuid.uuid4().hex, bots, setup.time_control,
-                                  setup.restart_every_game, setup.warm_cap)
+        self.remote = RemoteSetup.of(uuid.uuid4().hex, bots, setup)
         self._cluster = None
         self._client = self._connect(cluster)
         self._done = distributed.as_completed(loop=self._client.loop, with_results=True,
@@ -245,8 +248,7 @@ class _WorkerRun:
         self.stop = threading.Event()
         self.log_dir = scratch / "arena-logs" / remote.run
         self.specs: dict[str, Any] = {}  # display name -> this worker's BotSpec
-        self.setup = WorkerSetup(self.specs, remote.time_control, remote.restart_every_game,
-                                 self.log_dir, remote.warm_cap)
+        self.setup = replace(remote.setup, specs=self.specs, log_dir=self.log_dir)
         self.idle: list[PlayerPool] = []
         self.busy = 0
         self.used = time.monotonic()

@@ -315,8 +315,8 @@ def test_a_snapshot_that_does_not_match_its_hash_is_refused_by_the_worker(
     config = load_config(tournament(tmp_path))
     game = build_schedule(config)[0]
     taken = {b.name: take_snapshot(b.spec) for b in config.bots}
-    remote = RemoteSetup("refusal-test", {n: t[1] for n, t in taken.items()},
-                         config.time_control, True, 2)
+    remote = RemoteSetup.of("refusal-test", {n: t[1] for n, t in taken.items()},
+                            WorkerSetup.from_config(config, tmp_path / "logs"))
     good = taken[game.second][0]
     honest = taken[game.first][0]
     # a digest no worker has unpacked yet (a known one is served from the worker's verified

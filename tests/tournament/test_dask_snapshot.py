@@ -145,12 +145,15 @@ def test_a_stop_reaches_games_that_start_on_a_worker_after_it(tmp_path: Path) ->
     """A worker told to stop a run it has not played yet plays none of its games."""
     from arena.referee import TimeControl
     from arena.tournament.dask_executor import RemoteSetup, _close_run, _stop_run, _worker_run
+    from arena.tournament.executor import WorkerSetup
 
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs")
     token = f"test-{tmp_path.name}"
     asyncio.run(_stop_run(token))
-    run = _worker_run(RemoteSetup(token, {}, TimeControl(), False, 2), tmp_path)
+    run = _worker_run(RemoteSetup.of(token, {}, setup), tmp_path)
     assert run.stop.is_set()
-    other = _worker_run(RemoteSetup(token + "-other", {}, TimeControl(), False, 2), tmp_path)
+    assert run.setup.log_dir == tmp_path / "arena-logs" / token  # the worker's own folder
+    other = _worker_run(RemoteSetup.of(token + "-other", {}, setup), tmp_path)
     assert not other.stop.is_set()
     for name in (token, token + "-other"):
         asyncio.run(_close_run(name))
