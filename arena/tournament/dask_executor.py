@@ -102,7 +102,8 @@ class RemoteResult:
 
 # -- the coordinator side ----------------------------------------------------------------------
 class DaskExecutor(GameExecutor):
-    def __init__(self, setup: WorkerSetup, workers: int = 1, *, cluster: str) -> None:  # noqa: ARG002
+    # `workers` (the file's concurrency) is not used: the cluster's threads decide (`slots`)
+    def __init__(self, setup: WorkerSetup, workers: int = 1, *, cluster: str) -> None:
         distributed = _import_distributed()
         self._distributed = distributed
         self.setup = setup
@@ -149,7 +150,7 @@ class DaskExecutor(GameExecutor):
             self._slots_read = time.monotonic()
             try:
                 self._slots = max(1, sum(self._client.nthreads().values()))
-            except Exception:  # noqa: BLE001 - keep the last count while the scheduler is away
+            except Exception:  # keep the last count while the scheduler is away
                 pass
         return self._slots
 
@@ -160,7 +161,7 @@ class DaskExecutor(GameExecutor):
                 self._snapshots[game.second], pure=False,
                 key=f"arena-game-{game.game_id}-{uuid.uuid4().hex[:8]}",
             )
-        except Exception as error:  # noqa: BLE001 - e.g. the scheduler is gone: stop the run
+        except Exception as error:  # e.g. the scheduler is gone: stop the run
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             self._unsent.append(Outcome(game, OutcomeKind.ERROR,
                                         detail=f"cannot submit it to the cluster: {first}"))
@@ -227,7 +228,7 @@ class DaskExecutor(GameExecutor):
             self._client.cancel(list(self._done.futures))
             self._on_workers(_close_run, wait=True)  # the warm bots end before we leave
             self._client.close(timeout=10)
-        except Exception:  # noqa: BLE001 - closing must finish even if the scheduler is gone
+        except Exception:  # closing must finish even if the scheduler is gone
             pass
         if self._cluster is not None:
             self._cluster.close(timeout=30)
@@ -235,7 +236,7 @@ class DaskExecutor(GameExecutor):
     def _on_workers(self, function: Any, wait: bool = False) -> None:
         try:
             self._client.run(function, self.remote.run, wait=wait, on_error="ignore")
-        except Exception:  # noqa: BLE001 - a worker that is gone has nothing to stop
+        except Exception:  # a worker that is gone has nothing to stop
             pass
 
 

@@ -67,7 +67,7 @@ class Cluster:
         self.client = distributed.Client(self.address, timeout=START_TIMEOUT)
 
     def _spawn(self, *args: str) -> subprocess.Popen:
-        log = open(self.folder / f"{args[0]}-{len(self.procs)}.log", "wb")  # noqa: SIM115
+        log = open(self.folder / f"{args[0]}-{len(self.procs)}.log", "wb")
         proc = subprocess.Popen([sys.executable, "-m", "dask", *args], stdout=log, stderr=log,
                                 env=self.env, cwd=self.folder, start_new_session=True)
         log.close()
