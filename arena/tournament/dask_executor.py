@@ -253,6 +253,7 @@ class _WorkerRun:
         self.idle: list[PlayerPool] = []
         self.busy = 0
         self.used = time.monotonic()
+        self.closed = False
         self.lock = threading.Lock()
 
     def take(self) -> PlayerPool:
@@ -265,10 +266,14 @@ class _WorkerRun:
         with self.lock:
             self.busy -= 1
             self.used = time.monotonic()
-            self.idle.append(pool)
+            if not self.closed:
+                self.idle.append(pool)
+                return
+        pool.close()  # the run was closed while this game played
 
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             pools, self.idle = self.idle, []
         for pool in pools:
             pool.close()
@@ -280,21 +285,39 @@ _stopped: set[str] = set()  # runs told to stop: their games that start here now
 _runs_lock = threading.Lock()
 
 
+_reaper: threading.Thread | None = None
+
+
 def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
+    global _reaper
     with _runs_lock:
         run = _runs.get(remote.run)
         if run is None:
             run = _runs[remote.run] = _WorkerRun(remote, scratch)
             if remote.run in _stopped:
                 run.stop.set()
-        # the warm bots of runs whose coordinator went silent (killed) are closed
-        idle = [r for r in _runs.values()
-                if r is not run and not r.busy and time.monotonic() - r.used > RUN_IDLE]
-        for old in idle:
-            del _runs[old.remote.run]
-    for old in idle:
-        old.close()
+        if _reaper is None:
+            _reaper = threading.Thread(target=_reap_forever, name="arena-reaper", daemon=True)
+            _reaper.start()
     return run
+
+
+def reap_silent_runs(now: float) -> list[str]:
+    """Close the warm bots of runs idle since `now - RUN_IDLE` (their coordinator was killed,
+    or lost the cluster, before it could close them); returns their tokens."""
+    with _runs_lock:
+        silent = [r for r in _runs.values() if not r.busy and now - r.used > RUN_IDLE]
+        for run in silent:
+            del _runs[run.remote.run]
+    for run in silent:
+        run.close()
+    return [run.remote.run for run in silent]
+
+
+def _reap_forever() -> None:
+    while True:
+        time.sleep(RUN_IDLE / 10)
+        reap_silent_runs(time.monotonic())
 
 
 # Run on every worker's event loop by `client.run` (coroutines, so that a stop need not wait
@@ -309,6 +332,7 @@ async def _stop_run(run: str) -> None:
 
 async def _close_run(run: str) -> None:
     with _runs_lock:
+        _stopped.add(run)  # a game of it that starts here later is not played
         state = _runs.pop(run, None)
     if state is not None:  # bots take a moment to close: not on the worker's event loop
         state.stop.set()

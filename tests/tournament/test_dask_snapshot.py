@@ -157,3 +157,30 @@ def test_a_stop_reaches_games_that_start_on_a_worker_after_it(tmp_path: Path) ->
     assert not other.stop.is_set()
     for name in (token, token + "-other"):
         asyncio.run(_close_run(name))
+
+
+def test_a_worker_closes_the_bots_of_runs_closed_or_gone_silent(tmp_path: Path) -> None:
+    from arena.referee import TimeControl
+    from arena.tournament.dask_executor import (
+        RUN_IDLE,
+        RemoteSetup,
+        _close_run,
+        _worker_run,
+        reap_silent_runs,
+    )
+    from arena.tournament.executor import WorkerSetup
+
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs")
+    playing = _worker_run(RemoteSetup.of(f"closed-{tmp_path.name}", {}, setup), tmp_path)
+    pool = playing.take()
+    closed = []
+    pool.close = lambda: closed.append(pool)  # type: ignore[method-assign]
+    asyncio.run(_close_run(playing.remote.run))  # closed while its game plays
+    playing.give_back(pool)
+    assert closed == [pool] and playing.idle == []
+
+    silent = _worker_run(RemoteSetup.of(f"silent-{tmp_path.name}", {}, setup), tmp_path)
+    silent.give_back(silent.take())
+    assert silent.remote.run not in reap_silent_runs(silent.used + RUN_IDLE / 2)
+    assert silent.remote.run in reap_silent_runs(silent.used + RUN_IDLE * 2)
+    assert silent.closed and silent.idle == []
