@@ -58,6 +58,9 @@ GAME_COLUMNS: tuple[Column, ...] = (
     Column("round", "INTEGER", "float64", "schedule round (tournaments only)", in_frame=False),
     Column("arena_version", "TEXT NOT NULL DEFAULT ''", "string", "arena version that played it",
            in_frame=False),
+    Column("worker", "TEXT NOT NULL DEFAULT ''", "string",
+           "the Dask worker that played it (`--cluster`); empty when played locally",
+           in_frame=False),
 )
 
 COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in GAME_COLUMNS}

@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from arena.tournament.runner import RunResult
 
 
-def _resume_hint(file: Path, concurrency: int | None, output: Path | None) -> str:
+def _resume_hint(file: Path, concurrency: int | None, output: Path | None,
+                 cluster: str | None = None) -> str:
     argv = ["arena", "run", str(file)]
+    if cluster is not None:
+        argv += ["--cluster", cluster]
     if concurrency is not None:
         argv += ["--concurrency", str(concurrency)]
     if output is not None:
@@ -67,8 +70,11 @@ def summary_lines(result: RunResult, output: Path) -> list[str]:
 @click.option("--plots", is_flag=True,
               help="Also draw the charts into <results>/plots/, as `plots = true` in the file "
                    "does (otherwise `arena plot` or `arena publish` draws them).")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play the games on a Dask cluster: its scheduler (tcp://HOST:8786), or local:N "
+                   "for N worker processes here (needs pip install -e '.[cluster]').")
 def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
-            output: Path | None, plots: bool) -> None:
+            output: Path | None, plots: bool, cluster: str | None) -> None:
     """Run (or resume) a tournament from a TOML file.
 
     Finished games are stored one by one in the results directory; running the same command
@@ -90,6 +96,12 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
     if output is not None:
         config.output = output
         config.output_explicit = True
+    if cluster is not None:  # issue 12: overrides the file's `cluster`
+        from arena.tournament.dask_executor import cluster_problem
+
+        if problem := cluster_problem(cluster):
+            raise click.BadParameter(problem, param_hint="--cluster")
+        config.cluster = cluster
     runner = Runner(config, fresh=fresh, progress_factory=partial(Progress, quiet=quiet))
     try:
         result = runner.run()
@@ -108,7 +120,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
     if result.stopped_by is not None or result.error is not None:
         click.echo(f"Stopped: {result.done} of {result.total} games done. Run the same "
                    "command again to resume:", err=True)
-        click.echo(f"  {_resume_hint(file, concurrency, output)}", err=True)
+        click.echo(f"  {_resume_hint(file, concurrency, output, cluster)}", err=True)
         if result.error is not None:
             sys.exit(1)
         sys.exit(128 + int(result.stopped_by or signal.SIGINT))

@@ -70,6 +70,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "openings": ((str,), "a file name"),
     "time": ((dict,), "a [time] table"),
     "concurrency": ((int,), "a positive number"),
+    "cluster": ((str,), "a Dask scheduler address (tcp://HOST:8786) or local:N"),  # issue 12
     "seed": ((int,), "an integer"),
     "restart": ((str,), f"one of {', '.join(RESTART_POLICIES)}"),
     "output": ((str,), "a directory"),
@@ -150,6 +151,7 @@ class TournamentConfig:
     openings: list[Opening] = field(default_factory=list)
     time_control: TimeControl = field(default_factory=TimeControl)
     concurrency: int = 1
+    cluster: str | None = None  # issue 12: play the games on this Dask cluster (dask_executor)
     seed: int = 0
     restart: str = "on-failure"
     output: Path = Path("results")
@@ -316,6 +318,7 @@ def load_config(
         openings=openings,
         time_control=time_control,
         concurrency=_concurrency(check, data, concurrency),
+        cluster=_cluster(check, data),
         seed=data.get("seed", 0),
         restart=_restart(check, data),
         output=_output(check, data, name),
@@ -426,6 +429,15 @@ def _concurrency(check: _Checker, data: dict[str, Any], override: int | None) ->
     if conc < 1:
         raise check.error(f"'concurrency' must be at least 1, got {conc}", "concurrency")
     return conc
+
+
+def _cluster(check: _Checker, data: dict[str, Any]) -> str | None:
+    """Issue 12: `cluster = "tcp://HOST:8786"` or `"local:N"` (checked without importing Dask)."""
+    from arena.tournament.dask_executor import cluster_problem
+
+    if "cluster" in data and (problem := cluster_problem(data["cluster"])):
+        raise check.error(f"'cluster': {problem}", "cluster")
+    return data.get("cluster")
 
 
 def _output(check: _Checker, data: dict[str, Any], name: str) -> Path:

@@ -101,6 +101,10 @@ class Runner:
         mode: str = "process",
         executor_factory: ExecutorFactory | None = None,
     ) -> None:
+        if executor_factory is None and config.cluster:  # issue 12: games on a Dask cluster
+            from arena.tournament.dask_executor import cluster_executor_factory
+
+            executor_factory = cluster_executor_factory(config.cluster)
         self.executor_factory = executor_factory or default_executor_factory(mode)
         self.config = config
         self.fresh = fresh

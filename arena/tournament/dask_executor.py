@@ -1,0 +1,397 @@
+"""Games played on the workers of a Dask cluster (`arena run FILE --cluster tcp://HOST:8786`).
+
+One more `GameExecutor`: `submit` is `client.submit` of `play_remote` (which runs the shared
+`worker.play_scheduled`), `results` drains an `as_completed`, and the coordinator stays the only
+writer of the store. Each game carries the snapshots of its two bots (`snapshot.py`): a worker
+unpacks a snapshot once, checks it against its hash, and keeps warm players per thread, so a
+worker with `nthreads` threads plays that many games at once. A worker lost mid-game costs
+nothing: Dask runs the task again elsewhere, or, once it gives up (`KilledWorker`), the outcome
+is LOST and the coordinator plays the game again. A worker that lacks what a bot needs (its
+interpreter) reports the game void, with the reason, rather than as the bot's forfeit.
+
+Dask is an optional extra: this module imports it only when an executor is made.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from arena.clock import utc_now_iso
+from arena.referee import GameRecord, log_file_name
+from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.runner import ExecutorFactory, RunError
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.snapshot import (
+    MissingProgram,
+    PortableBot,
+    Snapshot,
+    SnapshotError,
+    take_snapshot,
+    unpack,
+)
+from arena.tournament.worker import PlayerPool, play_scheduled
+
+INSTALL_HINT = "the cluster extra is not installed: pip install -e '.[cluster]'"
+CONNECT_TIMEOUT = 30.0  # seconds to reach the scheduler
+STOP_GRACE = 20.0  # seconds after a stop before games still out are given up (ABORTED)
+SLOTS_EVERY = 2.0  # seconds between reads of the cluster's thread count
+RUN_IDLE = 300.0  # seconds after which a worker closes the warm bots of a silent run
+_LOCAL_RE = re.compile(r"^local:(\d+)$")
+_ADDRESS_RE = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+(:\d+)?$")
+
+
+class ClusterError(RunError):
+    """A cluster run that cannot start (one line)."""
+
+
+def cluster_problem(text: str) -> str:
+    """'' if `text` names a cluster (`local:N`, `tcp://HOST:PORT`, `HOST:PORT`); else why not."""
+    if match := _LOCAL_RE.match(text):
+        return "" if int(match.group(1)) >= 1 else "local:N needs at least 1 worker"
+    if text.startswith("local"):
+        return f"{text!r} is not local:N (N worker processes on this machine)"
+    if not _ADDRESS_RE.match(text):
+        return f"{text!r} is not a scheduler address such as tcp://HOST:8786, nor local:N"
+    return ""
+
+
+def cluster_executor_factory(cluster: str) -> ExecutorFactory:
+    return partial(DaskExecutor, cluster=cluster)
+
+
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(INSTALL_HINT) from None
+    return distributed
+
+
+# -- what travels with each game ---------------------------------------------------------------
+@dataclass(frozen=True)
+class RemoteSetup:
+    """What a worker needs besides the snapshots: the `WorkerSetup` without the coordinator's
+    paths (its specs and log folder are this worker's own, made from `bots`; every other
+    setting travels as is)."""
+
+    run: str  # this run's token: a worker's players and stop flag belong to one run
+    bots: Mapping[str, PortableBot]  # display name -> bot
+    setup: WorkerSetup  # with no specs and no log folder
+
+    @classmethod
+    def of(cls, run: str, bots: Mapping[str, PortableBot], setup: WorkerSetup) -> RemoteSetup:
+        return cls(run, dict(bots), replace(setup, specs={}, log_dir=Path()))
+
+
+@dataclass(frozen=True)
+class RemoteResult:
+    outcome: Outcome
+    logs: Mapping[str, bytes] = field(default_factory=dict)  # file name -> a bot's stderr
+
+
+# -- the coordinator side ----------------------------------------------------------------------
+class DaskExecutor(GameExecutor):
+    # `workers` (the file's concurrency) is not used: the cluster's threads decide (`slots`)
+    def __init__(self, setup: WorkerSetup, workers: int = 1, *, cluster: str) -> None:
+        distributed = _import_distributed()
+        self._distributed = distributed
+        self.setup = setup
+        self._snapshots: dict[str, Snapshot] = {}
+        bots: dict[str, PortableBot] = {}
+        for name, spec in setup.specs.items():
+            try:
+                self._snapshots[name], bots[name] = take_snapshot(spec, name)
+            except SnapshotError as error:
+                raise ClusterError(str(error)) from None
+        self.remote = RemoteSetup.of(uuid.uuid4().hex, bots, setup)
+        self._cluster = None
+        self._client = self._connect(cluster)
+        self._done = distributed.as_completed(loop=self._client.loop, with_results=True,
+                                             raise_errors=False)
+        self._games: dict[str, ScheduledGame] = {}  # future key -> game
+        self._unsent: list[Outcome] = []  # games the client could not submit
+        self._stopped_at: float | None = None
+        self._closed = False
+        self._slots, self._slots_read = 1, 0.0
+
+    def _connect(self, cluster: str) -> Any:
+        distributed = self._distributed
+        problem = cluster_problem(cluster)
+        if problem:
+            raise ClusterError(f"--cluster: {problem}")
+        try:
+            if match := _LOCAL_RE.match(cluster):
+                self._cluster = distributed.LocalCluster(
+                    n_workers=int(match.group(1)), threads_per_worker=1, processes=True,
+                    host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+                return distributed.Client(self._cluster, set_as_default=False)
+            return distributed.Client(cluster, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError) as error:
+            if self._cluster is not None:
+                self._cluster.close()
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ClusterError(f"cannot reach the Dask cluster {cluster}: {first}") from None
+
+    @property
+    def slots(self) -> int:  # type: ignore[override]
+        """The cluster's threads (one game each), read again now and then: workers come and go."""
+        if time.monotonic() - self._slots_read > SLOTS_EVERY and not self._closed:
+            self._slots_read = time.monotonic()
+            try:
+                self._slots = max(1, sum(self._client.nthreads().values()))
+            except Exception:  # keep the last count while the scheduler is away
+                pass
+        return self._slots
+
+    def submit(self, game: ScheduledGame) -> None:
+        try:
+            future = self._client.submit(
+                play_remote, game, self.remote, self._snapshots[game.first],
+                self._snapshots[game.second], pure=False,
+                key=f"arena-game-{game.game_id}-{uuid.uuid4().hex[:8]}",
+            )
+        except Exception as error:  # e.g. the scheduler is gone: stop the run
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            self._unsent.append(Outcome(game, OutcomeKind.ERROR,
+                                        detail=f"cannot submit it to the cluster: {first}"))
+            return
+        self._games[future.key] = game
+        self._done.add(future)
+
+    def results(self, timeout: float) -> list[Outcome]:
+        if self._unsent:
+            unsent, self._unsent = self._unsent, []
+            return unsent
+        deadline = time.monotonic() + timeout
+        while not self._done.has_ready() and time.monotonic() < deadline:
+            if self._stopped_at is not None and time.monotonic() - self._stopped_at > STOP_GRACE:
+                return self._give_up()
+            with self._done.thread_condition:
+                self._done.thread_condition.wait(timeout=min(0.05, timeout))
+        return [self._outcome(future, result)
+                for future, result in self._done.next_batch(block=False)]
+
+    def _outcome(self, future: Any, result: Any) -> Outcome:
+        game = self._games.pop(future.key)
+        if future.status == "finished" and isinstance(result, RemoteResult):
+            self._write_logs(result.logs)
+            return result.outcome
+        error = future.exception() if future.status == "error" else None
+        if future.status == "cancelled" or error is None:
+            kind = OutcomeKind.ABORTED if self._stopped_at is not None else OutcomeKind.LOST
+            return Outcome(game, kind, detail=f"its task was {future.status} by the cluster")
+        if isinstance(error, self._distributed.KilledWorker):
+            return Outcome(game, OutcomeKind.LOST, detail=f"Dask gave up on it: {error}")
+        text = "".join(traceback.format_exception_only(type(error), error)).strip()
+        if isinstance(error, ImportError):
+            text += " (is the arena installed on every worker?)"
+        return Outcome(game, OutcomeKind.ERROR, detail=f"on the cluster: {text}")
+
+    def _write_logs(self, logs: Mapping[str, bytes]) -> None:
+        for name, data in logs.items():
+            try:
+                self.setup.log_dir.mkdir(parents=True, exist_ok=True)
+                (self.setup.log_dir / Path(name).name).write_bytes(data)
+            except OSError:
+                pass  # a log is a convenience; the game is what must be stored
+
+    def _give_up(self) -> list[Outcome]:
+        """After a stop, games whose workers do not answer come back ABORTED (played next run)."""
+        with self._done.lock:
+            pending = [f for f in self._done.futures if f.key in self._games]
+            self._done.futures.clear()
+        self._client.cancel(pending)
+        return [Outcome(self._games.pop(f.key), OutcomeKind.ABORTED) for f in pending]
+
+    def stop(self) -> None:
+        if self._stopped_at is None:
+            self._stopped_at = time.monotonic()
+            self._on_workers(_stop_run)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.stop()
+        self._closed = True
+        try:
+            self._client.cancel(list(self._done.futures))
+            self._on_workers(_close_run, wait=True)  # the warm bots end before we leave
+            self._client.close(timeout=10)
+        except Exception:  # closing must finish even if the scheduler is gone
+            pass
+        if self._cluster is not None:
+            self._cluster.close(timeout=30)
+
+    def _on_workers(self, function: Any, wait: bool = False) -> None:
+        try:
+            self._client.run(function, self.remote.run, wait=wait, on_error="ignore")
+        except Exception:  # a worker that is gone has nothing to stop
+            pass
+
+
+# -- the worker side ---------------------------------------------------------------------------
+class _WorkerRun:
+    """One run's state on one worker: a stop flag and a player pool per thread in use."""
+
+    def __init__(self, remote: RemoteSetup, scratch: Path) -> None:
+        self.remote = remote
+        self.stop = threading.Event()
+        self.log_dir = scratch / "arena-logs" / remote.run
+        self.specs: dict[str, Any] = {}  # display name -> this worker's BotSpec
+        self.setup = replace(remote.setup, specs=self.specs, log_dir=self.log_dir)
+        self.idle: list[PlayerPool] = []
+        self.busy = 0
+        self.used = time.monotonic()
+        self.closed = False
+        self.lock = threading.Lock()
+
+    def take(self) -> PlayerPool:
+        with self.lock:
+            self.busy += 1
+            self.used = time.monotonic()
+            return self.idle.pop() if self.idle else PlayerPool(self.setup)
+
+    def give_back(self, pool: PlayerPool) -> None:
+        with self.lock:
+            self.busy -= 1
+            self.used = time.monotonic()
+            if not self.closed:
+                self.idle.append(pool)
+                return
+        pool.close()  # the run was closed while this game played
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            pools, self.idle = self.idle, []
+        for pool in pools:
+            pool.close()
+        shutil.rmtree(self.log_dir, ignore_errors=True)
+
+
+_runs: dict[str, _WorkerRun] = {}
+_stopped: set[str] = set()  # runs told to stop: their games that start here now are not played
+_runs_lock = threading.Lock()
+
+
+_reaper: threading.Thread | None = None
+
+
+def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
+    global _reaper
+    with _runs_lock:
+        run = _runs.get(remote.run)
+        if run is None:
+            run = _runs[remote.run] = _WorkerRun(remote, scratch)
+            if remote.run in _stopped:
+                run.stop.set()
+        if _reaper is None:
+            _reaper = threading.Thread(target=_reap_forever, name="arena-reaper", daemon=True)
+            _reaper.start()
+    return run
+
+
+def reap_silent_runs(now: float) -> list[str]:
+    """Close the warm bots of runs idle since `now - RUN_IDLE` (their coordinator was killed,
+    or lost the cluster, before it could close them); returns their tokens."""
+    with _runs_lock:
+        silent = [r for r in _runs.values() if not r.busy and now - r.used > RUN_IDLE]
+        for run in silent:
+            del _runs[run.remote.run]
+    for run in silent:
+        run.close()
+    return [run.remote.run for run in silent]
+
+
+def _reap_forever() -> None:
+    while True:
+        time.sleep(RUN_IDLE / 10)
+        reap_silent_runs(time.monotonic())
+
+
+# Run on every worker's event loop by `client.run` (coroutines, so that a stop need not wait
+# for the workers' answers); each returns at once.
+async def _stop_run(run: str) -> None:
+    with _runs_lock:
+        _stopped.add(run)
+        state = _runs.get(run)
+    if state is not None:
+        state.stop.set()
+
+
+async def _close_run(run: str) -> None:
+    with _runs_lock:
+        _stopped.add(run)  # a game of it that starts here later is not played
+        state = _runs.pop(run, None)
+    if state is not None:  # bots take a moment to close: not on the worker's event loop
+        state.stop.set()
+        threading.Thread(target=state.close, name="arena-close-run", daemon=True).start()
+
+
+def _this_worker() -> tuple[str, Path]:
+    """(address, scratch folder) of the Dask worker running the current task."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    return worker.address, Path(worker.local_directory)
+
+
+def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
+                second: Snapshot) -> RemoteResult:
+    """The task: one game on this worker, with its bots' snapshots; never raises for a game."""
+    address, scratch = _this_worker()
+    run = _worker_run(remote, scratch)
+    try:
+        for name, snapshot in ((game.first, first), (game.second, second)):
+            if name not in run.specs:
+                folder = unpack(snapshot, scratch / "arena-bots")
+                run.specs[name] = remote.bots[name].localize(folder)
+    except SnapshotError as error:
+        return RemoteResult(Outcome(game, OutcomeKind.ERROR, detail=f"worker {address}: {error}"))
+    except MissingProgram as error:
+        return RemoteResult(_void(game, remote, f"worker {address} cannot start a bot: {error}",
+                                  address))
+    pool = run.take()
+    try:
+        outcome = play_scheduled(game, pool, run.stop)
+    finally:
+        run.give_back(pool)
+    if outcome.row is not None:
+        outcome = Outcome(outcome.game, outcome.kind, {**outcome.row, "worker": address},
+                          outcome.void, outcome.detail, outcome.starts)
+    return RemoteResult(outcome, _take_logs(run.log_dir, game))
+
+
+def _void(game: ScheduledGame, remote: RemoteSetup, detail: str, address: str) -> Outcome:
+    """A game this worker cannot play: void (not rated, played again later), not a forfeit."""
+    now = utc_now_iso()
+    record = GameRecord(game.game_id, game.variant.spec, game.first, game.second, reason="void",
+                        detail=detail, started_at=now, finished_at=now, void=True,
+                        first_hash=remote.bots[game.first].digest,
+                        second_hash=remote.bots[game.second].digest)
+    return Outcome(game, OutcomeKind.DONE, row={**record.to_row(), "worker": address}, void=True,
+                   detail=detail)
+
+
+def _take_logs(log_dir: Path, game: ScheduledGame) -> dict[str, bytes]:
+    """The game's stderr logs, removed from the worker: they belong in the coordinator's folder."""
+    logs = {}
+    for seat, name in ((1, game.first), (2, game.second)):
+        path = log_dir / log_file_name(game.game_id, seat, name)
+        try:
+            logs[path.name] = path.read_bytes()
+            path.unlink()
+        except OSError:
+            continue
+    return logs

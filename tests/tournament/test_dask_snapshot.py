@@ -1,0 +1,186 @@
+"""Bot snapshots and the cluster executor's pure parts (issue 12): no Dask process is started."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.botspec import resolve_bot
+from arena.tournament.dask_executor import (
+    INSTALL_HINT,
+    ClusterError,
+    _import_distributed,
+    cluster_problem,
+)
+from arena.tournament.snapshot import (
+    FILE,
+    FOLDER,
+    MissingProgram,
+    Snapshot,
+    SnapshotError,
+    take_snapshot,
+    unpack,
+)
+from tests.tournament.tournament_helpers import copy_bot, write_toml
+
+
+def test_a_folder_bot_travels_and_runs_from_its_snapshot(tmp_path: Path) -> None:
+    bot = copy_bot(tmp_path, "random")
+    (bot / "tool.sh").write_text("#!/bin/sh\n")
+    (bot / "tool.sh").chmod(0o755)
+    (bot / "__pycache__").mkdir()
+    (bot / "__pycache__" / "x.pyc").write_bytes(b"cache")  # not hashed, so not shipped
+    spec = resolve_bot(str(bot))
+    snapshot, portable = take_snapshot(spec)
+    assert (snapshot.kind, snapshot.digest) == (FOLDER, spec.program_hash)
+    folder = unpack(snapshot, tmp_path / "worker")
+    assert folder == tmp_path / "worker" / spec.program_hash
+    assert (folder / "tool.sh").stat().st_mode & 0o100
+    assert not (folder / "__pycache__").exists()
+    local = portable.localize(folder)
+    assert local.argv == [sys.executable, str(folder / "bot.py")]
+    assert (local.cwd, local.program_hash, local.name) == (folder, spec.program_hash, "random")
+    # once unpacked, the folder is reused as is
+    (folder / "bot.py").write_text("# a later game sees the verified copy\n")
+    assert unpack(snapshot, tmp_path / "worker") == folder
+
+
+def test_a_single_program_bot_travels_alone(tmp_path: Path) -> None:
+    program = tmp_path / "solo.py"
+    program.write_text("print('hi')\n")
+    (tmp_path / "neighbour.txt").write_text("not part of the bot\n")
+    spec = resolve_bot(str(program), args=["--x", "1"])
+    snapshot, portable = take_snapshot(spec)
+    assert snapshot.kind == FILE
+    folder = unpack(snapshot, tmp_path / "worker")
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == ["solo.py"]
+    assert portable.localize(folder).argv == [sys.executable, str(folder / "solo.py"), "--x", "1"]
+
+
+def test_files_that_do_not_match_the_digest_are_refused(tmp_path: Path) -> None:
+    one = take_snapshot(resolve_bot(str(copy_bot(tmp_path, "random"))))[0]
+    other = take_snapshot(resolve_bot(str(copy_bot(tmp_path, "greedy"))))[0]
+    with pytest.raises(SnapshotError, match=rf"snapshot {one.digest} does not match its hash"):
+        unpack(Snapshot(one.digest, one.kind, other.data), tmp_path / "worker")
+    with pytest.raises(SnapshotError, match="cannot be unpacked"):
+        unpack(Snapshot(one.digest, one.kind, b"not a tar"), tmp_path / "worker")
+    with pytest.raises(SnapshotError, match="bad snapshot digest"):
+        unpack(Snapshot("../escape", one.kind, one.data), tmp_path / "worker")
+    assert not (tmp_path / "worker" / one.digest).exists()  # nothing half-made is kept
+    assert unpack(one, tmp_path / "worker").is_dir()
+
+
+def test_a_bot_changed_after_it_was_resolved_is_refused(tmp_path: Path) -> None:
+    program = tmp_path / "solo.py"
+    program.write_text("print('hi')\n")
+    spec = resolve_bot(str(program))
+    program.write_text("print('changed')\n")
+    with pytest.raises(SnapshotError, match=r"bot 'solo': no file or folder of it hashes to"):
+        take_snapshot(spec)
+
+
+def test_a_program_missing_on_the_worker_is_named(tmp_path: Path) -> None:
+    bot = copy_bot(tmp_path, "random")
+    (bot / "bot.toml").write_text('name = "r"\ncommand = "sh bot.py"\n')
+    snapshot, portable = take_snapshot(resolve_bot(str(bot)))
+    folder = unpack(snapshot, tmp_path / "worker")
+    local = portable.localize(folder)  # the script stays relative to the bot's folder
+    assert (local.argv, local.cwd) == (["sh", "bot.py"], folder)
+    gone = portable.__class__(portable.name, portable.digest,
+                              (("text", "no-such-runtime-xyz"), *portable.command[1:]), ())
+    with pytest.raises(MissingProgram, match="'no-such-runtime-xyz', which is not on this"):
+        gone.localize(folder)
+    absolute = portable.__class__(portable.name, portable.digest, (("text", "/nonexistent/x"),), ())
+    with pytest.raises(MissingProgram, match="needs /nonexistent/x"):
+        absolute.localize(folder)
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("local:2", ""), ("tcp://10.0.0.5:8786", ""), ("scheduler:8786", ""),
+    ("tls://host.example:8786", ""), ("local:0", "at least 1"), ("local", "not local:N"),
+    ("local:x", "not local:N"), ("two words", "not a scheduler address"), ("", "not a scheduler"),
+])
+def test_cluster_addresses(text: str, problem: str) -> None:
+    assert (problem in cluster_problem(text)) and bool(cluster_problem(text)) == bool(problem)
+
+
+def test_without_dask_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = builtins.__import__
+
+    def no_dask(name: str, *args, **kwargs):
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError("No module named 'distributed'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(ClusterError) as raised:
+        _import_distributed()
+    assert str(raised.value) == INSTALL_HINT == ("the cluster extra is not installed: "
+                                                 "pip install -e '.[cluster]'")
+
+
+def test_arena_run_without_dask_says_what_to_install(tmp_path: Path) -> None:
+    file = write_toml(tmp_path / "cup.toml", """
+        name = "cup"
+        variants = ["classic:5x4"]
+        [[bots]]
+        path = "random"
+        [[bots]]
+        path = "greedy"
+    """)
+    code = "import sys; sys.modules['distributed'] = None; from arena.cli import main; main()"
+    out = subprocess.run([sys.executable, "-c", code, "run", str(file), "--cluster", "local:1"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines()[-1] == f"Error: {INSTALL_HINT}"
+    assert "Traceback" not in out.stderr
+
+
+def test_a_stop_reaches_games_that_start_on_a_worker_after_it(tmp_path: Path) -> None:
+    """A worker told to stop a run it has not played yet plays none of its games."""
+    from arena.referee import TimeControl
+    from arena.tournament.dask_executor import RemoteSetup, _close_run, _stop_run, _worker_run
+    from arena.tournament.executor import WorkerSetup
+
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs")
+    token = f"test-{tmp_path.name}"
+    asyncio.run(_stop_run(token))
+    run = _worker_run(RemoteSetup.of(token, {}, setup), tmp_path)
+    assert run.stop.is_set()
+    assert run.setup.log_dir == tmp_path / "arena-logs" / token  # the worker's own folder
+    other = _worker_run(RemoteSetup.of(token + "-other", {}, setup), tmp_path)
+    assert not other.stop.is_set()
+    for name in (token, token + "-other"):
+        asyncio.run(_close_run(name))
+
+
+def test_a_worker_closes_the_bots_of_runs_closed_or_gone_silent(tmp_path: Path) -> None:
+    from arena.referee import TimeControl
+    from arena.tournament.dask_executor import (
+        RUN_IDLE,
+        RemoteSetup,
+        _close_run,
+        _worker_run,
+        reap_silent_runs,
+    )
+    from arena.tournament.executor import WorkerSetup
+
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs")
+    playing = _worker_run(RemoteSetup.of(f"closed-{tmp_path.name}", {}, setup), tmp_path)
+    pool = playing.take()
+    closed = []
+    pool.close = lambda: closed.append(pool)  # type: ignore[method-assign]
+    asyncio.run(_close_run(playing.remote.run))  # closed while its game plays
+    playing.give_back(pool)
+    assert closed == [pool] and playing.idle == []
+
+    silent = _worker_run(RemoteSetup.of(f"silent-{tmp_path.name}", {}, setup), tmp_path)
+    silent.give_back(silent.take())
+    assert silent.remote.run not in reap_silent_runs(silent.used + RUN_IDLE / 2)
+    assert silent.remote.run in reap_silent_runs(silent.used + RUN_IDLE * 2)
+    assert silent.closed and silent.idle == []
