@@ -445,11 +445,3 @@ class BotProcess:
         """End the bot at once: no quit line, short SIGTERM grace."""
         self.close(quit_line=None, term_grace=0.05)
 
-
-def __getattr__(name: str) -> object:
-    # Before the process-tree code moved to arena.proctree, tests read these module globals.
-    if name == "_live_children":
-        return LIVE_BOTS
-    if name == "_subreaper_done":
-        return proctree.is_subreaper()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

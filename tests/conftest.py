@@ -9,6 +9,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MISBEHAVE = ROOT / "tests" / "bots_misbehaving" / "misbehave.py"
+# Published reference data (solver scores, rating vectors), kept beside the project, not in it.
+REFERENCE_ROOT = ROOT.parent / "shared" / "reference"
+
+
+def reference_path(*parts: str) -> Path:
+    """A file or folder of ../shared/reference; without it the calling test skips, or fails in CI.
+
+    CI (the environment variable CI is "true") must not pass by skipping the checks against the
+    reference data, so there a missing path is a failure that says where the data was looked for.
+    """
+    path = REFERENCE_ROOT.joinpath(*parts)
+    if not path.exists():
+        message = f"reference data not found at {path} (../shared/reference)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{message}; CI=true requires it", pytrace=False)
+        pytest.skip(message)
+    return path
 
 
 def process_table() -> dict[int, tuple[int, str]]:
@@ -38,14 +55,19 @@ def descendant_pids(root: int | None = None) -> list[int]:
     return sorted(pid for pid in found if table.get(pid, (0, "X"))[1] not in ("Z", "X"))
 
 
-def pid_alive(pid: int) -> bool:
-    """True if the process exists and is not a zombie."""
+def process_state(pid: int) -> str | None:
+    """The process's state letter from /proc (``Z`` for a zombie), None once it is reaped."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
-        return False
-    return data[data.rfind(b")") + 2:].split()[0] not in (b"Z", b"X")
+        return None
+    return data[data.rfind(b")") + 2:].split()[0].decode()
+
+
+def pid_alive(pid: int) -> bool:
+    """True if the process exists and is not a zombie."""
+    return process_state(pid) not in (None, "Z", "X")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 
 from arena.game import Game, parse_variant
 from tests.bot_helpers import SPECS, bot_help, heavy_modules_after_import, play_game, position
+from tests.conftest import reference_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bots" / "alphabeta"
@@ -19,10 +20,6 @@ from player import LEVELS, AlphaBetaPlayer  # noqa: E402
 from search import Searcher, Solver  # noqa: E402
 
 from arena.bitboard import geometry_for  # noqa: E402
-
-REFERENCE = ROOT.parent / "shared" / "reference" / "connect4"
-
-
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -70,9 +67,7 @@ def test_popout_win_by_popping():
 
 
 def read_reference(name: str, count: int) -> list[tuple[str, int]]:
-    path = REFERENCE / name
-    if not path.is_file():
-        pytest.skip(f"reference data not found at {path} (needs ../shared/reference)")
+    path = reference_path("connect4", name)
     rows = []
     for line in path.read_text().splitlines()[:count]:
         moves, score = line.split()

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from click.testing import CliRunner
 
 from arena.commands.play import command as play_command
 from arena.game import Game, parse_move, parse_variant
-from tests.conftest import ROOT
+from tests.conftest import ROOT, pid_alive
 
 
 def invoke(*args: str):
@@ -208,3 +210,77 @@ def test_match_memory_is_flat_in_the_number_of_games(monkeypatch):
         return after - before
 
     assert grown(3000) < 20_000
+
+
+# --- several move limits: `arena play A B --move-ms 300 --move-ms 400` plays the match under each
+
+def test_play_accepts_several_move_limits_and_plays_the_match_under_each(no_leftover_processes):
+    result = invoke("greedy", "random", "--variant", "classic:5x4", "--games", "2",
+                    "--move-ms", "300", "--move-ms", "400", "--json")
+    assert result.exit_code == 0, result.output
+    games = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(games) == 4
+    for game in games:
+        for key in ("variant", "first", "second", "winner", "reason", "plies", "moves"):
+            assert key in game
+        assert isinstance(game["moves"], list) and len(game["moves"]) == game["plies"]
+    assert [g["time_control"]["move_ms"] for g in games] == [300, 300, 400, 400]
+    assert [g["first"] for g in games] == ["greedy", "random", "greedy", "random"]
+    assert "classic:5x4 at 300 ms/move: greedy vs random:" in result.stderr
+    assert "classic:5x4 at 400 ms/move: greedy vs random:" in result.stderr
+    assert "greedy vs random: W " in result.stderr.splitlines()[-1]
+
+
+def test_play_with_one_move_limit_keeps_the_plain_summary(no_leftover_processes):
+    result = invoke("greedy", "random", "--variant", "classic:5x4", "--games", "2",
+                    "--move-ms", "300")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3 and "ms/move" not in result.stdout
+    assert lines[-1].startswith("greedy vs random: W ")
+
+
+# --- `arena play` ends its bots on SIGTERM (and Ctrl-C) mid-move --------------------------------
+
+SLOW_BOT = """
+import os, sys, time
+for line in sys.stdin:
+    word = line.split(" ", 1)[0].strip()
+    if word == "hello":
+        print("hello name=slow", flush=True)
+    elif word == "turn":
+        with open(sys.argv[1] + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+        time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_play_stopped_mid_move_ends_its_bots(tmp_path, sig, code):
+    bot = tmp_path / "slow.py"
+    bot.write_text(SLOW_BOT)
+    marker = tmp_path / "moving.pid"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", str(bot), "random", "--move-ms", "600000",
+         "--args-a", str(marker), "--sandbox", "off"],  # the bot writes a host file
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a shell may start background jobs with SIGINT ignored: the test wants the default
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the bot never got its turn"
+            time.sleep(0.02)
+        bot_pid = int(marker.read_text())
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == code, err
+    assert "Traceback" not in err
+    assert not pid_alive(bot_pid)  # ended (and reaped) before the command returned

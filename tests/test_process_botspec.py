@@ -205,3 +205,10 @@ def test_a_name_from_a_file_follows_the_same_rule(tmp_path):
     html = tmp_path / "<b>bot<b> ü.py"
     html.write_text("pass\n")
     assert resolve_bot(str(html)).name == "<b>bot<b> ü"
+
+
+def test_distinct_names_never_collide_with_a_name_already_taken():
+    assert distinct_names(["a", "a", "a"]) == ["a", "a#2", "a#3"]
+    for names in (["x", "x#2", "x"], ["x#2", "x", "x"], ["x", "x", "x#2"]):
+        out = distinct_names(names)
+        assert len(set(out)) == len(out), out

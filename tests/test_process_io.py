@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import textwrap
 import time
 
 import pytest
@@ -16,11 +18,13 @@ from arena.process import (
     BotTimeout,
     StderrCapture,
 )
-from tests.conftest import pid_alive
+from arena.protocol import LINE_CAP
+from tests.conftest import pid_alive, process_state
 
 
-def bot(code: str, tmp_path) -> BotProcess:
-    process = BotProcess([sys.executable, "-c", code], tmp_path)
+def bot(code: str, tmp_path, line_cap: int = LINE_CAP) -> BotProcess:
+    """A started bot running ``code`` (indented source is dedented) with ``tmp_path`` as its folder."""
+    process = BotProcess([sys.executable, "-c", textwrap.dedent(code)], tmp_path, line_cap=line_cap)
     process.start()
     return process
 
@@ -151,3 +155,110 @@ def test_stderr_take_counts_what_is_over_the_cap():
     finally:
         os.close(w)
         capture.close(lambda: os.close(r))
+
+
+# --- the bot's pid stays reserved until close() ----------------------------------------------
+
+def test_exited_bot_is_not_reaped_before_close(tmp_path, no_leftover_processes):
+    p = bot("""
+        import sys
+        sys.stdin.readline()
+        sys.exit(7)
+    """, tmp_path)
+    try:
+        pid = p.pid
+        p.send("go")
+        with pytest.raises(BotExited) as info:
+            p.read_line(time.monotonic() + 30)
+        assert "exited with code 7" in str(info.value)
+        assert p.poll() == 7 and not p.alive
+        # A zombie: the pid, the id of the bot's process group and session, is still taken, so
+        # close() can signal the group without hitting a process that reused the number.
+        assert process_state(pid) == "Z"
+    finally:
+        p.close()
+    assert process_state(pid) is None  # reaped by close()
+    assert p.poll() == 7
+
+
+def test_killed_bot_status_without_reaping(tmp_path, no_leftover_processes):
+    p = bot("""
+        import os, signal, sys
+        sys.stdin.readline()
+        os.kill(os.getpid(), signal.SIGKILL)
+    """, tmp_path)
+    try:
+        p.send("go")
+        with pytest.raises(BotExited) as info:
+            p.read_line(time.monotonic() + 30)
+        assert "killed by SIGKILL" in str(info.value)
+        assert process_state(p.pid) == "Z"
+    finally:
+        p.close()
+    assert process_state(p.pid) is None
+
+
+# --- line endings and the cap: a \r\n ending does not count towards the cap -------------------
+
+def test_crlf_line_exactly_at_cap(tmp_path, no_leftover_processes):
+    cap = 32
+    p = bot(f"""
+        import sys
+        out = sys.stdout.buffer
+        out.write(b"x" * {cap} + b"\\r\\n"); out.flush()
+        sys.stdin.readline()
+        out.write(b"y" * {cap} + b"\\r"); out.flush()   # the \\n comes later
+        sys.stdin.readline()
+        out.write(b"\\n" + b"z" * ({cap} + 1) + b"\\r\\n"); out.flush()
+        sys.stdin.readline()
+    """, tmp_path, line_cap=cap)
+    try:
+        assert p.read_line(time.monotonic() + 30) == "x" * cap
+        p.send("next")
+        try:  # the half line is not over the cap: at most a timeout while waiting for its end
+            p.read_line(time.monotonic() + 0.3)
+        except BotTimeout:
+            pass
+        p.send("next")
+        assert p.read_line(time.monotonic() + 30) == "y" * cap
+        with pytest.raises(BotLineTooLong):
+            p.read_line(time.monotonic() + 30)
+    finally:
+        p.close()
+
+
+def test_pending_lines_strip_crlf(tmp_path, no_leftover_processes):
+    p = bot("""
+        import sys
+        sys.stdout.write("info a\\r\\ninfo b\\n"); sys.stdout.flush()
+        sys.stdin.readline()
+    """, tmp_path)
+    try:
+        lines: list[str] = []
+        deadline = time.monotonic() + 30
+        while len(lines) < 2 and time.monotonic() < deadline:
+            lines += p.pending_lines()
+            time.sleep(0.01)
+        assert lines == ["info a", "info b"]
+    finally:
+        p.close()
+
+
+def test_bot_homes_left_by_a_killed_arena_are_swept(tmp_path):
+    # An arena killed with SIGKILL leaves its bots' HOME folders; the next arena removes them.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f"arena-bot-{dead.pid}-abc"
+    (stale / "cache").mkdir(parents=True)
+    alive = tmp_path / f"arena-bot-{os.getpid()}-keep"
+    alive.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "random", "random", "--games", "1"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert not stale.exists()
+    assert alive.exists()  # its owner (this test process) is alive
+    # The arena's own HOME folders are gone after a clean exit.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name]

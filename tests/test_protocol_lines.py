@@ -77,3 +77,22 @@ def test_hello():
 def test_end_line_and_truncate():
     assert protocol.end_line("draw", None, "full", 42) == "end result=draw winner=0 reason=full plies=42"
     assert protocol.truncate("a\nb" * 200, 10).startswith("a\\nba\\nba\\")
+
+
+# --- any whitespace separates the words of a bot line ----------------------------------------
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("info\tdepth 3", ("info", "depth 3")),
+    ("move\td4", ("move", "d4")),
+    ("move d4   ", ("move", "d4")),
+    ("  d4 \t", ("move", "d4")),
+    ("info", ("info", "")),
+    ("\t", ("blank", "")),
+])
+def test_bot_line_words_split_on_any_whitespace(line, expected):
+    assert protocol.parse_bot_line(line) == expected
+
+
+def test_bot_line_two_bare_words_is_not_a_move():
+    with pytest.raises(protocol.ProtocolError):
+        protocol.parse_bot_line("d4\td5")

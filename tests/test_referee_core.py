@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import datetime
 
 import pytest
 
@@ -165,3 +166,55 @@ def test_parallel_games_in_threads(no_leftover_processes):
         else:
             assert rec.forfeit_by is None
             assert replay(rec).outcome is not None
+
+
+# --- a whole game with CRLF, trailing spaces and an info line at the cap -----------------------
+
+CRLF_BOT = """
+import sys
+from arena.game import Game, format_move, parse_move
+from arena.protocol import LINE_CAP, parse_game_line, parse_turn_line
+from arena.sdk import variant_from_setup
+
+out = sys.stdout.buffer
+def say(text):
+    out.write(text.encode() + b"\\r\\n")
+    out.flush()
+
+variant = None
+for raw in sys.stdin:
+    word = raw.split(" ", 1)[0].strip()
+    if word == "hello":
+        say("hello name=crlf version=1   ")
+    elif word == "game":
+        variant = variant_from_setup(parse_game_line(raw.strip()))
+    elif word == "turn":
+        game = Game(variant)
+        for token in parse_turn_line(raw.strip())["moves"]:
+            game.push(parse_move(token))
+        say("info " + "i" * (LINE_CAP - 5))  # exactly at the cap, then \\r\\n
+        say("move\\t" + format_move(game.legal_moves()[0]) + "  ")
+        say("info after-the-move")  # same chunk as the move: counts for the next turn
+    elif word == "quit":
+        break
+"""
+
+
+def test_whole_game_with_a_crlf_bot(tmp_path, no_leftover_processes):
+    path = tmp_path / "crlf.py"
+    path.write_text(CRLF_BOT)
+    tc = TimeControl(move_ms=None, base_ms=60000, increment_ms=100, startup_ms=20000)
+    with Player(resolve_bot(str(path))) as a, Player(resolve_bot("random")) as b:
+        for i, (first, second) in enumerate(((a, b), (b, a))):
+            rec = play_game(parse_variant("classic"), first, second, tc, game_id=f"g{i}")
+            assert rec.forfeit_by is None, rec.detail
+            assert rec.reason in ("line", "full")
+            seat = 1 if first is a else 2
+            mine = rec.infos[seat - 1::2]
+            assert all(len("".join(infos)) == 4096 for infos in mine)
+            assert a.version == "1"
+            # wall times of the moves fit in the game (timestamps have ms resolution)
+            started = datetime.fromisoformat(rec.started_at.replace("Z", "+00:00"))
+            finished = datetime.fromisoformat(rec.finished_at.replace("Z", "+00:00"))
+            assert sum(rec.move_ms) <= (finished - started).total_seconds() * 1000 + 2
+            assert len(json.loads(rec.to_row()["move_cpu_ms"])) == rec.plies

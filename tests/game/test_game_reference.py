@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from arena.game import PRESETS, Game, build_variant
+from tests.conftest import REFERENCE_ROOT, reference_path
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "connect4"
+REFERENCE = REFERENCE_ROOT / "connect4"
 
-pytestmark = pytest.mark.skipif(
-    not REFERENCE.is_dir(), reason=f"reference data not found at {REFERENCE} (../shared/reference)"
-)
+
+@pytest.fixture(autouse=True)
+def _reference_data() -> None:
+    reference_path("connect4")  # skip, or fail in CI, before a test reads the data
 
 STATUS = {"win-first": (1, "line"), "win-second": (2, "line"), "draw": (None, "full")}
 

@@ -300,3 +300,29 @@ def test_from_rows_rejects_floating_discs():
     with pytest.raises(ValueError, match="floating"):
         Game.from_rows(parse_variant("classic:4x4"),
                        ["....", "1...", "....", "...."])
+
+
+# --- every bad spec lists the presets, once ------------------------------------------------------
+
+PRESET_LIST = "classic, popout, five, popout-five"
+
+
+@pytest.mark.parametrize(
+    ("spec", "part"),
+    [
+        ("chess", "'chess'"),
+        ("classic:3x3", "columns must be between"),
+        ("classic:8", "bad size '8'"),
+        ("classic:7by6", "bad size '7by6'"),
+        ("classic,connect=9", "connect must be between"),
+        ("classic,colour=red", "bad option 'colour=red'"),
+        ("classic,max-plies=0", "max-plies must be positive"),
+        ("", "empty variant spec"),
+    ],
+)
+def test_every_bad_spec_names_the_part_and_lists_the_presets_once(spec, part):
+    with pytest.raises(VariantError) as error:
+        parse_variant(spec)
+    message = str(error.value)
+    assert part in message
+    assert message.count(PRESET_LIST) == 1

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+from arena.game import PRESETS
+
 
 def arena(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -128,3 +130,24 @@ def test_cli_entry_point_still_works_as_a_click_group():
     result = CliRunner().invoke(main, ["replay", "--json", "44"])
     assert result.exit_code == 0 and json.loads(result.output)["plies"] == 2
     assert CliRunner().invoke(main, ["--help"]).output.startswith("Usage: arena ")
+
+
+# --- `arena replay`: a bad variant lists the presets; --json keys and the exit status -----------
+
+def test_replay_bad_variant_option_lists_presets_through_the_command():
+    result = arena("replay", "--variant", "classic:13", "d1")
+    assert result.returncode == 2
+    assert "bad size '13'" in result.stderr and ", ".join(PRESETS) in result.stderr
+
+
+def test_replay_json_keys_and_exit_status():
+    result = arena("replay", "--json", "popout:8x7: d4 d4 p4", "4453", "classic: d1 d8 d1")
+    assert result.returncode == 1
+    first, pons, bad = (json.loads(line) for line in result.stdout.splitlines())
+    for key in ("variant", "plies", "status", "winner", "reason", "to_move", "legal", "board"):
+        assert key in first
+    assert first["variant"] == "popout:8x7" and first["plies"] == 3
+    assert first["status"] == "ongoing" and first["winner"] is None and first["reason"] is None
+    assert first["to_move"] == 2 and "p4" in first["legal"] and len(first["board"]) == 7
+    assert pons["plies"] == 4 and pons["board"][-1] == "..211.."
+    assert bad["ply"] == 2 and "d8" in bad["error"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -15,6 +16,7 @@ from arena.publish.context import public_command, slugify
 from arena.publish.load import PublishError
 from arena.publish.replay import frames_json, replay_frames
 from arena.publish.site import build_site, build_site_from_games
+from arena.ratings.standings import compute_standings
 
 
 def _embedded(page: Path) -> dict:
@@ -182,3 +184,35 @@ def test_move_times_below_a_millisecond_are_not_shown_as_zero():
 
     assert [move_time(0.2), move_time(3.25), move_time(120.4), move_time(None)] == \
         ["<1", "3.2", "120", "-"]
+
+
+# --- the leaderboard shows what the fit computed and says how its interval was computed ---------
+
+def _leaderboard_rows(index: str, scope: str) -> dict[str, dict[str, str]]:
+    """{bot: its row's data-* attributes} of the leaderboard of one scope of index.html."""
+    table = re.search(rf'<table class="leaderboard" data-leaderboard="{re.escape(scope)}".*?</table>',
+                      index, re.S)
+    assert table, f"no leaderboard for {scope!r}"
+    rows = {}
+    for tr in re.finditer(r"<tr (data-bot=.*?)>", table.group(0), re.S):
+        attributes = dict(re.findall(r'data-([\w-]+)="([^"]*)"', tr.group(1)))
+        rows[html.unescape(attributes.pop("bot"))] = attributes
+    return rows
+
+
+def test_site_leaderboard_shows_the_fit_and_names_its_interval_method(synthetic_site, games_df):
+    finished = games_df[games_df["result"].notna()]
+    fit = compute_standings(finished).set_index("bot")
+    (method,) = set(fit["elo_interval"])
+    index = (synthetic_site / "index.html").read_text(encoding="utf-8")
+    assert f"from the {method} of the fit" in index
+    rows = _leaderboard_rows(index, "all")
+    assert set(rows) == set(finished["first"]) | set(finished["second"])
+    for bot, row in rows.items():
+        mine = finished[(finished["first"] == bot) | (finished["second"] == bot)]
+        points = (mine["first"] == bot) * mine["result"] + (mine["second"] == bot) * (1 - mine["result"])
+        assert int(row["games"]) == len(mine)
+        assert float(row["score"]) == pytest.approx(points.sum() / len(mine))
+        assert float(row["elo-lo"]) == pytest.approx(fit.loc[bot, "elo_lo"])
+        assert float(row["elo-hi"]) == pytest.approx(fit.loc[bot, "elo_hi"])
+        assert float(row["elo-lo"]) < float(row["elo"]) < float(row["elo-hi"])

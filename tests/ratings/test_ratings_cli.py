@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.reports.games_io import GamesFileError, load_games, parse_result
+from arena.tournament.store import Store
 
 
 def write_games_csv(path: Path, n_rounds: int = 3) -> Path:
@@ -153,12 +156,11 @@ def test_plot_command(tmp_path):
 
 
 def test_write_reports_on_results_dir(tmp_path):
-    store_mod = pytest.importorskip("arena.tournament.store")
     from arena.reports import write_reports
 
     games = pd.read_csv(write_games_csv(tmp_path / "games.csv", n_rounds=3))
     results = tmp_path / "results"
-    with store_mod.Store(results) as store:
+    with Store(results) as store:
         for k, row in enumerate(games.to_dict("records")):
             res = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}[row["result"]]
             store.add_game({"game_id": f"g{k}", "variant": row["variant"], "first": row["first"],
@@ -181,3 +183,39 @@ def test_write_reports_on_results_dir(tmp_path):
     assert json.loads(res.output) == data
     variants = pd.read_csv(results / "standings_variants.csv")
     assert set(variants["variant"]) == {"all", "classic", "popout"}
+
+
+# --- csv and json standings say how the 95% intervals are computed (covariance or bootstrap) ---
+
+STANDINGS_COLUMNS = ["bot", "games", "wins", "draws", "losses", "score", "elo", "elo_lo", "elo_hi",
+                     "ts_mu", "ts_sigma"]
+
+
+def test_json_standings_say_how_intervals_are_computed(tmp_path):
+    games = write_games_csv(tmp_path / "games.csv")
+    result = run("standings", str(games), "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert isinstance(rows, list) and rows
+    for row in rows:
+        assert set(STANDINGS_COLUMNS) <= set(row)
+        assert row["elo_interval"] == "covariance"
+        assert "first_move_elo" not in row
+    elos = [r["elo"] for r in rows]
+    assert elos == sorted(elos, reverse=True)
+
+    result = run("standings", str(games), "--format", "json", "--bootstrap", "20", "--first-move")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert {r["elo_interval"] for r in rows} == {"bootstrap"}
+    fm = {r["first_move_elo"] for r in rows}
+    assert len(fm) == 1 and isinstance(fm.pop(), float)
+
+
+def test_csv_standings_say_how_intervals_are_computed(tmp_path):
+    games = write_games_csv(tmp_path / "games.csv")
+    result = run("standings", str(games), "--format", "csv", "--variant", "classic")
+    assert result.exit_code == 0, result.output
+    table = list(csv.DictReader(io.StringIO(result.output)))
+    assert table and set(STANDINGS_COLUMNS) <= set(table[0])
+    assert {r["elo_interval"] for r in table} == {"covariance"}

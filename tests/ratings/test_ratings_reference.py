@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -14,10 +13,17 @@ from arena.ratings.elo import elo_mle
 from arena.ratings.pairs import Z95, los_wl, penta_stats, wdl_stats
 from arena.ratings.sprt import llr_bayeselo, llr_pentanomial, llr_trinomial
 from arena.ratings.trueskill_ratings import rate_1vs1_fast, trueskill_ratings
+from tests.conftest import REFERENCE_ROOT, reference_path
 
-REF = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "ratings"
-pytestmark = pytest.mark.skipif(
-    not REF.is_dir(), reason=f"reference data not found at {REF} (../shared/reference/ratings)")
+REF = REFERENCE_ROOT / "ratings"
+# Without the data a parametrized test gets this one case, so that the fixture below reports
+# the missing data (a skip, a failure in CI) instead of pytest quietly collecting no cases.
+NO_DATA = [pytest.param(None, id="no-reference-data")]
+
+
+@pytest.fixture(autouse=True)
+def _reference_data() -> None:
+    reference_path("ratings")  # skip, or fail in CI, before a test reads the data
 
 
 def laskos3() -> pd.DataFrame:
@@ -50,7 +56,7 @@ def test_laskos3_anchor_shifts_only():
 
 def _elo_rows():
     if not REF.is_dir():
-        return []  # the module is skipped; collection must not fail
+        return NO_DATA
     with open(REF / "elo_vectors.csv", newline="") as fh:
         return list(csv.DictReader(fh))
 
@@ -87,7 +93,7 @@ def test_elo_vectors(row):
 
 def _sprt_rows():
     if not REF.is_dir():
-        return []
+        return NO_DATA
     with open(REF / "sprt_vectors.csv", newline="") as fh:
         return list(csv.DictReader(line for line in fh if not line.startswith("#")))
 
@@ -119,7 +125,7 @@ def test_sprt_vectors(row):
 
 def _ts_rows():
     if not REF.is_dir():
-        return []
+        return NO_DATA
     return json.loads((REF / "trueskill_vectors.json").read_text())
 
 
