@@ -48,6 +48,8 @@ SKIPPED = {
     "arena check path/to/mybot": "names the reader's own bot (tests/test_check_cli.py runs checks)",
     "arena replay games.txt": "reads a records file the reader brings (tests/game/test_replay_cli.py "
                               "replays files)",
+    "dask scheduler": "starts a cluster scheduler (tests/tournament/test_dask_cluster.py starts one)",
+    "dask worker": "starts cluster workers (tests/tournament/test_dask_cluster.py starts two)",
     "arena league ": "a league walk-through on the reader's own bots that plays until Ctrl-C "
                      "(tests/league/test_league_cli.py runs every league command end to end)",
 }
@@ -132,6 +134,9 @@ def test_ci_runs_exactly_the_readme_test_command():
     commands = [line.strip() for line in ci.splitlines()
                 if line.strip() and not line.strip().startswith("#")]
     assert commands[-1] == test_command
+    assert "ruff check ." in commands[:-1]  # lint runs before the tests, after the install
+    dev = read("README.md").split("## Development")[1]
+    assert ".ci/run" in dev and "ruff check ." in dev
     packages = " ".join(line for line in ci.splitlines() if "packages+=" in line)
     for package in ("chromium", "bubblewrap"):
         assert f"packages+=({package})" in packages
