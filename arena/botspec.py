@@ -326,6 +326,22 @@ def _hash_folder(folder: Path, python: bool) -> str:
     return _hash_files(folder, _folder_files(folder), python=python)
 
 
+def folder_files(folder: Path) -> list[Path]:
+    """The files a folder bot's hash reads (and a snapshot of it carries), in a stable order."""
+    return sorted(_folder_files(folder), key=lambda p: p.relative_to(folder).as_posix())
+
+
+def hash_folder(folder: Path) -> str:
+    """A folder bot's program hash, as `resolve_bot` computes it (the arena modules its Python
+    scripts import are included; a folder without such imports hashes its files alone)."""
+    return _hash_folder(folder, python=True)
+
+
+def hash_program(path: Path) -> str:
+    """A one-file bot's program hash, as `resolve_bot` computes it."""
+    return _hash_files(path.parent, [path], python=path.suffix == ".py")
+
+
 def _hash_files(base: Path, files: Iterable[Path], python: bool = False, text: str = "") -> str:
     """A hash of the files (named relative to `base`), plus for Python programs the arena modules
     they import (transitively): changing `arena/sdk.py` changes every SDK bot's hash."""

@@ -22,11 +22,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from arena.schema import GAME_COLUMNS
+
 REQUIRED = ("first", "second", "result")
 ALIASES = {"white": "first", "black": "second", "result_white": "result", "score": "result"}
-STRING_COLUMNS = ("game_id", "variant", "reason", "moves", "opening", "pair_id", "move_ms",
-                  "move_cpu_ms", "detail", "started_at", "finished_at", "first_hash",
-                  "second_hash", "first_version", "second_version")
+# Filled in when a games file lacks them: the text and the other numeric columns of the schema.
+STRING_COLUMNS = tuple(c.name for c in GAME_COLUMNS
+                       if c.in_frame and c.dtype == "string" and c.name not in REQUIRED)
+OPTIONAL_NUMBERS = tuple(c.name for c in GAME_COLUMNS if c.in_frame and c.dtype != "string"
+                         and c.name not in (*REQUIRED, "seq", "winner"))
 
 _RESULTS = {
     "1": 1.0, "1.0": 1.0, "1-0": 1.0, "1:0": 1.0, "w": 1.0, "win": 1.0,
@@ -69,13 +73,8 @@ def load_games(path: str | Path) -> pd.DataFrame:
     """The games table of a results directory, a ``.csv`` or a ``.jsonl``/``.ndjson`` file."""
     path = Path(path)
     if path.is_dir():
-        try:
-            from arena.tournament.store import load_games as store_load
-        except ImportError as exc:
-            raise GamesFileError(
-                f"{path}: cannot read a results directory (arena.tournament.store: {exc})"
-            ) from exc
         from arena.tournament.store import StoreError
+        from arena.tournament.store import load_games as store_load
 
         try:
             frame = store_load(path)
@@ -313,7 +312,7 @@ def _complete(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     if "winner" not in frame.columns:
         res = columns["result"].to_numpy()
         columns["winner"] = np.where(res == 1.0, 1.0, np.where(res == 0.0, 2.0, np.nan))
-    for col in ("forfeit_by", "plies"):
+    for col in OPTIONAL_NUMBERS:
         if col not in frame.columns:
             columns[col] = np.full(n, np.nan)
         else:

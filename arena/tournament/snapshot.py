@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botspec import _IGNORED_DIRS, MANIFEST, BotSpec, _hash_file, _hash_folder
+from arena.botspec import MANIFEST, BotSpec, folder_files, hash_folder, hash_program
 
 FOLDER, FILE = "folder", "file"
 _READY = ".arena-snapshot-ok"  # written last: a folder without it is an interrupted unpack
@@ -104,12 +104,12 @@ def take_snapshot(spec: BotSpec, name: str = "") -> tuple[Snapshot, PortableBot]
         root, files = program.parent, [program]
         kind = FILE
     elif (spec.cwd / MANIFEST).is_file():
-        root, files, kind = spec.cwd, _folder_files(spec.cwd), FOLDER
+        root, files, kind = spec.cwd, folder_files(spec.cwd), FOLDER
     else:
         raise SnapshotError(f"bot {name!r}: no file or folder of it hashes to "
                             f"{spec.program_hash} any more (was it changed since the tournament "
                             "file was read?)")
-    if kind == FOLDER and (actual := _hash_folder(root)) != spec.program_hash:
+    if kind == FOLDER and (actual := hash_folder(root)) != spec.program_hash:
         raise SnapshotError(f"bot {name!r} changed since the tournament file was read: "
                             f"{root} hashes to {actual}, not {spec.program_hash}; refused")
     data = _pack(root, files, name)
@@ -125,20 +125,11 @@ def _program_file(spec: BotSpec) -> Path | None:
         path = Path(part)
         if path.is_absolute() and path.is_file() and part != sys.executable:
             try:
-                if _hash_file(path) == spec.program_hash:
+                if hash_program(path) == spec.program_hash:
                     return path
             except OSError:
                 continue
     return None
-
-
-def _folder_files(folder: Path) -> list[Path]:
-    """The files `_hash_folder` reads, in its order."""
-    files = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in _IGNORED_DIRS)
-        files += [Path(root) / n for n in names if not n.endswith((".pyc", ".pyo"))]
-    return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
 
 
 def _pack(root: Path, files: list[Path], bot: str) -> bytes:
@@ -207,8 +198,8 @@ def unpack(snapshot: Snapshot, root: Path) -> Path:
 
 def _unpacked_hash(kind: str, files: Path) -> str:
     if kind == FOLDER:
-        return _hash_folder(files)
+        return hash_folder(files)
     members = [p for p in files.iterdir() if p.is_file()] if files.is_dir() else []
     if kind != FILE or len(members) != 1:
         return "(not a one-program snapshot)"
-    return _hash_file(members[0])
+    return hash_program(members[0])
