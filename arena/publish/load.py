@@ -15,7 +15,7 @@ import pandas as pd
 
 from arena.referee import log_file_name
 from arena.reports import games_io
-from arena.schema import FRAME_COLUMNS
+from arena.schema import COLUMNS_BY_NAME, FRAME_COLUMNS
 from arena.tournament import store
 
 LOG_TAIL_LINES = 40
@@ -89,9 +89,11 @@ def clean_games(games: pd.DataFrame) -> pd.DataFrame:
         games["seq"] = range(1, len(games) + 1)
     games["seq"] = games["seq"].astype(int)
     for column in FRAME_COLUMNS:
+        numeric = COLUMNS_BY_NAME[column].dtype != "string"
         if column not in games:
-            games[column] = "[]" if column in ("move_ms", "move_cpu_ms") else ""
-        elif column not in ("seq", "result", "winner", "forfeit_by", "plies"):
+            games[column] = (float("nan") if numeric else
+                             "[]" if column in ("move_ms", "move_cpu_ms") else "")
+        elif not numeric:
             games[column] = games[column].fillna("").astype(str)
     games["game_id"] = [gid or f"game-{seq}" for gid, seq in zip(games["game_id"], games["seq"],
                                                                   strict=True)]
