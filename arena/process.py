@@ -90,6 +90,7 @@ def minimal_env(home: str, token: str) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         TOKEN_VAR: token,
+        **({proctree.RUN_VAR: proctree.run_key()} if proctree.run_key() else {}),
     }
 
 

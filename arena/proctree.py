@@ -27,6 +27,42 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 TOKEN_VAR = "ARENA_BOT_TOKEN"
+# Every bot of a tournament run carries its results folder's key in this variable, so that the
+# next run of the same folder can find what an earlier, killed run left behind.
+RUN_VAR = "ARENA_RUN"
+_run_key: str | None = None
+
+
+def set_run_key(key: str | None) -> None:
+    """The key the bots started from now on carry in RUN_VAR (a forked worker inherits it)."""
+    global _run_key
+    _run_key = key
+
+
+def run_key() -> str | None:
+    return _run_key
+
+
+def kill_left_behind(key: str) -> int:
+    """SIGKILL every process (and its process group) that carries RUN_VAR=key, except this one;
+    returns how many. Call it while holding the folder's run lock: no live run owns them then."""
+    marker = f"{RUN_VAR}={key}".encode()
+    me = os.getpid()
+    found = []
+    for pid in all_pids():
+        if pid == me:
+            continue
+        env = read_environ(pid)
+        if env and marker in env.split(b"\0"):
+            found.append(pid)
+    for pid in found:
+        st = read_stat(pid)
+        if st is not None and st.pgid not in (0, os.getpgrp()):
+            kill_group(st.pgid, signal.SIGKILL)
+        kill(pid, signal.SIGKILL)
+    for pid in found:
+        reap(pid)
+    return len(found)
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 _TICK_MS = 1000.0 / os.sysconf("SC_CLK_TCK")

@@ -13,6 +13,7 @@ exactly balanced per pair.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
@@ -21,12 +22,14 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena import proctree
 from arena.game import parse_variant
 from arena.league import registry
 from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_variant, is_settled
@@ -115,7 +118,9 @@ class LeagueRunner:
         started = time.monotonic()
         with RunLock(self.folder), Store(self.folder) as store, \
                 ThreadPoolExecutor(self.concurrency, thread_name_prefix="league") as pool, \
-                _stop_on_signals(self.stop):
+                _stop_on_signals(self.stop), _run_key_of(self.folder) as left_behind:
+            if left_behind:
+                self.out(f"removed {left_behind} bot process(es) left running by an earlier run")
             next_pair = self._next_pair_no(store)
             backlog = self._half_pairs(store)
             try:
@@ -272,6 +277,19 @@ class LeagueRunner:
 
     def _clear_status(self) -> None:
         (self.folder / STATUS_FILE).unlink(missing_ok=True)
+
+
+@contextmanager
+def _run_key_of(folder: Path) -> Iterator[int]:
+    """Inside the folder's run lock: remove bots an earlier, killed run left (they carry the
+    folder's key), and give the key to every bot started here; yields how many were removed."""
+    key = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
+    removed = proctree.kill_left_behind(key)
+    proctree.set_run_key(key)
+    try:
+        yield removed
+    finally:
+        proctree.set_run_key(None)
 
 
 class _stop_on_signals:

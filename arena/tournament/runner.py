@@ -12,6 +12,7 @@ store. Running the same file again plays only what is missing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import signal
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import proctree
 from arena.affinity import notes as affinity_notes
 from arena.reasons import FORFEIT_REASONS
 from arena.sandbox import SandboxUnavailable, start_run
@@ -115,6 +117,7 @@ class Runner:
         self.results_dir = Path(config.output)
         self.voids = VoidTracker((), set())  # set up from the store by _prepare
         self.losses: Counter[str] = Counter()  # per game id: times its worker was lost
+        self.left_behind = 0  # bot processes of an earlier, killed run removed at the start
 
     # -- signals --------------------------------------------------------------------------------
     def _on_signal(self, signum: int, frame: object) -> None:
@@ -133,6 +136,11 @@ class Runner:
             raise RunError(str(error)) from None
         lock = RunLock(self.results_dir)
         lock.acquire()
+        # With the lock held no live run owns bots of this folder: any still carrying its key were
+        # left by an earlier run that was killed (SIGKILL, a hang-up) and go now.
+        key = hashlib.sha256(str(self.results_dir.resolve()).encode()).hexdigest()[:16]
+        self.left_behind = proctree.kill_left_behind(key)
+        proctree.set_run_key(key)
         try:
             backup = move_aside(self.results_dir) if self.fresh else None
             if backup is not None:
@@ -145,6 +153,7 @@ class Runner:
             finally:
                 store.close()
         finally:
+            proctree.set_run_key(None)
             lock.release()
 
     def _prepare(self, store: Store
@@ -169,6 +178,9 @@ class Runner:
         notes = openings_notes(config)
         if self.sandbox_run.notice:  # `auto` without bubblewrap: said once, and stored
             notes.append(self.sandbox_run.notice)
+        if self.left_behind:
+            notes.append(f"removed {self.left_behind} bot process(es) left running by an earlier "
+                         f"run of {self.results_dir}")
         if pending:  # affinity: CPUs shared by several workers, or no affinity on this platform
             notes += affinity_notes(config.affinity, min(max(1, config.concurrency), len(pending)))
         notes += [self.voids.note(games[0], len(games)) for games in skipped.values()]
