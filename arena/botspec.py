@@ -337,6 +337,12 @@ def hash_folder(folder: Path) -> str:
     return _hash_folder(folder, python=True)
 
 
+def hash_folder_files(folder: Path, names: Iterable[str]) -> str:
+    """The hash `hash_folder` gave when the folder held exactly `names` (relative paths), from
+    their current content: a bot that only added files (a log it wrote) still hashes the same."""
+    return _hash_files(folder, [folder / name for name in names], python=True)
+
+
 def hash_program(path: Path) -> str:
     """A one-file bot's program hash, as `resolve_bot` computes it."""
     return _hash_files(path.parent, [path], python=path.suffix == ".py")

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.affinity import available as affinity_available
-from arena.botspec import NAME_RULE, BotSpec, name_problem, resolve_command
+from arena.botspec import MANIFEST, NAME_RULE, BotSpec, folder_files, name_problem, resolve_command
 from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
 from arena.game import parse_variant as _parse_variant
 from arena.sandbox import (
@@ -120,6 +120,11 @@ class BotEntry:
         }
         if self.time_control is not None:  # absent otherwise: older stores stay comparable
             data["time_control"] = _tc_dict(self.time_control)
+        if (self.spec.cwd / MANIFEST).is_file():
+            # What the hash covered, so that a resume can tell a bot that only wrote new files
+            # into its folder (a log) from a changed one (store.conflicts).
+            data["folder"] = str(self.spec.cwd)
+            data["files"] = [p.relative_to(self.spec.cwd).as_posix() for p in folder_files(self.spec.cwd)]
         return data
 
 

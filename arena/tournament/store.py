@@ -324,7 +324,7 @@ class Store:
             before = old_bots.get(name)
             if before is None or self.game_count(name) == 0:
                 continue
-            if before.get("program_hash") != new.get("program_hash"):
+            if before.get("program_hash") != new.get("program_hash") and not _only_files_added(before, new):
                 problems.append(
                     f"bot {name!r} changed: its program hash was {before.get('program_hash', '')[:12]}"
                     f", now {new.get('program_hash', '')[:12]}"
@@ -446,6 +446,21 @@ class Store:
                 [values[c] for c in columns],
             )
         return seq
+
+
+def _only_files_added(before: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Does the bot's folder still hold every file it held at the stored hash, unchanged (so
+    that it only gained files, e.g. a log it wrote while playing)? Never true for a bot whose
+    stored settings do not list its files (older stores, one-file bots)."""
+    files, folder = before.get("files"), new.get("folder")
+    if not files or not folder:
+        return False
+    from arena.botspec import hash_folder_files
+
+    try:
+        return hash_folder_files(Path(folder), files) == before.get("program_hash")
+    except OSError:
+        return False
 
 
 def _short(tc: Any) -> str:
