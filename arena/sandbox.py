@@ -663,7 +663,8 @@ def _children(pid: int) -> list[int]:
 
 
 @contextmanager
-def policy_for_command(mode: str, say: Callable[[str], None]) -> Iterator[RunSandbox]:
+def policy_for_command(mode: str, say: Callable[[str], None],
+                       limits: Mapping[str, int] | None = None) -> Iterator[RunSandbox]:
     """For a command that starts bots in this process (`play`, `check`, a league): resolve
     `mode` (SandboxUnavailable for `on` without bubblewrap), `say` the notice once when `auto`
     runs without it, and make it the default policy of every bot started inside the block;
@@ -672,7 +673,7 @@ def policy_for_command(mode: str, say: Callable[[str], None]) -> Iterator[RunSan
     if run.notice:
         say(run.notice)
     before = default_policy()
-    set_default_policy(SandboxPolicy(mode))
+    set_default_policy(SandboxPolicy(mode, merge_limits(Limits(), limits)))
     try:
         yield run
     finally:

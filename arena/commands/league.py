@@ -27,20 +27,31 @@ def command() -> None:
               help="Allowance to start and answer the handshake, in ms.")
 @click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]), default="auto",
               show_default=True, help="Run submitted bots in the bubblewrap sandbox (SECURITY.md).")
-def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int, sandbox_mode: str) -> None:
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A league TOML file: the keys of a tournament file without bots and game counts "
+              "(variants, [time], openings, seed, sandbox, [limits], ...); replaces the options above.")
+def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int, sandbox_mode: str,
+         config_file: Path | None) -> None:
     """Create a league in FOLDER."""
     from arena.game import VariantError, parse_variant
     from arena.league.registry import LeagueError, init_league
+    from arena.tournament.config import ConfigError, load_league_file
 
     specs = [v.strip() for text in variants for v in text.split(",") if v.strip()] or ["classic"]
     try:
-        canonical = list(dict.fromkeys(parse_variant(v).spec for v in specs))
-        init_league(folder, {"variants": canonical, "sandbox": sandbox_mode,
-                             "time_control": {"move_ms": move_ms, "startup_ms": startup_ms}})
-    except (VariantError, LeagueError) as error:
+        if config_file is not None:
+            settings = load_league_file(config_file)
+        else:
+            settings = {"variants": list(dict.fromkeys(parse_variant(v).spec for v in specs)),
+                        "sandbox": sandbox_mode,
+                        "time_control": {"move_ms": move_ms, "startup_ms": startup_ms}}
+        init_league(folder, settings)
+    except (VariantError, LeagueError, ConfigError) as error:
         raise _fail(error) from None
-    click.echo(f"league created in {folder} ({', '.join(canonical)}; {move_ms} ms per move); "
-               f"add bots with `arena league submit {folder} PATH`")
+    limit = settings["time_control"].get("move_ms")
+    click.echo(f"league created in {folder} ({', '.join(settings['variants'])}"
+               + (f"; {limit} ms per move" if limit else "") + f"); add bots with "
+               f"`arena league submit {folder} PATH`")
 
 
 @command.command(name="submit")
@@ -66,7 +77,8 @@ def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
         league_settings = registry.settings(folder)
         # The check runs in the sandbox the bot will play in.
         with sandbox.policy_for_command(league_settings.get("sandbox", "auto"),
-                                        lambda line: click.echo(line, err=True)):
+                                        lambda line: click.echo(line, err=True),
+                                        league_settings.get("limits")):
             report = run_checks(spec, time_control_of(league_settings))
         if not report.ok:
             for result in report.results:
@@ -123,7 +135,8 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
                               publish_every=publish_every, seed=seed, out=click.echo)
         click.echo(f"league {folder}: playing (Ctrl-C stops; games in flight are replayed later)")
         with sandbox.policy_for_command(runner.settings.get("sandbox", "auto"),
-                                        lambda line: click.echo(line, err=True)):
+                                        lambda line: click.echo(line, err=True),
+                                        runner.settings.get("limits")):
             summary = runner.run()
     except (registry.LeagueError, StoreError, sandbox.SandboxUnavailable, ValueError) as error:
         raise _fail(error) from None

@@ -689,3 +689,34 @@ def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
         seen.add((scoped, moves))
         openings.append(Opening(moves, scoped, number))
     return openings
+
+
+# A league file has the keys of a tournament file, less the field and the game counts (bots
+# are submitted, and the scheduler decides how many games each pair plays).
+LEAGUE_KEYS = {k: v for k, v in _TOP_KEYS.items()
+               if k not in ("bots", "games", "format", "gauntlet_bot", "output", "plots")}
+
+
+def load_league_file(path: str | Path) -> dict[str, Any]:
+    """Read and check a league TOML file; the league's stored settings. ConfigError names the
+    key and line, as for tournament files."""
+    path = Path(path)
+    text = _read_text(path)
+    data = _parse_toml(path, text)
+    check = _Checker(path, text)
+    check.check_keys(data, LEAGUE_KEYS)
+    variants = _variants(check, data)
+    _, openings = _openings(check, data, path.resolve().parent, variants)
+    sandbox = _sandbox(check, data)
+    return {
+        "name": _name(check, data, path),
+        "description": data.get("description", ""),
+        "variants": [v.spec for v in variants],
+        "time_control": _tc_dict(_time_control(check, data.get("time", {}))),
+        "openings": [o.text for o in openings],
+        "seed": data.get("seed", 0),
+        "concurrency": _concurrency(check, data, None),
+        "publish_logs": data.get("publish_logs", True),
+        "sandbox": sandbox.mode,
+        "limits": dict(sandbox.limits),
+    }

@@ -165,3 +165,22 @@ def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):
     out = tmp_path / "games.csv"
     arena("export", str(league), "--out", str(out))
     assert out.read_text().count("\n") == 5
+
+
+def test_a_league_file_sets_variants_time_openings_and_sandbox(tmp_path: Path):
+    (tmp_path / "openings.txt").write_text("d4 d3\nd3 d4\n")
+    config = tmp_path / "club.toml"
+    config.write_text('name = "club"\nvariants = ["classic", "popout"]\nopenings = "openings.txt"\n'
+                      'sandbox = "off"\n[time]\nmove_ms = 150\n[limits]\nmemory_mb = 768\n')
+    folder = tmp_path / "club"
+    arena("league", "init", str(folder), "--config", str(config))
+    from arena.league.registry import settings
+
+    stored = settings(folder)
+    assert stored["variants"] == ["classic", "popout"] and stored["openings"] == ["d4 d3", "d3 d4"]
+    assert stored["time_control"]["move_ms"] == 150 and stored["sandbox"] == "off"
+    assert stored["limits"] == {"memory_mb": 768}
+    config.write_text('variants = ["classic"]\ngames = 4\n')
+    bad = arena("league", "init", str(tmp_path / "other"), "--config", str(config), check=False)
+    assert bad.returncode == 1 and "club.toml:2" in bad.stderr and "games" in bad.stderr
+    assert not (tmp_path / "other").exists()
