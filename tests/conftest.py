@@ -70,6 +70,24 @@ def pid_alive(pid: int) -> bool:
     return process_state(pid) not in (None, "Z", "X")
 
 
+def processes_matching(text: str) -> list[int]:
+    """Pids whose command line contains `text` (zombies excluded)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat") as handle:
+                state = handle.read().rpartition(")")[2].split()[0]
+        except OSError:
+            continue
+        if text in cmdline and state != "Z":
+            pids.append(int(entry))
+    return pids
+
+
 @pytest.fixture
 def no_leftover_processes():
     """Fails the test if it leaves any child or grandchild process running."""

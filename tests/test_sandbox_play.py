@@ -12,7 +12,7 @@ import time
 import pytest
 
 from arena import sandbox
-from tests.conftest import ROOT
+from tests.conftest import ROOT, processes_matching
 
 HOSTILE = ROOT / "tests" / "bots_hostile"
 needs_bwrap = pytest.mark.skipif(not sandbox.probe().available,
@@ -85,18 +85,6 @@ for line in sys.stdin:
 """
 
 
-def _pids_running(marker: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    found.append(int(name))
-        except (OSError, ValueError):
-            continue
-    return found
-
-
 @needs_bwrap
 def test_sigterm_mid_move_ends_the_sandboxed_bots(tmp_path):
     bot = tmp_path / "thinker.py"
@@ -110,7 +98,7 @@ def test_sigterm_mid_move_ends_the_sandboxed_bots(tmp_path):
     )
     try:
         deadline = time.monotonic() + 60
-        while not _pids_running(f"{marker}-turn"):
+        while not processes_matching(f"{marker}-turn"):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the bot never got its turn"
             time.sleep(0.02)
@@ -122,4 +110,4 @@ def test_sigterm_mid_move_ends_the_sandboxed_bots(tmp_path):
             proc.communicate()
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
-    assert _pids_running(marker) == []  # the sandbox and the bot in it are gone
+    assert processes_matching(marker) == []  # the sandbox and the bot in it are gone

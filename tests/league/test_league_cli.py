@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import processes_matching
+
 BAD_BOT = """import sys
 print("hello name=bad", flush=True)
 for line in sys.stdin:
@@ -41,19 +43,6 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120.0) -
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.2)
-
-
-def processes_running_from(folder: Path) -> list[int]:
-    """Pids whose command line names a file under `folder` (the league's bot snapshots)."""
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                if str(folder).encode() in f.read():
-                    found.append(int(name))
-        except (OSError, ValueError):
-            continue
-    return found
 
 
 @pytest.fixture
@@ -112,7 +101,7 @@ def test_sigkill_mid_game_never_loses_or_repeats_a_game_and_seats_stay_balanced(
             wait_for(lambda target=target: len(games(league)) >= target, f"games in round {round_no}")
         finally:
             stop_group(run, signal.SIGKILL)
-        wait_for(lambda: not processes_running_from(league), "the bots of the killed league to end", 30)
+        wait_for(lambda: not processes_matching(str(league)), "the bots of the killed league to end", 30)
     arena("league", "run", str(league), "-j", "2", "--until", "6")
     rows = games(league)
     ids = [g[0] for g in rows]

@@ -11,8 +11,11 @@ import textwrap
 import time
 from pathlib import Path
 
+from tests.conftest import processes_matching as processes_matching  # re-exported for the tournament tests
+
 PROJECT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from arena.cli import main; main()"]
+
 
 
 def copy_bot(tmp_path: Path, name: str = "random", folder: str | None = None) -> Path:
@@ -70,24 +73,6 @@ def wait_for_games(results: Path, count: int, proc: subprocess.Popen, timeout: f
                                  f"{proc.stderr.read() if proc.stderr else ''}")
         time.sleep(0.02)
     raise AssertionError(f"fewer than {count} games stored after {timeout} s")
-
-
-def processes_matching(text: str) -> list[int]:
-    """Pids whose command line contains `text` (zombies excluded)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/stat") as handle:
-                state = handle.read().rpartition(")")[2].split()[0]
-        except OSError:
-            continue
-        if text in cmdline and state != "Z":
-            pids.append(int(entry))
-    return pids
 
 
 def wait_no_processes(text: str, timeout: float = 10) -> list[int]:
