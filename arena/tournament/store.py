@@ -464,9 +464,10 @@ def _only_files_added(before: Mapping[str, Any], new: Mapping[str, Any]) -> bool
 
 
 def _short(tc: Any) -> str:
+    """A stored or new time control in one order (sorted keys), so the two read side by side."""
     if not isinstance(tc, dict):
         return str(tc)
-    return ", ".join(f"{k}={v}" for k, v in tc.items() if v is not None)
+    return ", ".join(f"{k}={v}" for k, v in sorted(tc.items()) if v is not None)
 
 
 def _cmd(fp: Mapping[str, Any]) -> str:

@@ -332,3 +332,16 @@ def test_a_tournament_stores_its_bots_author_and_language(tmp_path):
         "arena", "python", "1.0"]
     assert bots.loc["plain", "language"] == "python" and bots.loc["plain", "author"] == ""
     assert all(bots.program_hash.str.len() > 0)
+
+
+def test_a_time_control_conflict_lists_both_controls_in_one_order(tmp_path):
+    """Issue 14 #26: the stored control (JSON, sorted keys) and the new one (file order) read alike."""
+    from arena.tournament.store import Store
+
+    with Store(tmp_path) as store:
+        store.save_settings({}, {"time_control": {"move_ms": 100, "grace_ms": 200}, "bots": {}})
+        store.add_game({"game_id": "g1", "variant": "classic", "first": "a", "second": "b",
+                        "result": 1.0, "reason": "line"})
+        [problem] = store.conflicts({"time_control": {"move_ms": 50, "grace_ms": 200}, "bots": {}})
+    stored, now = problem.split("stored ")[1].split(", now ")
+    assert stored.split(", ")[0] == "grace_ms=200" and now.split(", ")[0] == "grace_ms=200"
