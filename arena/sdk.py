@@ -33,15 +33,28 @@ SAFETY_MIN_MS = 30.0
 SAFETY_FRACTION = 0.15
 
 
-@dataclass(frozen=True)
 class _WireVariant(Variant):
     """A variant rebuilt from the fields of a `game` line, carrying the arena's spec string."""
 
-    wire_spec: str = ""
+    __slots__ = ("wire_spec",)
+
+    def __init__(self, *fields: object, wire_spec: str = "") -> None:
+        super().__init__(*fields)
+        object.__setattr__(self, "wire_spec", wire_spec)
 
     @property
     def spec(self) -> str:  # type: ignore[override]
         return self.wire_spec or self.name
+
+    def _values(self) -> tuple:
+        return (*super()._values(), self.wire_spec)
+
+    def __reduce__(self) -> tuple:
+        return (_wire_variant, (super()._values(), self.wire_spec))
+
+
+def _wire_variant(values: tuple, wire_spec: str) -> _WireVariant:
+    return _WireVariant(*values, wire_spec=wire_spec)
 
 
 def variant_from_setup(setup: dict) -> Variant:

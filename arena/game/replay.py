@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from arena.game.moves import MoveError, format_move, parse_move
 from arena.game.record import parse_record
 from arena.game.state import Game, IllegalMoveError
 from arena.game.variant import Variant, VariantError
 
 
-@dataclass
 class ReplayResult:
-    game: Game | None
-    error: str | None = None
-    error_ply: int | None = None  # 1-based index of the offending move
+    """A replayed record: the game as far as it went, and why it stopped early (if it did)."""
+
+    __slots__ = ("game", "error", "error_ply")
+
+    def __init__(self, game: Game | None, error: str | None = None, error_ply: int | None = None) -> None:
+        self.game = game
+        self.error = error
+        self.error_ply = error_ply  # 1-based index of the offending move
+
+    def __repr__(self) -> str:
+        return f"ReplayResult(game={self.game!r}, error={self.error!r}, error_ply={self.error_ply!r})"
 
     def to_dict(self) -> dict:
         game = self.game

@@ -23,28 +23,29 @@ on positions they later undo.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from collections import namedtuple
 
 from arena.reasons import END_REASONS, Reason
 
+TYPE_CHECKING = False  # typing is not imported at run time: `import arena.game` stays light
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from arena.game.variant import Variant
 
+    class BoardGeometry(Protocol):
+        """What the hooks may use of a geometry (`arena.game.state` and `arena.bitboard` offer it)."""
 
-class Outcome(NamedTuple):
-    """How a game ended: the winning player (1 or 2, None for a draw) and the reason."""
+        full_mask: int
+        fixed_mask: int
 
-    winner: int | None
-    reason: str  # an arena.reasons.END_REASONS value
+        def has_line(self, board: int) -> bool: ...
 
 
-class BoardGeometry(Protocol):
-    """What the hooks may use of a geometry (`arena.game.state` and `arena.bitboard` both offer it)."""
-
-    full_mask: int
-    fixed_mask: int
-
-    def has_line(self, board: int) -> bool: ...
+# How a game ended: the winning player (1 or 2, None for a draw) and the reason (an
+# arena.reasons.END_REASONS value). collections' namedtuple, not typing's: the same tuple, and
+# the engine imports in a few milliseconds (`arena replay` starts like `python -c pass`).
+Outcome = namedtuple("Outcome", ["winner", "reason"])
 
 
 class Verdict:

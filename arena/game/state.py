@@ -9,12 +9,14 @@ sentinel bit on top, so that shifting a line across columns never wraps into a n
 
 from __future__ import annotations
 
-import random
-
 from arena.game.moves import format_move
 from arena.game.rules import Outcome, uses_standard_hooks
 from arena.game.variant import Variant
 from arena.reasons import Reason
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # only for annotations: the engine imports nothing it does not run
+    import random
 
 __all__ = ["Game", "IllegalMoveError", "Outcome", "geometry"]
 

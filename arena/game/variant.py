@@ -7,7 +7,7 @@ variant names its `Rules` object, chosen in a spec with `rule=NAME` (default `st
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 from arena.game.rules import RULES, STANDARD, Rules
 
@@ -19,24 +19,61 @@ class VariantError(ValueError):
     """A variant spec string that cannot be understood."""
 
 
-@dataclass(frozen=True)
+_VARIANT_FIELDS = ("name", "columns", "rows", "connect", "pops", "fixed_columns", "start",
+                   "max_plies", "rules")
+
+
 class Variant:
-    """The rules of one game, independent of any position.
+    """The rules of one game, independent of any position: an immutable value.
 
     `start` holds, for each column (left to right), the discs it starts with, bottom first, as
     player numbers. `fixed_columns` (1-based) can never be popped. `rules` holds the hooks of
     every rule point (`arena.game.rules`).
+
+    Written out rather than a frozen dataclass: `dataclasses` (with `inspect`) would double the
+    start-up of `arena replay` and of every bot that imports the engine.
     """
 
+    __slots__ = _VARIANT_FIELDS
     name: str
     columns: int
     rows: int
     connect: int
     pops: bool
-    fixed_columns: tuple[int, ...] = ()
-    start: tuple[tuple[int, ...], ...] = field(default=())
-    max_plies: int = 0
-    rules: Rules = STANDARD
+    fixed_columns: tuple[int, ...]
+    start: tuple[tuple[int, ...], ...]
+    max_plies: int
+    rules: Rules
+
+    def __init__(self, name: str, columns: int, rows: int, connect: int, pops: bool,
+                 fixed_columns: tuple[int, ...] = (), start: tuple[tuple[int, ...], ...] = (),
+                 max_plies: int = 0, rules: Rules = STANDARD) -> None:
+        values = (name, columns, rows, connect, pops, fixed_columns, start, max_plies, rules)
+        for key, value in zip(_VARIANT_FIELDS, values, strict=True):
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"a Variant is immutable: cannot set {key!r}")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"a Variant is immutable: cannot delete {key!r}")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, key) for key in _VARIANT_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "Variant(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in _VARIANT_FIELDS) + ")"
+
+    def __reduce__(self) -> tuple:
+        return (Variant, self._values())
 
     @property
     def cells(self) -> int:
@@ -76,14 +113,7 @@ class Variant:
         }
 
 
-@dataclass(frozen=True)
-class _PresetShape:
-    columns: int
-    rows: int
-    connect: int
-    pops: bool
-    outer_fixed: bool
-    summary: str
+_PresetShape = namedtuple("_PresetShape", ["columns", "rows", "connect", "pops", "outer_fixed", "summary"])
 
 
 _PRESET_SHAPES: dict[str, _PresetShape] = {

@@ -108,7 +108,8 @@ def test_variants_header_is_aligned_with_the_rows():
 
 def test_help_and_replay_do_not_import_click_or_heavy_modules():
     """Issue 13: `arena --help` and `arena replay` start without click, pandas, numpy, ..."""
-    heavy = ("click", "pandas", "numpy", "matplotlib", "rich", "jinja2")
+    # dataclasses (with inspect) and typing alone doubled `arena replay`'s start-up (issue 13).
+    heavy = ("click", "pandas", "numpy", "matplotlib", "rich", "jinja2", "dataclasses", "typing")
     for argv in (["--help"], ["replay", "4455"], ["replay", "--json", "44"]):
         code = ("import atexit, sys\n"
                 f"atexit.register(lambda: sys.stderr.write('MODULES ' + ' '.join("

@@ -202,3 +202,14 @@ def test_a_variant_survives_pickling_and_copying_with_its_rule():
         for clone in (pickle.loads(pickle.dumps(variant)), copy.deepcopy(variant)):
             assert clone == variant and clone.spec == variant.spec
             assert clone.rules is variant.rules
+
+
+def test_a_variant_is_an_immutable_value():
+    from arena.game import PRESETS, parse_variant
+
+    variant = parse_variant("popout:8x7")
+    assert variant == parse_variant("popout:8x7") and hash(variant) == hash(parse_variant("popout:8x7"))
+    assert variant != PRESETS["popout"] and len({variant, parse_variant("popout:8x7")}) == 1
+    with pytest.raises(AttributeError, match="immutable"):
+        variant.rows = 9
+    assert "columns=8" in repr(variant)
