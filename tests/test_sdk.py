@@ -14,8 +14,9 @@ def test_import_is_light():
     code = "import sys, arena.sdk; print(' '.join(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=30, check=True).stdout.split()
+    # dataclasses (with inspect) was a third of an SDK bot's start-up (issue 13)
     for heavy in ("click", "pandas", "numpy", "matplotlib", "tomllib", "subprocess", "json",
-                  "rich"):
+                  "rich", "dataclasses", "typing"):
         assert heavy not in out, heavy
 
 
