@@ -46,6 +46,9 @@ MIB = 1024 * 1024
 SANDBOX_TMP = "/tmp"
 BOT_MANIFEST = "bot.toml"
 ARENA_PACKAGE = Path(__file__).resolve().parent
+# The bundled bots are the arena's own, published code: a bundled bot sees them all (read-only), so
+# one may build on another (perfect plays alphabeta's search off its book). Submitted bots do not.
+BUNDLED_BOTS = ARENA_PACKAGE.parent / "bots"
 
 # The unprivileged uids given to bots when the arena runs as root: far above any real account,
 # random per bot so that two live bots never share a process budget.
@@ -473,7 +476,8 @@ _SYSTEM_PREFIXES = tuple(f"{d}/" for d in SYSTEM_DIRS)
 def _program_binds(argv: Sequence[str], cwd: Path) -> list[str]:
     """The paths the bot needs besides the system: its program (its folder if it has a
     manifest, else the program files of its command line inside its folder), the Python
-    installation when it runs under the arena's Python, and the arena package."""
+    installation when it runs under the arena's Python, the arena package, and for a bundled bot
+    the other bundled bots."""
     paths: list[Path] = []
     if (cwd / BOT_MANIFEST).is_file():
         paths.append(cwd)
@@ -491,6 +495,8 @@ def _program_binds(argv: Sequence[str], cwd: Path) -> list[str]:
     elif executable is not None and executable.is_absolute() and executable.is_file():
         paths.append(executable.resolve())  # a symlink to it is recreated (_program_symlinks)
     paths.append(ARENA_PACKAGE)
+    if _is_within(cwd, BUNDLED_BOTS):
+        paths.append(BUNDLED_BOTS)
     return _outermost(p for p in paths if not str(p).startswith(_SYSTEM_PREFIXES))
 
 

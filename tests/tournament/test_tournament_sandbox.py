@@ -119,3 +119,17 @@ def test_sandboxed_bots_leave_no_zombies_behind(tmp_path):
                                            "--sandbox", "on", *extra])
         assert result.exit_code == 0, result.output
     assert _zombie_children() - before == set()
+
+
+def test_only_bundled_bots_see_the_other_bundled_bots(tmp_path):
+    from arena.sandbox import BUNDLED_BOTS, Limits, build_argv
+
+    def bound(argv, cwd):
+        args = build_argv(argv, cwd, Limits())
+        return {args[k + 1] for k, a in enumerate(args) if a == "--ro-bind"}
+
+    bundled = BUNDLED_BOTS / "random"
+    assert str(BUNDLED_BOTS) in bound([sys.executable, str(bundled / "bot.py")], bundled)
+    (tmp_path / "bot.py").write_text("print('hello name=x')\n")
+    submitted = bound([sys.executable, str(tmp_path / "bot.py")], tmp_path)
+    assert not any(path.startswith(str(BUNDLED_BOTS)) for path in submitted)
