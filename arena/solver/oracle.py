@@ -1,0 +1,80 @@
+"""`Oracle`: exact values of `arena.game.Game` positions, from the book or the solver.
+
+It settles a position when its variant is one the exact solver handles (`solvable`: drop-only,
+four in a row, standard rules, a board of at most 63 bits, a ply cap that cannot cut the game
+short) and the solve fits in the node budget. Scores are Pons' (see `arena.solver.kernel`) for
+the side to move; `outcome_of` turns one into a win/draw/loss for seat 1.
+"""
+
+from __future__ import annotations
+
+from arena.game import Game, Variant
+from arena.game.rules import STANDARD
+from arena.solver.book import Book, load_classic
+from arena.solver.engine import Engine, fits
+
+
+def solvable(variant: Variant) -> bool:
+    """Whether positions of `variant` can be solved exactly by `Engine`."""
+    return (
+        not variant.pops
+        and variant.rules is STANDARD
+        and fits(variant.columns, variant.rows, variant.connect)
+        and variant.max_plies >= variant.columns * variant.rows
+    )
+
+
+def sign(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
+class Oracle:
+    """Book + exact solver for the positions of one variant (see `solvable`)."""
+
+    def __init__(self, variant: Variant, engine: Engine | None = None,
+                 book: Book | None = None) -> None:
+        if not solvable(variant):
+            raise ValueError(f"variant {variant.spec} is not solvable exactly")
+        self.variant = variant
+        self.engine = engine or Engine(variant.columns, variant.rows)
+        if book is None:
+            classic = (variant.columns, variant.rows) == (7, 6)
+            book = load_classic() if classic else Book(variant.columns, variant.rows)
+        self.book = book
+
+    @staticmethod
+    def position(game: Game) -> tuple[int, int]:
+        """(cur, mask): the discs of the side to move and all discs."""
+        side = game.to_move - 1
+        return game.boards[side], game.boards[0] | game.boards[1]
+
+    def known(self, cur: int, mask: int) -> int | None:
+        return self.book.score(cur, mask)
+
+    def score(self, game: Game, nodes: int | None = None) -> int | None:
+        """Score of a position that is not over, for the side to move (None: not settled)."""
+        cur, mask = self.position(game)
+        if not self.engine.wins_now(cur, mask):
+            booked = self.book.score(cur, mask)
+            if booked is not None:
+                return booked
+        return self.engine.score(cur, mask, nodes=nodes)
+
+    def move_scores(self, game: Game, nodes: int | None = None) -> dict[int, int] | None:
+        """{move (engine int, a drop): score for the side playing it}, or None if not settled."""
+        cur, mask = self.position(game)
+        scores = self.engine.move_scores(cur, mask, nodes=nodes, known=self.known)
+        if scores is None:
+            return None
+        return {c + 1: s for c, s in scores.items()}
+
+    def result_after(self, game: Game, nodes: int | None = None) -> float | None:
+        """Theoretical score of seat 1 (1, 0.5, 0) of `game` (over or not); None if unsettled."""
+        if game.outcome is not None:
+            winner = game.outcome.winner
+            return 0.5 if winner is None else (1.0 if winner == 1 else 0.0)
+        s = self.score(game, nodes)
+        if s is None:
+            return None
+        mover = 0.5 + 0.5 * sign(s)
+        return mover if game.to_move == 1 else 1.0 - mover

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""perfect: game-theoretically optimal play where the exact solver reaches (classic 7x6 and other
+drop-only four-in-a-row boards of at most 63 bits), alphabeta's search elsewhere."""
+
+from __future__ import annotations
+
+import gc
+
+from perfect_player import PerfectPlayer
+
+from arena.sdk import run_bot
+from arena.solver.engine import Engine
+
+VERSION = "1.0"
+# the hello can only name the bot: its version says where the play is exact
+HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4"
+
+
+def warm_up() -> None:
+    """Load (or compile, the first time) the solver's machine code before the first move."""
+    engine = Engine(7, 6, table_size=1021)
+    engine.score(0b111, 0b111)  # column 1 holds three discs of the side to move: a quick solve
+
+
+def main() -> None:
+    gc.disable()  # no collector pauses in the middle of a move
+    warm_up()
+    players: dict = {}
+
+    def choose_move(turn) -> int:
+        player = players.get(turn.variant)
+        if player is None:
+            player = players[turn.variant] = PerfectPlayer(turn.variant)
+        move = player.choose(turn.game, turn.deadline)
+        turn.info(player.last)
+        return move
+
+    def on_new_game(*_args, **_kwargs) -> None:
+        for player in players.values():
+            player.new_game()
+        gc.collect()
+
+    run_bot(choose_move, name="perfect", version=HELLO_VERSION, author="arena",
+            on_new_game=on_new_game)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""The perfect bot's move choice: book, then exact solving under a node budget, then search.
+
+In a variant the exact solver handles (`arena.solver.oracle.solvable`, classic 7x6 among them) it
+plays the move of the best exact score: the fastest win, else a draw, else the slowest loss, the
+centre-most column among equals. When the solve does not fit in the time of the move (early
+positions outside the book), and in every other variant, it plays the move of the alphabeta bot's
+search (bots/alphabeta, level hard) in the time left, and says so in an `info` line.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "alphabeta"))
+
+from player import AlphaBetaPlayer  # bots/alphabeta
+
+from arena.solver.oracle import Oracle, solvable
+
+# Share of the move's budget given to the exact solve; the rest is kept for the fallback search.
+EXACT_SHARE = 0.6
+# Nodes per second assumed before any search has been timed (a loaded 2-core machine does 1.5-5M).
+INITIAL_RATE = 1_000_000.0
+
+
+class PerfectPlayer:
+    """Keeps the solver's tables (one per variant) between moves and games."""
+
+    def __init__(self, variant) -> None:
+        self.variant = variant
+        self.exact = solvable(variant)
+        self.oracle = Oracle(variant) if self.exact else None
+        self.fallback: AlphaBetaPlayer | None = None
+        self.rate = INITIAL_RATE
+        self.last: str = ""  # what the last move was based on (for the `info` line)
+
+    def new_game(self) -> None:
+        if self.fallback is not None:
+            self.fallback.new_game()
+
+    def choose(self, game, deadline: float) -> int:
+        """Best move (engine int) for the side to move, returned before `deadline`."""
+        start = time.monotonic()
+        legal = game.legal_moves()
+        if self.oracle is not None:
+            budget = max(0.0, deadline - start) * EXACT_SHARE
+            nodes = max(1000, int(self.rate * budget))
+            scores = self.oracle.move_scores(game, nodes=nodes)
+            elapsed = time.monotonic() - start
+            searched = self.oracle.engine.nodes
+            if elapsed > 0.05 and searched > 10_000:
+                # keep the rate on the cautious side: follow slow-downs at once, speed-ups slowly
+                measured = searched / elapsed
+                self.rate = measured if measured < self.rate else 0.8 * self.rate + 0.2 * measured
+            if scores is not None:
+                best = max(scores.values())
+                move = next(m for m, s in scores.items() if s == best)
+                self.last = f"exact score {best}"
+                return move
+        if len(legal) == 1:
+            self.last = "only move"
+            return legal[0]
+        if self.fallback is None:
+            self.fallback = AlphaBetaPlayer(self.variant)
+        move = self.fallback.choose(game, deadline)
+        self.last = "search (not proven)"
+        return move
