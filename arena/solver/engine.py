@@ -67,10 +67,69 @@ class Engine:
         self.nodes = int(stats[0])
         return None if stats[2] else int(value)
 
+    def _at_most(self, cur: int, mask: int, bound: int, nodes: int | None) -> bool | None:
+        """Whether the score of a position (not over, its mover unable to win at once) is at
+        most `bound` (a null-window search); None when over the node budget."""
+        stats = self.stats
+        stats[0], stats[1], stats[2] = 0, UNLIMITED if nodes is None else nodes, 0
+        r = kernel.negamax(cur, mask, mask.bit_count(), bound, bound + 1, self.columns,
+                           self.rows, self.bottom, self.board_mask, self.order, self.tt_keys,
+                           self.tt_vals, self.scratch, stats)
+        self.nodes = int(stats[0])
+        return None if stats[2] else bool(r <= bound)
+
     # -- answers --------------------------------------------------------------------------------
     def score(self, cur: int, mask: int, *, weak: bool = False, nodes: int | None = None) -> int | None:
         """Exact score of a position that is not over (None: over the node budget)."""
         return self._run(cur, mask, weak, nodes)
+
+    def best_moves(self, cur: int, mask: int, *, nodes: int | None = None,
+                   known=None) -> tuple[int, list[int]] | None:
+        """(score of the position, the 0-based columns that keep it, centre first); None when
+        the budget ran out. One exact solve, then a null-window test per column: much cheaper
+        than `move_scores`. `known(cur, mask)` may give a position's score (a book)."""
+        moves = mask.bit_count()
+        possible = self.possible(mask)
+        wins = self.wins_now(cur, mask)
+        if wins:
+            return (self.cells - moves + 1) // 2, [c for c in self.order_list
+                                                   if wins & self.column_masks[c]]
+        used = 0
+        value = known(cur, mask) if known is not None else None
+        if value is None:
+            value = self._run(cur, mask, False, nodes)
+            used += self.nodes
+            if value is None:
+                return None
+        best = []
+        for c in self.order_list:
+            m = possible & self.column_masks[c]
+            if not m:
+                continue
+            child_cur, child_mask = cur ^ mask, mask | m
+            if child_mask == self.board_mask:
+                if value == 0:
+                    best.append(c)
+                continue
+            if self.wins_now(child_cur, child_mask):
+                child = (self.cells - moves - 1 + 1) // 2
+                if -child >= value:
+                    best.append(c)
+                continue
+            child = known(child_cur, child_mask) if known is not None else None
+            if child is not None:
+                keeps = -child >= value
+            else:
+                keeps = self._at_most(child_cur, child_mask, -value,
+                                      None if nodes is None else max(1, nodes - used))
+                used += self.nodes
+                if keeps is None:
+                    self.nodes = used
+                    return None
+            if keeps:
+                best.append(c)
+        self.nodes = used
+        return value, best
 
     def move_scores(self, cur: int, mask: int, *, nodes: int | None = None,
                     known=None) -> dict[int, int] | None:
@@ -78,6 +137,7 @@ class Engine:
         budget ran out. `known(cur, mask)` may give a child's score for its own mover (a book)."""
         result: dict[int, int] = {}
         remaining = nodes
+        used = 0
         possible = self.possible(mask)
         wins = self.wins_now(cur, mask)
         for c in self.order_list:
@@ -95,9 +155,12 @@ class Engine:
             child = known(child_cur, child_mask) if known is not None else None
             if child is None:
                 child = self._run(child_cur, child_mask, False, remaining)
+                used += self.nodes
                 if child is None:
+                    self.nodes = used
                     return None
                 if remaining is not None:
                     remaining = max(1, remaining - self.nodes)
             result[c] = -child
+        self.nodes = used
         return result

@@ -68,6 +68,15 @@ class Oracle:
             return None
         return {c + 1: s for c, s in scores.items()}
 
+    def best_moves(self, game: Game, nodes: int | None = None) -> tuple[int, list[int]] | None:
+        """(score for the side to move, the moves that keep it, centre first), or None if not
+        settled: the perfect moves (fastest win, slowest loss, a draw when that is best)."""
+        cur, mask = self.position(game)
+        found = self.engine.best_moves(cur, mask, nodes=nodes, known=self.known)
+        if found is None:
+            return None
+        return found[0], [c + 1 for c in found[1]]
+
     def result_after(self, game: Game, nodes: int | None = None) -> float | None:
         """Theoretical score of seat 1 (1, 0.5, 0) of `game` (over or not); None if unsettled."""
         if game.outcome is not None:

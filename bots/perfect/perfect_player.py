@@ -20,7 +20,7 @@ from player import AlphaBetaPlayer  # bots/alphabeta
 from arena.solver.oracle import Oracle, solvable
 
 # Share of the move's budget given to the exact solve; the rest is kept for the fallback search.
-EXACT_SHARE = 0.6
+EXACT_SHARE = 0.75
 # Nodes per second assumed before any search has been timed (a loaded 2-core machine does 1.5-5M).
 INITIAL_RATE = 1_000_000.0
 
@@ -47,18 +47,17 @@ class PerfectPlayer:
         if self.oracle is not None:
             budget = max(0.0, deadline - start) * EXACT_SHARE
             nodes = max(1000, int(self.rate * budget))
-            scores = self.oracle.move_scores(game, nodes=nodes)
+            found = self.oracle.best_moves(game, nodes=nodes)
             elapsed = time.monotonic() - start
             searched = self.oracle.engine.nodes
             if elapsed > 0.05 and searched > 10_000:
                 # keep the rate on the cautious side: follow slow-downs at once, speed-ups slowly
                 measured = searched / elapsed
                 self.rate = measured if measured < self.rate else 0.8 * self.rate + 0.2 * measured
-            if scores is not None:
-                best = max(scores.values())
-                move = next(m for m, s in scores.items() if s == best)
-                self.last = f"exact score {best}"
-                return move
+            if found is not None:
+                score, moves = found
+                self.last = f"exact score {score}"
+                return moves[0]
         if len(legal) == 1:
             self.last = "only move"
             return legal[0]
