@@ -28,6 +28,10 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
         return lambda function: function
 
 NODES, LIMIT, ABORTED = 0, 1, 2
+# table values (int16): an upper bound u is stored as u + BIAS, a lower bound l as
+# l + BIAS + LOWER_BOUND (scores lie within +-64 on any board the solver takes)
+BIAS = 128
+LOWER_BOUND = 256
 
 
 @njit(cache=True)
@@ -68,8 +72,6 @@ def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_k
         stats[ABORTED] = 1
         return 0
     cells = w * h
-    min_score = -(cells // 2) + 3
-    max_score = (cells + 1) // 2 - 3
     possible = (mask + bottom) & board_mask
     opp_win = winning_spots(cur ^ mask, mask, h, board_mask)
     forced = possible & opp_win
@@ -88,18 +90,18 @@ def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_k
         if alpha >= beta:
             return alpha
     hi = (cells - 1 - moves) // 2
-    key = cur + mask
+    key = cur + mask + bottom  # + bottom: never 0, the key of an empty slot
     slot = key % tt_keys.shape[0]
     if tt_keys[slot] == key:
         v = np.int64(tt_vals[slot])
-        if v > max_score - min_score + 1:  # lower bound
-            lo = v + 2 * min_score - max_score - 2
+        if v >= LOWER_BOUND:
+            lo = v - LOWER_BOUND - BIAS
             if alpha < lo:
                 alpha = lo
                 if alpha >= beta:
                     return alpha
         else:  # upper bound
-            hi = v + min_score - 1
+            hi = v - BIAS
             if beta > hi:
                 beta = hi
                 if alpha >= beta:
@@ -133,12 +135,12 @@ def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_k
             return 0
         if score >= beta:
             tt_keys[slot] = key
-            tt_vals[slot] = score + max_score - 2 * min_score + 2
+            tt_vals[slot] = score + BIAS + LOWER_BOUND
             return score
         if score > alpha:
             alpha = score
     tt_keys[slot] = key
-    tt_vals[slot] = alpha - min_score + 1
+    tt_vals[slot] = alpha + BIAS
     return alpha
 
 
@@ -170,4 +172,6 @@ def solve(cur, mask, moves, weak, w, h, bottom, board_mask, order, tt_keys, tt_v
             hi = r
         else:
             lo = r
+    if weak:  # a null window may fail beyond +-1: only the sign is known
+        return (lo > 0) - (lo < 0)
     return lo

@@ -5,6 +5,7 @@ drop-only four-in-a-row boards of at most 63 bits), alphabeta's search elsewhere
 from __future__ import annotations
 
 import gc
+import threading
 
 from perfect_player import PerfectPlayer
 
@@ -24,10 +25,14 @@ def warm_up() -> None:
 
 def main() -> None:
     gc.disable()  # no collector pauses in the middle of a move
-    warm_up()
+    # compiling (first run) or loading the machine code takes 0.5-10 s: do it while the
+    # handshake is answered, and wait for it in the first move (which has the start-up allowance)
+    warming = threading.Thread(target=warm_up, daemon=True)
+    warming.start()
     players: dict = {}
 
     def choose_move(turn) -> int:
+        warming.join()
         player = players.get(turn.variant)
         if player is None:
             player = players[turn.variant] = PerfectPlayer(turn.variant)
