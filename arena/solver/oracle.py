@@ -8,6 +8,8 @@ the side to move; `outcome_of` turns one into a win/draw/loss for seat 1.
 
 from __future__ import annotations
 
+import time
+
 from arena.game import Game, Variant
 from arena.game.rules import STANDARD
 from arena.solver.book import Book, load_classic
@@ -28,6 +30,24 @@ def sign(score: int) -> int:
     return (score > 0) - (score < 0)
 
 
+class NodeRate:
+    """Nodes per second of the solver on this machine, from the searches timed so far.
+
+    The compiled search cannot read a clock, so a time budget becomes a node budget. The
+    estimate follows a slow-down at once and a speed-up slowly (the machine may be shared)."""
+
+    def __init__(self, initial: float = 1_000_000.0) -> None:
+        self.rate = initial
+
+    def nodes_for(self, seconds: float) -> int:
+        return max(1000, int(self.rate * max(0.0, seconds)))
+
+    def observe(self, nodes: int, seconds: float) -> None:
+        if seconds > 0.05 and nodes > 10_000:
+            measured = nodes / seconds
+            self.rate = measured if measured < self.rate else 0.8 * self.rate + 0.2 * measured
+
+
 class Oracle:
     """Book + exact solver for the positions of one variant (see `solvable`)."""
 
@@ -41,6 +61,7 @@ class Oracle:
             classic = (variant.columns, variant.rows) == (7, 6)
             book = load_classic() if classic else Book(variant.columns, variant.rows)
         self.book = book
+        self.rate = NodeRate()
 
     @staticmethod
     def position(game: Game) -> tuple[int, int]:
@@ -76,6 +97,13 @@ class Oracle:
         if found is None:
             return None
         return found[0], [c + 1 for c in found[1]]
+
+    def timed(self, method, game: Game, seconds: float):
+        """`method(game, nodes)` (`score`, `best_moves`, `move_scores`) within about `seconds`."""
+        start = time.monotonic()
+        found = method(game, self.rate.nodes_for(seconds))
+        self.rate.observe(self.engine.nodes, time.monotonic() - start)
+        return found
 
     def result_after(self, game: Game, nodes: int | None = None) -> float | None:
         """Theoretical score of seat 1 (1, 0.5, 0) of `game` (over or not); None if unsettled."""

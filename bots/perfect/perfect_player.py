@@ -21,8 +21,6 @@ from arena.solver.oracle import Oracle, solvable
 
 # Share of the move's budget given to the exact solve; the rest is kept for the fallback search.
 EXACT_SHARE = 0.75
-# Nodes per second assumed before any search has been timed (a loaded 2-core machine does 1.5-5M).
-INITIAL_RATE = 1_000_000.0
 
 
 class PerfectPlayer:
@@ -33,7 +31,6 @@ class PerfectPlayer:
         self.exact = solvable(variant)
         self.oracle = Oracle(variant) if self.exact else None
         self.fallback: AlphaBetaPlayer | None = None
-        self.rate = INITIAL_RATE
         self.last: str = ""  # what the last move was based on (for the `info` line)
 
     def new_game(self) -> None:
@@ -46,14 +43,7 @@ class PerfectPlayer:
         legal = game.legal_moves()
         if self.oracle is not None:
             budget = max(0.0, deadline - start) * EXACT_SHARE
-            nodes = max(1000, int(self.rate * budget))
-            found = self.oracle.best_moves(game, nodes=nodes)
-            elapsed = time.monotonic() - start
-            searched = self.oracle.engine.nodes
-            if elapsed > 0.05 and searched > 10_000:
-                # keep the rate on the cautious side: follow slow-downs at once, speed-ups slowly
-                measured = searched / elapsed
-                self.rate = measured if measured < self.rate else 0.8 * self.rate + 0.2 * measured
+            found = self.oracle.timed(self.oracle.best_moves, game, budget)
             if found is not None:
                 score, moves = found
                 self.last = f"exact score {score}"
