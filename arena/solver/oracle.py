@@ -72,14 +72,19 @@ class Oracle:
     def known(self, cur: int, mask: int) -> int | None:
         return self.book.score(cur, mask)
 
-    def score(self, game: Game, nodes: int | None = None) -> int | None:
-        """Score of a position that is not over, for the side to move (None: not settled)."""
+    def score(self, game: Game, nodes: int | None = None, weak: bool = False) -> int | None:
+        """Score of a position that is not over, for the side to move (None: not settled);
+        weak: only its sign (-1, 0, 1), often much cheaper."""
         cur, mask = self.position(game)
         if not self.engine.wins_now(cur, mask):
             booked = self.book.score(cur, mask)
             if booked is not None:
-                return booked
-        return self.engine.score(cur, mask, nodes=nodes)
+                return sign(booked) if weak else booked
+        return self.engine.score(cur, mask, nodes=nodes, weak=weak)
+
+    def weak_score(self, game: Game, nodes: int | None = None) -> int | None:
+        """-1, 0 or 1: the theoretical result for the side to move (None: not settled)."""
+        return self.score(game, nodes, weak=True)
 
     def move_scores(self, game: Game, nodes: int | None = None) -> dict[int, int] | None:
         """{move (engine int, a drop): score for the side playing it}, or None if not settled."""
