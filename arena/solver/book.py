@@ -7,8 +7,9 @@ to move (Pons' scale, see `arena.solver.kernel`). The file holds two sorted arra
 
     python -m arena.solver.book POSITIONS_FILE OUT.npz [--nodes N]
 
-solves each position of a file (one move string of 1-based column digits per line, e.g. `4453`)
-and every position one move after it, and writes those it solves within the node budget.
+solves each position of a file (one move string of 1-based column digits per line, e.g. `4453`,
+`-` for the empty board) and every position one move after it, and writes those it solves
+within the node budget (the file is rewritten after each, so an interrupted run keeps its work).
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         moves = line.split("#")[0].strip()
         if not moves:
             continue
+        if moves == "-":  # the empty board
+            moves = ""
         for extra in [""] + [str(c) for c in range(1, 8)]:
             position = _position(moves + extra)
             if position is None:

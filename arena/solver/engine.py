@@ -96,6 +96,8 @@ class Engine:
                                                    if wins & self.column_masks[c]]
         used = 0
         value = known(cur, mask) if known is not None else None
+        if value is None and known is not None:
+            value = self._value_from_children(cur, mask, known)
         if value is None:
             value = self._run(cur, mask, False, nodes)
             used += self.nodes
@@ -130,6 +132,23 @@ class Engine:
                 best.append(c)
         self.nodes = used
         return value, best
+
+    def _value_from_children(self, cur: int, mask: int, known) -> int | None:
+        """The score of a position whose every child is `known` (the book's first level)."""
+        best = None
+        possible = self.possible(mask)
+        for c in self.order_list:
+            m = possible & self.column_masks[c]
+            if not m:
+                continue
+            if mask | m == self.board_mask:
+                child = 0
+            else:
+                child = known(cur ^ mask, mask | m)
+                if child is None:
+                    return None
+            best = -child if best is None else max(best, -child)
+        return best
 
     def move_scores(self, cur: int, mask: int, *, nodes: int | None = None,
                     known=None) -> dict[int, int] | None:

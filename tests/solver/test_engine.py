@@ -139,3 +139,20 @@ def test_book_lookup_serves_the_mirror_image_and_survives_a_round_trip(tmp_path)
     assert loaded.score(mcur, mmask) == -3 and loaded.score(cur, mask) == -3
     assert loaded.score(*Oracle.position(classic_position("4"))) is None
     assert len(loaded) == 1
+
+
+def test_a_position_whose_children_are_all_booked_needs_no_search():
+    variant = parse_variant("classic:5x4")
+    engine = Engine(5, 4, table_size=1 << 20)
+    root = Game(variant)
+    entries = {}
+    for move in root.legal_moves():
+        child = root.copy()
+        child.push(move)
+        cur, mask = Oracle.position(child)
+        entries[book_key(cur, mask, 5, 4)] = engine.score(cur, mask)
+    exact = engine.best_moves(0, 0)
+    fresh = Engine(5, 4, table_size=1 << 20)
+    oracle = Oracle(variant, engine=fresh, book=Book.from_entries(5, 4, entries))
+    value, best = oracle.best_moves(root, nodes=10)  # far too few nodes to search anything
+    assert (value, [c - 1 for c in best]) == exact
