@@ -21,7 +21,13 @@ import numpy as np
 
 try:
     from numba import njit
+
+    COMPILED = True
 except ImportError:  # pragma: no cover - exercised only where numba is missing
+    # the same code as plain Python: right, but some 100 times slower (fine for small boards
+    # and late positions, not for play in time: see `COMPILED`)
+    COMPILED = False
+
     def njit(*args, **kwargs):
         if args and callable(args[0]):
             return args[0]

@@ -10,17 +10,23 @@ import threading
 from perfect_player import PerfectPlayer
 
 from arena.sdk import run_bot
+from arena.solver import kernel
 from arena.solver.engine import Engine
 
 VERSION = "1.0"
-# the hello can only name the bot: its version says where the play is exact
-HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4"
+# the hello can only name the bot: its version says where the play is exact (nowhere without
+# numba: the solver would be too slow to play in time, so it only searches)
+HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4" if kernel.COMPILED else f"{VERSION}+search-only-no-numba"
 
 
 def warm_up() -> None:
     """Load (or compile, the first time) the solver's machine code before the first move."""
+    if not kernel.COMPILED:
+        return
     engine = Engine(7, 6, table_size=1021)
-    engine.score(0b111, 0b111)  # column 1 holds three discs of the side to move: a quick solve
+    # a few nodes of each entry point, from one opponent disc in column 1
+    engine.score(0, 1, nodes=10)
+    engine.best_moves(0, 1, nodes=10)
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "alphabeta"))
 
 from player import AlphaBetaPlayer  # bots/alphabeta
 
+from arena.solver import kernel
 from arena.solver.oracle import Oracle, solvable
 
 # Share of the move's budget given to the exact solve; the rest is kept for the fallback search.
@@ -28,7 +29,8 @@ class PerfectPlayer:
 
     def __init__(self, variant) -> None:
         self.variant = variant
-        self.exact = solvable(variant)
+        # without numba the solver is far too slow to play in time: search only
+        self.exact = solvable(variant) and kernel.COMPILED
         self.oracle = Oracle(variant) if self.exact else None
         self.fallback: AlphaBetaPlayer | None = None
         self.last: str = ""  # what the last move was based on (for the `info` line)
