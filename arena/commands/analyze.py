@@ -20,6 +20,24 @@ def _load(path: str):
         raise click.ClickException(str(exc)) from None
 
 
+def _tokens(value: object) -> str:
+    """Space-separated move tokens from a games-table cell (a string, or the list that
+    `arena play --json` writes)."""
+    if isinstance(value, list | tuple):
+        return " ".join(str(t) for t in value)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    text = str(value).strip()
+    if text.startswith("["):  # such a list as the loader turned it into text
+        import ast
+
+        try:
+            return _tokens(list(ast.literal_eval(text)))
+        except (ValueError, SyntaxError):
+            return text
+    return text
+
+
 def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], int]:
     """(key, row) of the games not analysed yet whose variant the solver handles, and the number
     of games skipped because it does not (pops, other line lengths, boards over 63 bits)."""
@@ -30,7 +48,7 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
     todo, unsupported = [], 0
     for record in games.to_dict("records"):
         spec = str(record.get("variant") or "classic")
-        moves = str(record.get("moves") or "")
+        moves = _tokens(record.get("moves"))
         try:
             variant = parse_variant(spec)
         except VariantError:
@@ -46,7 +64,7 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
                 isinstance(record.get("result"), float) and math.isnan(record["result"]))
             else float(record["result"]),
             "plies": len(moves.split()), "moves": moves,
-            "opening_plies": len(str(record.get("opening") or "").split()),
+            "opening_plies": len(_tokens(record.get("opening")).split()),
         }
         key = game_key(row["game_id"], row["variant"], moves)
         if key not in known:

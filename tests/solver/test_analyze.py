@@ -143,3 +143,21 @@ def test_arena_analyze_bad_input_is_one_line(tmp_path):
     assert out.returncode != 0
     assert len(out.stderr.strip().splitlines()) == 1 and "cannot replay" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_games_written_by_arena_play_json_are_read(oracle, tmp_path):
+    """`arena play --json` writes moves and opening as lists."""
+    moves, _ = next((m, s) for m, s in pons("Test_L3_R1", 40) if s > 0)
+    game = play_out(oracle, moves)
+    tokens = [format_move(m) for m in game.moves]
+    games = tmp_path / "play.jsonl"
+    games.write_text(json.dumps({
+        "game_id": "g0001", "first": "A", "second": "B", "variant": "classic",
+        "result": float(game.outcome.winner == 1), "moves": tokens,
+        "opening": tokens[:len(moves)]}) + "\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "analyze", str(games), "--games",
+                          "--format", "json"], capture_output=True, text=True, cwd=ROOT,
+                         timeout=240)
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)
+    assert row["plies"] == len(tokens) and row["decided_ply"] == len(moves)
