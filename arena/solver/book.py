@@ -111,18 +111,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Add solved positions to a classic book.")
     parser.add_argument("positions", type=Path)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--nodes", type=int, default=200_000_000, help="node budget per position")
+    parser.add_argument("--nodes", type=int, default=None, help="node budget per position")
     args = parser.parse_args(argv)
     engine = Engine(7, 6)
     book = Book.load(args.out) if args.out.is_file() else Book(7, 6)
     entries = book.entries()
+
+    def known(cur: int, mask: int) -> int | None:
+        return entries.get(book_key(cur, mask, 7, 6))
+
     for line in args.positions.read_text().split("\n"):
         moves = line.split("#")[0].strip()
         if not moves:
             continue
         if moves == "-":  # the empty board
             moves = ""
-        for extra in [""] + [str(c) for c in range(1, 8)]:
+        # the children first: a position whose children are all known needs no search
+        for extra in [str(c) for c in range(1, 8)] + [""]:
             position = _position(moves + extra)
             if position is None:
                 continue
@@ -130,8 +135,11 @@ def main(argv: list[str] | None = None) -> int:
             key = book_key(cur, mask, 7, 6)
             if key in entries or engine.wins_now(cur, mask):
                 continue
-            score = engine.score(cur, mask, nodes=args.nodes)
-            print(f"{moves + extra}: {score} ({engine.nodes} nodes)", file=sys.stderr, flush=True)
+            score = engine.value_from_children(cur, mask, known) if not extra else None
+            if score is None:
+                score = engine.score(cur, mask, nodes=args.nodes)
+            print(f"{moves + extra or '-'}: {score} ({engine.nodes} nodes)", file=sys.stderr,
+                  flush=True)
             if score is not None:
                 entries[key] = score
                 Book.from_entries(7, 6, entries).save(args.out)

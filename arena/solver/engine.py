@@ -97,7 +97,7 @@ class Engine:
         used = 0
         value = known(cur, mask) if known is not None else None
         if value is None and known is not None:
-            value = self._value_from_children(cur, mask, known)
+            value = self.value_from_children(cur, mask, known)
         if value is None:
             value = self._run(cur, mask, False, nodes)
             used += self.nodes
@@ -133,7 +133,7 @@ class Engine:
         self.nodes = used
         return value, best
 
-    def _value_from_children(self, cur: int, mask: int, known) -> int | None:
+    def value_from_children(self, cur: int, mask: int, known) -> int | None:
         """The score of a position whose every child is `known` (the book's first level)."""
         best = None
         possible = self.possible(mask)

@@ -156,3 +156,25 @@ def test_a_position_whose_children_are_all_booked_needs_no_search():
     oracle = Oracle(variant, engine=fresh, book=Book.from_entries(5, 4, entries))
     value, best = oracle.best_moves(root, nodes=10)  # far too few nodes to search anything
     assert (value, [c - 1 for c in best]) == exact
+
+
+def test_book_builder_stores_a_position_and_its_children(tmp_path):
+    from arena.solver.book import main as build
+
+    moves, expected = pons_rows("Test_L3_R1", 10)[4]
+    (tmp_path / "positions.txt").write_text(f"# a comment\n{moves}\n")
+    out = tmp_path / "book.npz"
+    assert build([str(tmp_path / "positions.txt"), str(out)]) == 0
+    book = Book.load(out)
+    game = classic_position(moves)
+    assert book.score(*Oracle.position(game)) == expected
+    engine = Engine(7, 6, table_size=1 << 20)
+    children = 0
+    for move in game.legal_moves():
+        child = game.copy()
+        if child.push(move) is None:
+            cur, mask = Oracle.position(child)
+            if not engine.wins_now(cur, mask):
+                assert book.score(cur, mask) == engine.score(cur, mask)
+                children += 1
+    assert len(book) == children + 1
