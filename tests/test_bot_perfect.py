@@ -102,4 +102,28 @@ def test_plays_a_game_through_the_arena_and_announces_exact_play():
     assert out.returncode == 0, out.stderr
     game = json.loads(out.stdout.splitlines()[-1])
     assert game["first"] == "perfect" and game["result"] == 1.0 and game["reason"] == "line", game
+    # "...+search-only-no-numba" means numba (a dependency in pyproject.toml) is not installed
     assert game["first_version"] == "1.0+exact-drop-only-connect4"
+
+
+def test_the_book_plays_the_first_move_and_agrees_with_the_reference():
+    """The bundled book's first level equals the reference scores of the seven first moves
+    (shared/reference/connect4/c4_solver_vectors.tsv, from an independent solver), and it makes
+    the first move from the empty board exact and immediate."""
+    from arena.solver.oracle import Oracle
+
+    vectors = REFERENCE / "c4_solver_vectors.tsv"
+    if not vectors.is_file():
+        pytest.skip("shared reference data not found")
+    line = next(row for row in vectors.read_text().splitlines()
+                if row.startswith("(empty) per-column"))
+    reference = [int(x) for x in line.split("\t")[1].split()]
+    oracle = Oracle(PRESETS["classic"])
+    for column in range(1, 8):
+        game = Game(PRESETS["classic"])
+        game.push(column)
+        assert -oracle.book.score(*oracle.position(game)) == reference[column - 1], column
+    player = PerfectPlayer(PRESETS["classic"])
+    start = time.monotonic()
+    assert player.choose(Game(PRESETS["classic"]), start + 1.0) == 4
+    assert player.last == "exact score 1" and time.monotonic() - start < 0.5
