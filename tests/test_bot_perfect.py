@@ -15,6 +15,8 @@ from arena.bitboard import geometry_for
 from arena.game import PRESETS, Game, parse_variant
 from tests.bot_helpers import play_game
 
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bots" / "perfect"
 sys.path.insert(0, str(BOT))

@@ -9,6 +9,8 @@ import pytest
 from arena.game import PRESETS, Game, parse_variant
 from arena.solver.adjudicate import Verdict, adjudicate, oracle_for
 
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = next((p / "shared" / "reference" / "connect4" for p in (ROOT.parent, ROOT.parent.parent)
                   if (p / "shared" / "reference" / "connect4").is_dir()), ROOT / "bench" / "data" / "connect4")

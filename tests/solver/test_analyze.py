@@ -16,6 +16,8 @@ from arena.game import PRESETS, Game, format_move
 from arena.solver.analysis import MoveRecord, analyse, bot_stats, phase_of, wilson
 from arena.solver.oracle import Oracle
 
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = next((p / "shared" / "reference" / "connect4" for p in (ROOT.parent, ROOT.parent.parent)
                   if (p / "shared" / "reference" / "connect4").is_dir()), ROOT / "bench" / "data" / "connect4")

@@ -13,6 +13,8 @@ from arena.solver.book import Book, book_key, mirror
 from arena.solver.engine import Engine, fits
 from arena.solver.oracle import Oracle, solvable
 
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
 ROOT = Path(__file__).resolve().parents[2]
 # shared/ lies beside the project (a clone) or beside its parent folder (a worktree)
 REFERENCE = next((p / "shared" / "reference" / "connect4" for p in (ROOT.parent, ROOT.parent.parent)

@@ -6,9 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.bitboard import geometry_for
 from arena.game import Game, parse_move, parse_variant
 from arena.tournament.config import _read_openings
+
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
