@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 try:
-    from numba import njit
+    import numba
 
     COMPILED = True
 except ImportError:  # pragma: no cover - exercised only where numba is missing
@@ -28,10 +28,17 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
     # and late positions, not for play in time: see `COMPILED`)
     COMPILED = False
 
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda function: function
+
+def compiled(function):
+    """`function` compiled by numba, the machine code cached on disk where a writable place is
+    found (beside this file, else the user's cache folder: a sandboxed bot's private HOME), else
+    compiled afresh in each process (about 1-5 s)."""
+    if not COMPILED:
+        return function
+    try:
+        return numba.njit(cache=True)(function)
+    except RuntimeError:  # "no locator available": nowhere to write the cache
+        return numba.njit(function)
 
 NODES, LIMIT, ABORTED = 0, 1, 2
 # table values (int16): an upper bound u is stored as u + BIAS, a lower bound l as
@@ -40,7 +47,7 @@ BIAS = 128
 LOWER_BOUND = 256
 
 
-@njit(cache=True)
+@compiled
 def winning_spots(position, mask, h, board_mask):
     """Empty cells where a disc of `position` would complete a line of four."""
     r = (position << 1) & (position << 2) & (position << 3)
@@ -54,7 +61,7 @@ def winning_spots(position, mask, h, board_mask):
     return r & (board_mask ^ mask)
 
 
-@njit(cache=True)
+@compiled
 def popcount(x):
     n = 0
     while x:
@@ -63,13 +70,13 @@ def popcount(x):
     return n
 
 
-@njit(cache=True)
+@compiled
 def _trunc_half(x):
     """x / 2 rounded toward zero (C's integer division, as in Pons' solver)."""
     return x // 2 if x >= 0 else -((-x) // 2)
 
 
-@njit(cache=True)
+@compiled
 def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_keys, tt_vals,
             scratch, stats):
     """Score of a position whose side to move cannot win at once, within [alpha, beta]."""
@@ -150,7 +157,7 @@ def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_k
     return alpha
 
 
-@njit(cache=True)
+@compiled
 def solve(cur, mask, moves, weak, w, h, bottom, board_mask, order, tt_keys, tt_vals, scratch,
           stats):
     """Exact score of a position that is not over (weak: only -1/0/+1)."""
