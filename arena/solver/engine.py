@@ -83,26 +83,34 @@ class Engine:
         """Exact score of a position that is not over (None: over the node budget)."""
         return self._run(cur, mask, weak, nodes)
 
-    def best_moves(self, cur: int, mask: int, *, nodes: int | None = None,
-                   known=None) -> tuple[int, list[int]] | None:
+    def best_moves(self, cur: int, mask: int, *, nodes: int | None = None, known=None,
+                   weak: bool = False) -> tuple[int, list[int]] | None:
         """(score of the position, the 0-based columns that keep it, centre first); None when
         the budget ran out. One exact solve, then a null-window test per column: much cheaper
-        than `move_scores`. `known(cur, mask)` may give a position's score (a book)."""
+        than `move_scores`. `known(cur, mask)` may give a position's score (a book).
+
+        weak: the score is only its sign (-1, 0, 1) and the columns those that keep it (every
+        column of a lost position): no blunder, but not the fastest win. Often much cheaper."""
         moves = mask.bit_count()
         possible = self.possible(mask)
         wins = self.wins_now(cur, mask)
         if wins:
-            return (self.cells - moves + 1) // 2, [c for c in self.order_list
-                                                   if wins & self.column_masks[c]]
+            return 1 if weak else (self.cells - moves + 1) // 2, [
+                c for c in self.order_list if wins & self.column_masks[c]]
         used = 0
         value = known(cur, mask) if known is not None else None
         if value is None and known is not None:
             value = self.value_from_children(cur, mask, known)
         if value is None:
-            value = self._run(cur, mask, False, nodes)
+            value = self._run(cur, mask, weak, nodes)
             used += self.nodes
             if value is None:
                 return None
+        if weak:
+            value = (value > 0) - (value < 0)
+            if value < 0:  # every move loses: which loses slowest is not asked
+                self.nodes = used
+                return value, [c for c in self.order_list if possible & self.column_masks[c]]
         best = []
         for c in self.order_list:
             m = possible & self.column_masks[c]
@@ -114,12 +122,14 @@ class Engine:
                     best.append(c)
                 continue
             if self.wins_now(child_cur, child_mask):
-                child = (self.cells - moves - 1 + 1) // 2
+                child = 1 if weak else (self.cells - moves - 1 + 1) // 2
                 if -child >= value:
                     best.append(c)
                 continue
             child = known(child_cur, child_mask) if known is not None else None
             if child is not None:
+                if weak:
+                    child = (child > 0) - (child < 0)
                 keeps = -child >= value
             else:
                 keeps = self._at_most(child_cur, child_mask, -value,

@@ -94,19 +94,21 @@ class Oracle:
             return None
         return {c + 1: s for c, s in scores.items()}
 
-    def best_moves(self, game: Game, nodes: int | None = None) -> tuple[int, list[int]] | None:
+    def best_moves(self, game: Game, nodes: int | None = None,
+                   weak: bool = False) -> tuple[int, list[int]] | None:
         """(score for the side to move, the moves that keep it, centre first), or None if not
-        settled: the perfect moves (fastest win, slowest loss, a draw when that is best)."""
+        settled: the perfect moves (fastest win, slowest loss, a draw when that is best); weak:
+        the moves that keep the result (see `Engine.best_moves`)."""
         cur, mask = self.position(game)
-        found = self.engine.best_moves(cur, mask, nodes=nodes, known=self.known)
+        found = self.engine.best_moves(cur, mask, nodes=nodes, known=self.known, weak=weak)
         if found is None:
             return None
         return found[0], [c + 1 for c in found[1]]
 
-    def timed(self, method, game: Game, seconds: float):
+    def timed(self, method, game: Game, seconds: float, **options):
         """`method(game, nodes)` (`score`, `best_moves`, `move_scores`) within about `seconds`."""
         start = time.monotonic()
-        found = method(game, self.rate.nodes_for(seconds))
+        found = method(game, self.rate.nodes_for(seconds), **options)
         self.rate.observe(self.engine.nodes, time.monotonic() - start)
         return found
 

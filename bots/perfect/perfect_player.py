@@ -1,10 +1,12 @@
-"""The perfect bot's move choice: book, then exact solving under a node budget, then search.
+"""The perfect bot's move choice: book, then solving under a node budget, then search.
 
 In a variant the exact solver handles (`arena.solver.oracle.solvable`, classic 7x6 among them) it
 plays the move of the best exact score: the fastest win, else a draw, else the slowest loss, the
-centre-most column among equals. When the solve does not fit in the time of the move (early
-positions outside the book), and in every other variant, it plays the move of the alphabeta bot's
-search (bots/alphabeta, level hard) in the time left, and says so in an `info` line.
+centre-most column among equals. It first proves the result (win/draw/loss, cheaper), then the
+exact score. When only the result fits in the time, it plays the alphabeta bot's move if that
+keeps the result, else the centre-most move that does; when neither fits (early positions outside
+the book), and in every other variant, the move of the alphabeta bot's search (bots/alphabeta,
+level hard) in the time left. The `info` line says which.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from player import AlphaBetaPlayer  # bots/alphabeta
 from arena.solver import kernel
 from arena.solver.oracle import Oracle, solvable
 
-# Share of the move's budget given to the exact solve; the rest is kept for the fallback search.
+# Shares of the move's budget: the win/draw/loss solve may use the first 40%, the exact score
+# what is left of 75%; the rest is kept for the fallback search.
+WEAK_SHARE = 0.4
 EXACT_SHARE = 0.75
 
 
@@ -43,18 +47,33 @@ class PerfectPlayer:
         """Best move (engine int) for the side to move, returned before `deadline`."""
         start = time.monotonic()
         legal = game.legal_moves()
+        keeping: list[int] | None = None  # the moves that keep the result, if proven
         if self.oracle is not None:
-            budget = max(0.0, deadline - start) * EXACT_SHARE
-            found = self.oracle.timed(self.oracle.best_moves, game, budget)
+            oracle = self.oracle
+            # the result first (cheaper), then the exact score with what is left of the share;
+            # what the first search stored in the table speeds up the second
+            found = oracle.timed(oracle.best_moves, game, (deadline - start) * WEAK_SHARE,
+                                 weak=True)
             if found is not None:
-                score, moves = found
-                self.last = f"exact score {score}"
-                return moves[0]
+                result, keeping = found
+                remaining = deadline - time.monotonic() - (deadline - start) * (1 - EXACT_SHARE)
+                exact = oracle.timed(oracle.best_moves, game, remaining) if remaining > 0 else None
+                if exact is not None:
+                    score, moves = exact
+                    self.last = f"exact score {score}"
+                    return moves[0]
+                if len(keeping) == 1:
+                    self.last = f"exact result {result:+d}"
+                    return keeping[0]
         if len(legal) == 1:
             self.last = "only move"
             return legal[0]
         if self.fallback is None:
             self.fallback = AlphaBetaPlayer(self.variant)
         move = self.fallback.choose(game, deadline)
-        self.last = "search (not proven)"
-        return move
+        if keeping is None:
+            self.last = "search (not proven)"
+            return move
+        self.last = f"search within the proven result {result:+d}"
+        # a search move that would throw the result away gives way to the centre-most keeping one
+        return move if move in keeping else keeping[0]

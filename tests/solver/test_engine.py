@@ -180,3 +180,17 @@ def test_book_builder_stores_a_position_and_its_children(tmp_path):
                 assert book.score(cur, mask) == engine.score(cur, mask)
                 children += 1
     assert len(book) == children + 1
+
+
+def test_weak_best_moves_are_the_moves_that_keep_the_result(engine):
+    for moves, expected in pons_rows("Test_L2_R1", 12) + pons_rows("Test_L3_R1", 12):
+        cur, mask = Oracle.position(classic_position(moves))
+        scores = engine.move_scores(cur, mask)
+        engine.clear()
+        value, best = engine.best_moves(cur, mask, weak=True)
+        sign = (expected > 0) - (expected < 0)
+        assert value == sign, moves
+        if sign < 0:
+            assert best == list(scores), moves  # lost: every move
+        else:
+            assert best == [c for c, s in scores.items() if (s > 0) - (s < 0) >= sign], moves
