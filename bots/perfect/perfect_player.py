@@ -22,14 +22,15 @@ from player import AlphaBetaPlayer  # bots/alphabeta
 from arena.solver import kernel
 from arena.solver.oracle import Oracle, solvable
 
-# Shares of the move's budget: the win/draw/loss solve may use the first 75% (30% before ply 8,
-# where outside the book it rarely fits in a second), the exact score what is left of 85%; the
-# rest is kept for the fallback search. A proof, even of the result alone, is worth more than a
-# longer search: most blunders of the search come from positions the solve just missed.
-WEAK_SHARE = 0.75
-EARLY_WEAK_SHARE = 0.3
+# Shares of the move's budget: the exact solve may use the first half; if it runs out, the
+# win/draw/loss solve (which reuses the table the first search filled) what is left of 85%; the
+# rest is kept for the fallback search. Before ply 8, where outside the book a proof rarely fits
+# in a second, 20% and 35%. A proof, even of the result alone, is worth more than a longer search.
+EXACT_SHARE = 0.5
+EARLY_EXACT_SHARE = 0.2
 EARLY_PLIES = 8
-EXACT_SHARE = 0.85
+PROOF_SHARE = 0.85
+EARLY_PROOF_SHARE = 0.35
 
 
 class PerfectPlayer:
@@ -54,18 +55,20 @@ class PerfectPlayer:
         keeping: list[int] | None = None  # the moves that keep the result, if proven
         if self.oracle is not None:
             oracle = self.oracle
-            # the result first (cheaper), then the exact score with what is left of the share;
-            # what the first search stored in the table speeds up the second
-            share = WEAK_SHARE if game.ply >= EARLY_PLIES else EARLY_WEAK_SHARE
-            found = oracle.timed(oracle.best_moves, game, (deadline - start) * share, weak=True)
+            budget = deadline - start
+            early = game.ply < EARLY_PLIES
+            exact = oracle.timed(oracle.best_moves, game,
+                                 budget * (EARLY_EXACT_SHARE if early else EXACT_SHARE))
+            if exact is not None:
+                score, moves = exact
+                self.last = f"exact score {score}"
+                return moves[0]
+            proof = EARLY_PROOF_SHARE if early else PROOF_SHARE
+            remaining = deadline - time.monotonic() - budget * (1 - proof)
+            found = oracle.timed(oracle.best_moves, game, remaining, weak=True) \
+                if remaining > 0 else None
             if found is not None:
                 result, keeping = found
-                remaining = deadline - time.monotonic() - (deadline - start) * (1 - EXACT_SHARE)
-                exact = oracle.timed(oracle.best_moves, game, remaining) if remaining > 0 else None
-                if exact is not None:
-                    score, moves = exact
-                    self.last = f"exact score {score}"
-                    return moves[0]
                 if len(keeping) == 1:
                     self.last = f"exact result {result:+d}"
                     return keeping[0]
