@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "plot": "Plot ratings, head-to-head and timing charts.",
     "publish": "Build a static leaderboard website from a results directory.",
     "league": "A league: submit bots while it plays; games go where they settle the ranking.",
+    "analyze": "Judge every move of stored games against perfect play (exact solver).",
+    "openings": "Write an openings file of positions with a given theoretical value.",
 }
 ABOUT = "Run tournaments between Four-in-a-Row bots and rate them."
 _HELP_OPTIONS = ("-h", "--help")

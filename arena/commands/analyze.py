@@ -1,0 +1,223 @@
+"""`arena analyze`: judge every move of stored games against perfect play."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import click
+
+FORMATS = ("table", "csv", "json")
+
+
+def _load(path: str):
+    from arena.reports.games_io import GamesFileError, load_games
+
+    try:
+        return load_games(path)
+    except GamesFileError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _tokens(value: object) -> str:
+    """Space-separated move tokens from a games-table cell (a string, or the list that
+    `arena play --json` writes)."""
+    if isinstance(value, list | tuple):
+        return " ".join(str(t) for t in value)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    text = str(value).strip()
+    if text.startswith("["):  # such a list as the loader turned it into text
+        import ast
+
+        try:
+            return _tokens(list(ast.literal_eval(text)))
+        except (ValueError, SyntaxError):
+            return text
+    return text
+
+
+def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], int]:
+    """(key, row) of the games not analysed yet whose variant the solver handles, and the number
+    of games skipped because it does not (pops, other line lengths, boards over 63 bits)."""
+    from arena.game import VariantError, parse_variant
+    from arena.solver.analysis_store import game_key
+    from arena.solver.oracle import solvable
+
+    todo, unsupported = [], 0
+    for record in games.to_dict("records"):
+        spec = str(record.get("variant") or "classic")
+        moves = _tokens(record.get("moves"))
+        try:
+            variant = parse_variant(spec)
+        except VariantError:
+            unsupported += 1
+            continue
+        if not solvable(variant):
+            unsupported += 1
+            continue
+        row = {
+            "game_id": str(record.get("game_id") or ""), "variant": variant.spec,
+            "first": str(record["first"]), "second": str(record["second"]),
+            "result": None if record.get("result") is None or (
+                isinstance(record.get("result"), float) and math.isnan(record["result"]))
+            else float(record["result"]),
+            "plies": len(moves.split()), "moves": moves,
+            "opening_plies": len(_tokens(record.get("opening")).split()),
+        }
+        key = game_key(row["game_id"], row["variant"], moves)
+        if key not in known:
+            todo.append((key, row))
+    return todo, unsupported
+
+
+def _progress(total: int):
+    """A rich progress bar on a terminal (stderr), else nothing."""
+    if not sys.stderr.isatty() or total == 0:
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    progress = Progress("[progress.description]{task.description}", BarColumn(),
+                        MofNCompleteColumn(), TimeRemainingColumn(),
+                        console=Console(file=sys.stderr), transient=True)
+    return progress
+
+
+def analyse_new_games(source: Path, budget_s: float, redo: bool) -> tuple[int, int, int]:
+    """Analyse the games of `source` not in its analysis.db yet: (analysed, already, skipped)."""
+    from arena.game import parse_variant
+    from arena.solver.analysis import analyse
+    from arena.solver.analysis_store import AnalysisStore, analysis_path
+    from arena.solver.oracle import Oracle
+
+    games = _load(str(source))
+    try:
+        store = AnalysisStore(analysis_path(source))
+    except OSError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        if redo:
+            store.forget_all()
+        known = store.known()
+        todo, unsupported = _rows_to_analyse(games, known)
+        oracles: dict[str, Oracle] = {}
+        progress = _progress(len(todo))
+        task = progress.add_task("analysing", total=len(todo)) if progress else None
+        if progress:
+            progress.start()
+        try:
+            for key, row in todo:
+                oracle = oracles.get(row["variant"])
+                if oracle is None:
+                    oracle = oracles[row["variant"]] = Oracle(parse_variant(row["variant"]))
+                tokens = row["moves"].split()
+                try:
+                    analysis = analyse(oracle.variant, tokens, row["opening_plies"],
+                                       lambda g, o=oracle: o.timed(o.score, g, budget_s))
+                except ValueError as exc:
+                    raise click.ClickException(
+                        f"{source}: game {row['game_id'] or key}: cannot replay its moves: {exc}"
+                    ) from None
+                store.save(key, row, analysis)
+                if progress:
+                    progress.advance(task)
+        finally:
+            if progress:
+                progress.stop()
+        return len(todo), len(known), unsupported
+    finally:
+        store.close()
+
+
+def _fmt(x: object, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+
+
+BOT_COLUMNS = [
+    ("bot", "bot"), ("games", "games"), ("moves", "judged"), ("unjudged", "unjudged"),
+    ("accuracy", "accuracy %"), ("blunder_rate", "blunders %"), ("interval", "95% interval"),
+    ("opening_blunder_rate", "opening %"), ("middle_blunder_rate", "middle %"),
+    ("end_blunder_rate", "end %"), ("seat1_blunder_rate", "seat 1 %"),
+    ("seat2_blunder_rate", "seat 2 %"), ("first_blunder_ply", "first blunder ply"),
+]
+GAME_COLUMNS = ["game_id", "variant", "first", "second", "result", "plies", "decided_ply",
+                "positions", "settled"]
+
+
+def render(rows: list[dict], columns: list[str], fmt: str, headers: list[str] | None = None) -> str:
+    import csv
+    import io
+    import json
+
+    if fmt == "json":
+        clean = [{c: (None if isinstance(r.get(c), float) and math.isnan(r[c]) else r.get(c))
+                  for c in columns} for r in rows]
+        return json.dumps(clean, indent=2)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        for r in rows:
+            writer.writerow(["" if isinstance(r.get(c), float) and math.isnan(r[c])
+                             else r.get(c, "") for c in columns])
+        return buffer.getvalue().rstrip("\n")
+    from arena.reports.render import text_table
+
+    headers = headers or columns
+    cells = [[_fmt(r.get(c)) if c != "interval" else r["interval"] for c in columns] for r in rows]
+    return text_table(headers, cells, ["l"] + ["r"] * (len(columns) - 1))
+
+
+@click.command(name="analyze")
+@click.argument("source", metavar="RESULTS", type=click.Path(exists=True, path_type=Path))
+@click.option("--budget-ms", type=click.IntRange(min=1), default=500, show_default=True,
+              help="Solver time per position; a position not settled in it counts as unjudged.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--games", "per_game", is_flag=True,
+              help="Print the per-game table (the ply where each result was decided) instead "
+                   "of the per-bot one.")
+@click.option("--redo", is_flag=True, help="Analyse every game again (e.g. with a larger budget).")
+def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool) -> None:
+    """Judge every move in RESULTS against perfect play.
+
+    \b
+    RESULTS is a results or league folder, or a games file (CSV/JSONL).
+    For every game of a variant the exact solver handles (classic 7x6 and
+    other drop-only four-in-a-row boards of at most 63 bits) it settles the
+    value of each position; per bot it reports accuracy (moves keeping the
+    exact score), blunders (a win turned into a draw or loss, a draw into a
+    loss) with a Wilson 95% interval, split by phase (opening <= 14 discs,
+    middle <= 28, end) and seat, and the median ply of the first blunder.
+    Results are kept in analysis.db beside the games: a rerun analyses only
+    new games.
+    """
+    from arena.solver.analysis import bot_stats
+    from arena.solver.analysis_store import AnalysisStore, analysis_path
+
+    done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo)
+    print(f"analysed {done} new game(s), {before} already analysed"
+          + (f", {unsupported} in variants the solver cannot settle" if unsupported else ""),
+          file=sys.stderr)
+    store = AnalysisStore(analysis_path(source))
+    try:
+        games = store.games()
+        if per_game:
+            click.echo(render(games, GAME_COLUMNS, fmt))
+            return
+        moves = store.moves_of()
+        stats = bot_stats((g["first"], g["second"], moves.get(g["game_key"], [])) for g in games)
+    finally:
+        store.close()
+    rows = [s.row() for s in stats]
+    for r in rows:
+        r["interval"] = (f"{r['blunder_low']:.1f}-{r['blunder_high']:.1f}"
+                         if not math.isnan(r["blunder_low"]) else "-")
+    if fmt == "table":
+        click.echo(render(rows, [c for c, _ in BOT_COLUMNS], fmt, [h for _, h in BOT_COLUMNS]))
+    else:
+        columns = [c for c in rows[0] if c != "interval"] if rows else ["bot"]
+        click.echo(render(rows, columns, fmt))

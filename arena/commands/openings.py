@@ -1,0 +1,135 @@
+"""`arena openings`: an openings file of positions with a known theoretical value."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import click
+
+LABELS = {1: "first player wins", 0: "draw", -1: "second player wins"}
+
+
+def positions_at(variant, plies: int, count: int, seed: int) -> list[list[int]]:
+    """Move lists of distinct positions `plies` moves in (mirror images counted once), the game
+    not over: all of them when there are at most `count`, else `count` drawn at random."""
+    from arena.game import Game
+    from arena.solver.book import book_key
+
+    def key(game: Game) -> int:
+        side = game.to_move - 1
+        cur, mask = game.boards[side], game.boards[0] | game.boards[1]
+        return book_key(cur, mask, variant.columns, variant.rows)
+
+    level: dict[int, list[int]] = {key(Game(variant)): []}
+    for _ in range(plies):
+        nxt: dict[int, list[int]] = {}
+        for moves in level.values():
+            game = Game(variant)
+            for m in moves:
+                game.push(m)
+            for m in game.legal_moves():
+                game.push(m)
+                if game.outcome is None:
+                    nxt.setdefault(key(game), moves + [m])
+                game.pop()
+        level = nxt
+        if len(level) > 20_000:  # listing them all would take longer than solving
+            return _sample(variant, plies, count, seed, key)
+    found = sorted(level.values())
+    if len(found) > count:
+        found = sorted(random.Random(seed).sample(found, count))
+    return found
+
+
+def _sample(variant, plies: int, count: int, seed: int, key) -> list[list[int]]:
+    """`count` distinct positions from random games (too many positions to list them all)."""
+    from arena.game import Game
+
+    rng = random.Random(seed)
+    found: dict[int, list[int]] = {}
+    attempts = 0
+    while len(found) < count and attempts < 50 * count:
+        attempts += 1
+        game = Game(variant)
+        for _ in range(plies):
+            game.push(rng.choice(game.legal_moves()))
+            if game.outcome is not None:
+                break
+        if game.outcome is None:
+            found.setdefault(key(game), list(game.moves))
+    return sorted(found.values())
+
+
+@click.command(name="openings")
+@click.option("--variant", "spec", default="classic", show_default=True, metavar="SPEC",
+              help="A variant the exact solver handles (drop-only four in a row, e.g. classic).")
+@click.option("--plies", type=click.IntRange(min=1), required=True,
+              help="Moves in each opening.")
+@click.option("--balanced", is_flag=True, help="Only positions whose theoretical value is a draw.")
+@click.option("--all", "every", is_flag=True,
+              help="Every value, each line labelled with a trailing '# value' comment.")
+@click.option("--count", type=click.IntRange(min=1), default=100, show_default=True,
+              help="At most this many positions are examined (a seeded random choice when "
+                   "there are more).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--budget-ms", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Solver time per position; a position not settled in it is left out.")
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file (default: standard output).")
+def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed: int,
+            budget_ms: int, out: Path | None) -> None:
+    """Write an openings file (the format tournaments read: one move list per
+    line) of positions PLIES moves in whose theoretical value is known:
+    with --balanced only draws, so that paired games test play rather than
+    the opening's verdict; with --all every value, labelled."""
+    from arena.game import VariantError, format_move, parse_variant
+    from arena.solver.oracle import Oracle, solvable
+
+    if balanced == every:
+        raise click.UsageError("give one of --balanced or --all")
+    try:
+        variant = parse_variant(spec)
+    except VariantError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--variant'") from None
+    if not solvable(variant):
+        raise click.BadParameter(
+            f"{variant.spec}: the exact solver handles drop-only four in a row on boards of at "
+            f"most 63 bits (columns x (rows + 1)) only", param_hint="'--variant'")
+    if plies >= variant.columns * variant.rows:
+        raise click.BadParameter(f"{plies} plies fill the {variant.columns}x{variant.rows} board",
+                                 param_hint="'--plies'")
+    from arena.game import Game
+
+    oracle = Oracle(variant)
+    candidates = positions_at(variant, plies, count, seed)
+    lines = [f"# arena openings --variant {variant.spec} --plies {plies} "
+             f"{'--balanced' if balanced else '--all'} --count {count} --seed {seed}"]
+    unsettled = kept = 0
+    for moves in candidates:
+        game = Game(variant)
+        for m in moves:
+            game.push(m)
+        score = oracle.timed(oracle.weak_score, game, budget_ms / 1000)
+        if score is None:
+            unsettled += 1
+            continue
+        mover = (score > 0) - (score < 0)
+        value = mover if game.to_move == 1 else -mover  # for seat 1
+        if balanced and value != 0:
+            continue
+        text = " ".join(format_move(m) for m in moves)
+        lines.append(f"{text}  # {LABELS[value]}" if every else text)
+        kept += 1
+    text = "\n".join(lines) + "\n"
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            out.write_text(text)
+        except OSError as exc:
+            raise click.ClickException(f"{out}: cannot write: {exc.strerror or exc}") from None
+    print(f"{kept} opening(s) of {len(candidates)} position(s) examined"
+          + (f"; {unsettled} not settled within {budget_ms} ms each (left out)" if unsettled else ""),
+          file=sys.stderr)

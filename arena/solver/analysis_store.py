@@ -1,0 +1,92 @@
+"""Where analyses are kept: `analysis.db`, an SQLite file beside the games (never games.db).
+
+For a results or league folder it is `FOLDER/analysis.db`; for a games file `FILE.analysis.db`.
+A game is known by its id plus a hash of its variant and moves, so a rerun analyses only the
+games it has not seen (a replayed or renumbered game counts as new).
+
+Tables: `analysed_games` (one row per game: the plies after which its result was decided, how
+many positions were settled) and `analysed_moves` (one row per move made by a bot: the mover's
+score before and after it, NULL where not settled).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+from arena.clock import utc_now_iso
+from arena.solver.analysis import GameAnalysis, MoveRecord
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS analysed_games (
+    game_key TEXT PRIMARY KEY, game_id TEXT, variant TEXT, first TEXT, second TEXT,
+    result REAL, plies INTEGER, decided_ply INTEGER, positions INTEGER, settled INTEGER,
+    analysed_at TEXT
+);
+CREATE TABLE IF NOT EXISTS analysed_moves (
+    game_key TEXT, ply INTEGER, seat INTEGER, bot TEXT, move TEXT, before INTEGER, after INTEGER,
+    PRIMARY KEY (game_key, ply)
+);
+"""
+
+
+def analysis_path(source: Path) -> Path:
+    return source / "analysis.db" if source.is_dir() else source.with_name(source.name + ".analysis.db")
+
+
+def game_key(game_id: str, variant: str, moves: str) -> str:
+    digest = hashlib.sha1(f"{variant}|{moves}".encode()).hexdigest()[:16]
+    return f"{game_id}#{digest}"
+
+
+class AnalysisStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.conn = sqlite3.connect(path)
+            self.conn.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise OSError(f"{path}: cannot open the analysis database: {exc}") from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def known(self) -> set[str]:
+        return {row[0] for row in self.conn.execute("SELECT game_key FROM analysed_games")}
+
+    def forget_all(self) -> None:
+        with self.conn:
+            self.conn.execute("DELETE FROM analysed_games")
+            self.conn.execute("DELETE FROM analysed_moves")
+
+    def save(self, key: str, row: dict, analysis: GameAnalysis) -> None:
+        """One game, in one transaction (an interrupted run keeps every finished game)."""
+        settled = sum(v is not None for v in analysis.values)
+        with self.conn:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO analysed_games VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (key, row["game_id"], row["variant"], row["first"], row["second"], row["result"],
+                 row["plies"], analysis.decided_ply, len(analysis.values), settled,
+                 utc_now_iso()))
+            names = {1: row["first"], 2: row["second"]}
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO analysed_moves VALUES (?,?,?,?,?,?,?)",
+                [(key, m.ply, m.seat, names[m.seat], m.move, m.before, m.after)
+                 for m in analysis.moves])
+
+    def games(self, keys: set[str] | None = None) -> list[dict]:
+        cur = self.conn.execute("SELECT game_key, game_id, variant, first, second, result, plies, "
+                                "decided_ply, positions, settled FROM analysed_games ORDER BY rowid")
+        columns = [d[0] for d in cur.description]
+        rows = [dict(zip(columns, r, strict=True)) for r in cur]
+        return [r for r in rows if keys is None or r["game_key"] in keys]
+
+    def moves_of(self, keys: set[str] | None = None) -> dict[str, list[MoveRecord]]:
+        out: dict[str, list[MoveRecord]] = {}
+        for key, ply, seat, move, before, after in self.conn.execute(
+                "SELECT game_key, ply, seat, move, before, after FROM analysed_moves "
+                "ORDER BY game_key, ply"):
+            if keys is None or key in keys:
+                out.setdefault(key, []).append(MoveRecord(ply, seat, move, before, after))
+        return out

@@ -1,0 +1,150 @@
+"""Opening book: exact scores of solved positions, stored as a compact .npz data file.
+
+A position is keyed by Pons' key `cur + mask` (unique for a position of drop-only play) of the
+lesser of the position and its mirror image, so one entry serves both. The score is for the side
+to move (Pons' scale, see `arena.solver.kernel`). The file holds two sorted arrays, `keys`
+(int64) and `scores` (int8), plus the board size; lookups are binary searches.
+
+    python -m arena.solver.book POSITIONS_FILE OUT.npz [--nodes N]
+
+solves each position of a file (one move string of 1-based column digits per line, e.g. `4453`,
+`-` for the empty board) and every position one move after it, and writes those it solves
+within the node budget (the file is rewritten after each, so an interrupted run keeps its work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parent / "data"
+CLASSIC_BOOK = DATA / "classic_book.npz"
+
+
+def mirror(board: int, columns: int, rows: int) -> int:
+    """`board` with its columns in reverse order."""
+    stride = rows + 1
+    column = (1 << stride) - 1
+    out = 0
+    for c in range(columns):
+        out |= ((board >> (c * stride)) & column) << ((columns - 1 - c) * stride)
+    return out
+
+
+def book_key(cur: int, mask: int, columns: int, rows: int) -> int:
+    """Key of a position and its mirror image."""
+    return min(cur + mask, mirror(cur, columns, rows) + mirror(mask, columns, rows))
+
+
+class Book:
+    """Exact scores of positions of one board size, looked up by `score(cur, mask)`."""
+
+    def __init__(self, columns: int, rows: int, keys: np.ndarray | None = None,
+                 scores: np.ndarray | None = None) -> None:
+        self.columns, self.rows = columns, rows
+        self.keys = np.zeros(0, dtype=np.int64) if keys is None else keys
+        self.scores = np.zeros(0, dtype=np.int8) if scores is None else scores
+
+    def __len__(self) -> int:
+        return int(self.keys.shape[0])
+
+    def score(self, cur: int, mask: int) -> int | None:
+        if not len(self):
+            return None
+        key = book_key(cur, mask, self.columns, self.rows)
+        i = int(np.searchsorted(self.keys, key))
+        if i < len(self) and int(self.keys[i]) == key:
+            return int(self.scores[i])
+        return None
+
+    @classmethod
+    def from_entries(cls, columns: int, rows: int, entries: dict[int, int]) -> Book:
+        keys = np.array(sorted(entries), dtype=np.int64)
+        scores = np.array([entries[k] for k in sorted(entries)], dtype=np.int8)
+        return cls(columns, rows, keys, scores)
+
+    def entries(self) -> dict[int, int]:
+        return {int(k): int(s) for k, s in zip(self.keys, self.scores, strict=True)}
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, keys=self.keys, scores=self.scores,
+                            size=np.array([self.columns, self.rows], dtype=np.int64))
+
+    @classmethod
+    def load(cls, path: Path) -> Book:
+        with np.load(path) as data:
+            columns, rows = (int(x) for x in data["size"])
+            return cls(columns, rows, data["keys"].astype(np.int64), data["scores"].astype(np.int8))
+
+
+def load_classic() -> Book:
+    """The bundled classic 7x6 book (empty if the data file is missing)."""
+    if CLASSIC_BOOK.is_file():
+        return Book.load(CLASSIC_BOOK)
+    return Book(7, 6)
+
+
+def _position(moves: str) -> tuple[int, int] | None:
+    """(cur, mask) after a string of 1-based column digits in classic, None if the moves are
+    illegal or the game is over."""
+    from arena.game import PRESETS, Game, IllegalMoveError
+
+    game = Game(PRESETS["classic"])
+    try:
+        for digit in moves:
+            game.push(int(digit))
+    except (IllegalMoveError, ValueError):
+        return None
+    if game.outcome is not None:
+        return None
+    side = game.to_move - 1
+    return game.boards[side], game.boards[0] | game.boards[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    from arena.solver.engine import Engine
+
+    parser = argparse.ArgumentParser(description="Add solved positions to a classic book.")
+    parser.add_argument("positions", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--nodes", type=int, default=None, help="node budget per position")
+    args = parser.parse_args(argv)
+    engine = Engine(7, 6)
+    book = Book.load(args.out) if args.out.is_file() else Book(7, 6)
+    entries = book.entries()
+
+    def known(cur: int, mask: int) -> int | None:
+        return entries.get(book_key(cur, mask, 7, 6))
+
+    for line in args.positions.read_text().split("\n"):
+        moves = line.split("#")[0].strip()
+        if not moves:
+            continue
+        if moves == "-":  # the empty board
+            moves = ""
+        # the children first: a position whose children are all known needs no search
+        for extra in [str(c) for c in range(1, 8)] + [""]:
+            position = _position(moves + extra)
+            if position is None:
+                continue
+            cur, mask = position
+            key = book_key(cur, mask, 7, 6)
+            if key in entries or engine.wins_now(cur, mask):
+                continue
+            score = engine.value_from_children(cur, mask, known) if not extra else None
+            if score is None:
+                score = engine.score(cur, mask, nodes=args.nodes)
+            print(f"{moves + extra or '-'}: {score} ({engine.nodes} nodes)", file=sys.stderr,
+                  flush=True)
+            if score is not None:
+                entries[key] = score
+                Book.from_entries(7, 6, entries).save(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

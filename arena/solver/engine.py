@@ -1,0 +1,195 @@
+"""`Engine`: exact solving of drop-only connect-4 positions (the compiled kernel plus its tables).
+
+    engine = Engine(7, 6)
+    engine.score(cur, mask)               # exact Pons score for the side to move, or None
+    engine.move_scores(cur, mask)         # {0-based column: score of the mover after it}
+
+Every call takes a node budget (`nodes=`); None means "no limit". A search that runs out returns
+None and leaves the table as it was before the interrupted search (nothing half-searched is
+stored), so a later call with a larger budget gives the exact answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from arena.solver import kernel
+
+TABLE_SIZE = 8_388_593  # a prime near 2**23: 64 MiB of keys + 16 MiB of values
+UNLIMITED = np.iinfo(np.int64).max
+
+
+def fits(columns: int, rows: int, connect: int) -> bool:
+    """Whether the engine handles this board (four in a row, every cell in one 63-bit word)."""
+    return connect == 4 and columns * (rows + 1) <= 63 and columns >= 1 and rows >= 1
+
+
+class Engine:
+    """Exact solver for one board size (drop-only, four in a row)."""
+
+    def __init__(self, columns: int = 7, rows: int = 6, table_size: int = TABLE_SIZE) -> None:
+        if not fits(columns, rows, 4):
+            raise ValueError(f"the exact solver needs four in a row on at most 63 bits, "
+                             f"not {columns}x{rows}")
+        self.columns, self.rows = columns, rows
+        self.cells = columns * rows
+        stride = rows + 1
+        self.bottom = sum(1 << (c * stride) for c in range(columns))
+        self.column_masks = [((1 << rows) - 1) << (c * stride) for c in range(columns)]
+        self.board_mask = self.bottom * ((1 << rows) - 1)
+        centre = (columns - 1) / 2
+        self.order_list = sorted(range(columns), key=lambda c: (abs(c - centre), c))
+        self.order = np.array(self.order_list, dtype=np.int64)
+        self.tt_keys = np.zeros(table_size, dtype=np.int64)
+        self.tt_vals = np.zeros(table_size, dtype=np.int16)
+        self.scratch = np.zeros((self.cells + 1, 2 * columns), dtype=np.int64)
+        self.stats = np.zeros(3, dtype=np.int64)
+        self.nodes = 0  # nodes searched by the last call
+
+    def clear(self) -> None:
+        self.tt_keys[:] = 0
+
+    # -- position helpers -----------------------------------------------------------------------
+    def possible(self, mask: int) -> int:
+        return (mask + self.bottom) & self.board_mask
+
+    def wins_now(self, cur: int, mask: int) -> int:
+        """Cells where the side to move completes a line with its next disc (playable ones)."""
+        return kernel.winning_spots(cur, mask, self.rows, self.board_mask) & self.possible(mask)
+
+    def _run(self, cur: int, mask: int, weak: bool, nodes: int | None) -> int | None:
+        stats = self.stats
+        stats[0], stats[1], stats[2] = 0, UNLIMITED if nodes is None else nodes, 0
+        moves = mask.bit_count()
+        value = kernel.solve(cur, mask, moves, weak, self.columns, self.rows, self.bottom,
+                             self.board_mask, self.order, self.tt_keys, self.tt_vals,
+                             self.scratch, stats)
+        self.nodes = int(stats[0])
+        return None if stats[2] else int(value)
+
+    def _at_most(self, cur: int, mask: int, bound: int, nodes: int | None) -> bool | None:
+        """Whether the score of a position (not over, its mover unable to win at once) is at
+        most `bound` (a null-window search); None when over the node budget."""
+        stats = self.stats
+        stats[0], stats[1], stats[2] = 0, UNLIMITED if nodes is None else nodes, 0
+        r = kernel.negamax(cur, mask, mask.bit_count(), bound, bound + 1, self.columns,
+                           self.rows, self.bottom, self.board_mask, self.order, self.tt_keys,
+                           self.tt_vals, self.scratch, stats)
+        self.nodes = int(stats[0])
+        return None if stats[2] else bool(r <= bound)
+
+    # -- answers --------------------------------------------------------------------------------
+    def score(self, cur: int, mask: int, *, weak: bool = False, nodes: int | None = None) -> int | None:
+        """Exact score of a position that is not over (None: over the node budget)."""
+        return self._run(cur, mask, weak, nodes)
+
+    def best_moves(self, cur: int, mask: int, *, nodes: int | None = None, known=None,
+                   weak: bool = False) -> tuple[int, list[int]] | None:
+        """(score of the position, the 0-based columns that keep it, centre first); None when
+        the budget ran out. One exact solve, then a null-window test per column: much cheaper
+        than `move_scores`. `known(cur, mask)` may give a position's score (a book).
+
+        weak: the score is only its sign (-1, 0, 1) and the columns those that keep it (every
+        column of a lost position): no blunder, but not the fastest win. Often much cheaper."""
+        moves = mask.bit_count()
+        possible = self.possible(mask)
+        wins = self.wins_now(cur, mask)
+        if wins:
+            return 1 if weak else (self.cells - moves + 1) // 2, [
+                c for c in self.order_list if wins & self.column_masks[c]]
+        used = 0
+        value = known(cur, mask) if known is not None else None
+        if value is None and known is not None:
+            value = self.value_from_children(cur, mask, known)
+        if value is None:
+            value = self._run(cur, mask, weak, nodes)
+            used += self.nodes
+            if value is None:
+                return None
+        if weak:
+            value = (value > 0) - (value < 0)
+            if value < 0:  # every move loses: which loses slowest is not asked
+                self.nodes = used
+                return value, [c for c in self.order_list if possible & self.column_masks[c]]
+        best = []
+        for c in self.order_list:
+            m = possible & self.column_masks[c]
+            if not m:
+                continue
+            child_cur, child_mask = cur ^ mask, mask | m
+            if child_mask == self.board_mask:
+                if value == 0:
+                    best.append(c)
+                continue
+            if self.wins_now(child_cur, child_mask):
+                child = 1 if weak else (self.cells - moves - 1 + 1) // 2
+                if -child >= value:
+                    best.append(c)
+                continue
+            child = known(child_cur, child_mask) if known is not None else None
+            if child is not None:
+                if weak:
+                    child = (child > 0) - (child < 0)
+                keeps = -child >= value
+            else:
+                keeps = self._at_most(child_cur, child_mask, -value,
+                                      None if nodes is None else max(1, nodes - used))
+                used += self.nodes
+                if keeps is None:
+                    self.nodes = used
+                    return None
+            if keeps:
+                best.append(c)
+        self.nodes = used
+        return value, best
+
+    def value_from_children(self, cur: int, mask: int, known) -> int | None:
+        """The score of a position whose every child is `known` (the book's first level)."""
+        best = None
+        possible = self.possible(mask)
+        for c in self.order_list:
+            m = possible & self.column_masks[c]
+            if not m:
+                continue
+            if mask | m == self.board_mask:
+                child = 0
+            else:
+                child = known(cur ^ mask, mask | m)
+                if child is None:
+                    return None
+            best = -child if best is None else max(best, -child)
+        return best
+
+    def move_scores(self, cur: int, mask: int, *, nodes: int | None = None,
+                    known=None) -> dict[int, int] | None:
+        """Score of every legal move (0-based column) for the side that plays it; None when the
+        budget ran out. `known(cur, mask)` may give a child's score for its own mover (a book)."""
+        result: dict[int, int] = {}
+        remaining = nodes
+        used = 0
+        possible = self.possible(mask)
+        wins = self.wins_now(cur, mask)
+        for c in self.order_list:
+            m = possible & self.column_masks[c]
+            if not m:
+                continue
+            child_mask = mask | m
+            if m & wins:
+                result[c] = (self.cells - mask.bit_count() + 1) // 2
+                continue
+            if child_mask == self.board_mask:
+                result[c] = 0
+                continue
+            child_cur = cur ^ mask
+            child = known(child_cur, child_mask) if known is not None else None
+            if child is None:
+                child = self._run(child_cur, child_mask, False, remaining)
+                used += self.nodes
+                if child is None:
+                    self.nodes = used
+                    return None
+                if remaining is not None:
+                    remaining = max(1, remaining - self.nodes)
+            result[c] = -child
+        self.nodes = used
+        return result

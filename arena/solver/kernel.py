@@ -1,0 +1,190 @@
+"""The exact solver's inner search, compiled by numba (pure Python when numba is missing).
+
+A drop-only, connect-4 game on a board of W columns and H rows with W*(H+1) <= 63 bits, in the
+layout of the engine (`arena.game.state`): column c owns bits c*(H+1) .. c*(H+1)+H-1, bottom
+first, plus an empty sentinel bit. A position is `cur` (discs of the side to move) and `mask`
+(all discs). The algorithm is Pascal Pons' (blog.gamesolver.org): non-losing move generation,
+ordering by the number of winning spots a move creates, centre-first columns, a transposition
+table of bounds, and a null-window search that narrows the score window; bots/alphabeta's
+`Solver` is the same algorithm on Python ints, this module is the compiled copy for speed.
+
+Scores are on Pons' scale for the side to move: a win with the disc that leaves `e` cells empty
+after it scores `(e + 2) // 2`, a draw 0, a loss the negative of the opponent's win.
+
+numba cannot read a clock, so a search is bounded by a node budget: once `stats[0]` (nodes)
+passes `stats[1]` it sets `stats[2]` and unwinds without storing anything in the table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import numba
+
+    COMPILED = True
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    # the same code as plain Python: right, but some 100 times slower (fine for small boards
+    # and late positions, not for play in time: see `COMPILED`)
+    COMPILED = False
+
+
+def compiled(function):
+    """`function` compiled by numba, the machine code cached on disk where a writable place is
+    found (beside this file, else the user's cache folder: a sandboxed bot's private HOME), else
+    compiled afresh in each process (about 1-5 s)."""
+    if not COMPILED:
+        return function
+    try:
+        return numba.njit(cache=True)(function)
+    except RuntimeError:  # "no locator available": nowhere to write the cache
+        return numba.njit(function)
+
+NODES, LIMIT, ABORTED = 0, 1, 2
+# table values (int16): an upper bound u is stored as u + BIAS, a lower bound l as
+# l + BIAS + LOWER_BOUND (scores lie within +-64 on any board the solver takes)
+BIAS = 128
+LOWER_BOUND = 256
+
+
+@compiled
+def winning_spots(position, mask, h, board_mask):
+    """Empty cells where a disc of `position` would complete a line of four."""
+    r = (position << 1) & (position << 2) & (position << 3)
+    for s in (h + 1, h, h + 2):
+        p = (position << s) & (position << (2 * s))
+        r |= p & (position << (3 * s))
+        r |= p & (position >> s)
+        p = (position >> s) & (position >> (2 * s))
+        r |= p & (position << s)
+        r |= p & (position >> (3 * s))
+    return r & (board_mask ^ mask)
+
+
+@compiled
+def popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@compiled
+def _trunc_half(x):
+    """x / 2 rounded toward zero (C's integer division, as in Pons' solver)."""
+    return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@compiled
+def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_keys, tt_vals,
+            scratch, stats):
+    """Score of a position whose side to move cannot win at once, within [alpha, beta]."""
+    stats[NODES] += 1
+    if stats[NODES] > stats[LIMIT]:
+        stats[ABORTED] = 1
+        return 0
+    cells = w * h
+    possible = (mask + bottom) & board_mask
+    opp_win = winning_spots(cur ^ mask, mask, h, board_mask)
+    forced = possible & opp_win
+    if forced:
+        if forced & (forced - 1):
+            return -((cells - moves) // 2)
+        possible = forced
+    nxt = possible & ~(opp_win >> 1)
+    if nxt == 0:
+        return -((cells - moves) // 2)
+    if moves >= cells - 2:
+        return 0
+    lo = -((cells - 2 - moves) // 2)
+    if alpha < lo:
+        alpha = lo
+        if alpha >= beta:
+            return alpha
+    hi = (cells - 1 - moves) // 2
+    key = cur + mask + bottom  # + bottom: never 0, the key of an empty slot
+    slot = key % tt_keys.shape[0]
+    if tt_keys[slot] == key:
+        v = np.int64(tt_vals[slot])
+        if v >= LOWER_BOUND:
+            lo = v - LOWER_BOUND - BIAS
+            if alpha < lo:
+                alpha = lo
+                if alpha >= beta:
+                    return alpha
+        else:  # upper bound
+            hi = v - BIAS
+            if beta > hi:
+                beta = hi
+                if alpha >= beta:
+                    return beta
+    if beta > hi:
+        beta = hi
+        if alpha >= beta:
+            return beta
+    # move ordering: insertion sort by the number of winning spots the move creates; on equal
+    # counts the column added later (further from the centre) goes after
+    row = scratch[moves]
+    count = 0
+    for i in range(w):
+        col = order[i]
+        m = nxt & (((np.int64(1) << h) - 1) << (col * (h + 1)))
+        if m:
+            score = popcount(winning_spots(cur | m, mask, h, board_mask))
+            j = count
+            while j > 0 and row[2 * (j - 1) + 1] < score:
+                row[2 * j] = row[2 * (j - 1)]
+                row[2 * j + 1] = row[2 * (j - 1) + 1]
+                j -= 1
+            row[2 * j] = m
+            row[2 * j + 1] = score
+            count += 1
+    for i in range(count):
+        m = row[2 * i]
+        score = -negamax(cur ^ mask, mask | m, moves + 1, -beta, -alpha, w, h, bottom, board_mask,
+                         order, tt_keys, tt_vals, scratch, stats)
+        if stats[ABORTED]:
+            return 0
+        if score >= beta:
+            tt_keys[slot] = key
+            tt_vals[slot] = score + BIAS + LOWER_BOUND
+            return score
+        if score > alpha:
+            alpha = score
+    tt_keys[slot] = key
+    tt_vals[slot] = alpha + BIAS
+    return alpha
+
+
+@compiled
+def solve(cur, mask, moves, weak, w, h, bottom, board_mask, order, tt_keys, tt_vals, scratch,
+          stats):
+    """Exact score of a position that is not over (weak: only -1/0/+1)."""
+    cells = w * h
+    possible = (mask + bottom) & board_mask
+    if winning_spots(cur, mask, h, board_mask) & possible:
+        return 1 if weak else (cells + 1 - moves) // 2
+    if moves >= cells:
+        return 0
+    lo = -((cells - moves) // 2)
+    hi = (cells + 1 - moves) // 2
+    if weak:
+        lo, hi = -1, 1
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and _trunc_half(lo) < med:
+            med = _trunc_half(lo)
+        elif med >= 0 and _trunc_half(hi) > med:
+            med = _trunc_half(hi)
+        r = negamax(cur, mask, moves, med, med + 1, w, h, bottom, board_mask, order, tt_keys,
+                    tt_vals, scratch, stats)
+        if stats[ABORTED]:
+            return 0
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    if weak:  # a null window may fail beyond +-1: only the sign is known
+        return (lo > 0) - (lo < 0)
+    return lo

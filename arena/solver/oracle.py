@@ -1,0 +1,124 @@
+"""`Oracle`: exact values of `arena.game.Game` positions, from the book or the solver.
+
+It settles a position when its variant is one the exact solver handles (`solvable`: drop-only,
+four in a row, standard rules, a board of at most 63 bits, a ply cap that cannot cut the game
+short) and the solve fits in the node budget. Scores are Pons' (see `arena.solver.kernel`) for
+the side to move; `outcome_of` turns one into a win/draw/loss for seat 1.
+"""
+
+from __future__ import annotations
+
+import time
+
+from arena.game import Game, Variant
+from arena.game.rules import STANDARD
+from arena.solver.book import Book, load_classic
+from arena.solver.engine import Engine, fits
+
+
+def solvable(variant: Variant) -> bool:
+    """Whether positions of `variant` can be solved exactly by `Engine`."""
+    return (
+        not variant.pops
+        and variant.rules is STANDARD
+        and fits(variant.columns, variant.rows, variant.connect)
+        and variant.max_plies >= variant.columns * variant.rows
+    )
+
+
+def sign(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
+class NodeRate:
+    """Nodes per second of the solver on this machine, from the searches timed so far.
+
+    The compiled search cannot read a clock, so a time budget becomes a node budget. The
+    estimate follows a slow-down at once and a speed-up slowly (the machine may be shared)."""
+
+    def __init__(self, initial: float = 1_000_000.0) -> None:
+        self.rate = initial
+
+    def nodes_for(self, seconds: float) -> int:
+        return max(1000, int(self.rate * max(0.0, seconds)))
+
+    def observe(self, nodes: int, seconds: float) -> None:
+        if seconds > 0.05 and nodes > 10_000:
+            measured = nodes / seconds
+            self.rate = measured if measured < self.rate else 0.8 * self.rate + 0.2 * measured
+
+
+class Oracle:
+    """Book + exact solver for the positions of one variant (see `solvable`)."""
+
+    def __init__(self, variant: Variant, engine: Engine | None = None,
+                 book: Book | None = None) -> None:
+        if not solvable(variant):
+            raise ValueError(f"variant {variant.spec} is not solvable exactly")
+        self.variant = variant
+        self.engine = engine or Engine(variant.columns, variant.rows)
+        if book is None:
+            classic = (variant.columns, variant.rows) == (7, 6)
+            book = load_classic() if classic else Book(variant.columns, variant.rows)
+        self.book = book
+        self.rate = NodeRate()
+
+    @staticmethod
+    def position(game: Game) -> tuple[int, int]:
+        """(cur, mask): the discs of the side to move and all discs."""
+        side = game.to_move - 1
+        return game.boards[side], game.boards[0] | game.boards[1]
+
+    def known(self, cur: int, mask: int) -> int | None:
+        return self.book.score(cur, mask)
+
+    def score(self, game: Game, nodes: int | None = None, weak: bool = False) -> int | None:
+        """Score of a position that is not over, for the side to move (None: not settled);
+        weak: only its sign (-1, 0, 1), often much cheaper."""
+        cur, mask = self.position(game)
+        if not self.engine.wins_now(cur, mask):
+            booked = self.book.score(cur, mask)
+            if booked is not None:
+                return sign(booked) if weak else booked
+        return self.engine.score(cur, mask, nodes=nodes, weak=weak)
+
+    def weak_score(self, game: Game, nodes: int | None = None) -> int | None:
+        """-1, 0 or 1: the theoretical result for the side to move (None: not settled)."""
+        return self.score(game, nodes, weak=True)
+
+    def move_scores(self, game: Game, nodes: int | None = None) -> dict[int, int] | None:
+        """{move (engine int, a drop): score for the side playing it}, or None if not settled."""
+        cur, mask = self.position(game)
+        scores = self.engine.move_scores(cur, mask, nodes=nodes, known=self.known)
+        if scores is None:
+            return None
+        return {c + 1: s for c, s in scores.items()}
+
+    def best_moves(self, game: Game, nodes: int | None = None,
+                   weak: bool = False) -> tuple[int, list[int]] | None:
+        """(score for the side to move, the moves that keep it, centre first), or None if not
+        settled: the perfect moves (fastest win, slowest loss, a draw when that is best); weak:
+        the moves that keep the result (see `Engine.best_moves`)."""
+        cur, mask = self.position(game)
+        found = self.engine.best_moves(cur, mask, nodes=nodes, known=self.known, weak=weak)
+        if found is None:
+            return None
+        return found[0], [c + 1 for c in found[1]]
+
+    def timed(self, method, game: Game, seconds: float, **options):
+        """`method(game, nodes)` (`score`, `best_moves`, `move_scores`) within about `seconds`."""
+        start = time.monotonic()
+        found = method(game, self.rate.nodes_for(seconds), **options)
+        self.rate.observe(self.engine.nodes, time.monotonic() - start)
+        return found
+
+    def result_after(self, game: Game, nodes: int | None = None) -> float | None:
+        """Theoretical score of seat 1 (1, 0.5, 0) of `game` (over or not); None if unsettled."""
+        if game.outcome is not None:
+            winner = game.outcome.winner
+            return 0.5 if winner is None else (1.0 if winner == 1 else 0.0)
+        s = self.score(game, nodes)
+        if s is None:
+            return None
+        mover = 0.5 + 0.5 * sign(s)
+        return mover if game.to_move == 1 else 1.0 - mover

@@ -1,0 +1,149 @@
+"""Strength against perfect play: alphabeta's blunder rate, and the perfect bot's move times.
+
+    python bench/strength.py [--positions 300] [--alphabeta-ms 100 ...] [--perfect-positions 10]
+                             [--budget-ms 1000] [--seed 1]
+
+Positions come from games between two noisy `alphabeta --level medium` players (in-process,
+seeded), plies 8-30: positions a real game reaches, not random ones. Only positions the exact
+solver settles within `--budget-ms` are used (the count of the others is printed). For each, the
+bundled alphabeta (level hard) chooses a move in the given time; the move is a blunder when it
+turns a win into a draw or loss, or a draw into a loss (judged by `arena.solver`).
+
+Then the perfect bot (in-process, its own tables, as in a game) chooses a move from the empty
+board and from `--perfect-positions` 8-ply positions with a 1 s deadline: the time it took and
+whether the move was proven exact (else it came from its fallback search).
+
+Prints `name: value unit` lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
+sys.path.insert(0, str(ROOT / "bots" / "perfect"))
+
+from perfect_player import PerfectPlayer  # noqa: E402
+from player import AlphaBetaPlayer  # noqa: E402
+
+from arena.game import PRESETS, Game  # noqa: E402
+from arena.solver.analysis import sign, wilson  # noqa: E402
+from arena.solver.oracle import Oracle  # noqa: E402
+
+CLASSIC = PRESETS["classic"]
+
+
+def game_positions(count: int, seed: int, low: int = 8, high: int = 30) -> list[list[int]]:
+    """Move lists of `count` distinct positions (plies low..high) from medium-level games."""
+    rng = random.Random(seed)
+    found: dict[tuple[int, ...], None] = {}
+    game_no = 0
+    while len(found) < count:
+        game_no += 1
+        players = [AlphaBetaPlayer(CLASSIC, "medium", seed * 1000 + game_no),
+                   AlphaBetaPlayer(CLASSIC, "medium", seed * 1000 + game_no + 500)]
+        game = Game(CLASSIC)
+        game.push(rng.choice(game.legal_moves()))  # a varied start
+        while game.outcome is None and game.ply < high:
+            move = players[game.ply % 2].choose(game.copy(), time.monotonic() + 0.02)
+            game.push(move)
+            if game.outcome is None and game.ply >= low and rng.random() < 0.3:
+                found.setdefault(tuple(game.moves), None)
+                if len(found) >= count:
+                    break
+    return [list(m) for m in found]
+
+
+def replay(moves: list[int]) -> Game:
+    game = Game(CLASSIC)
+    for m in moves:
+        game.push(m)
+    return game
+
+
+def mover_score_after(oracle: Oracle, game: Game, move: int, budget_s: float) -> int | None:
+    child = game.copy()
+    outcome = child.push(move)
+    if outcome is not None:
+        return 1 if outcome.winner is not None else 0
+    value = oracle.timed(oracle.weak_score, child, budget_s)
+    return None if value is None else -value
+
+
+def blunder_rate(oracle: Oracle, positions: list[list[int]], move_ms: int,
+                 budget_s: float) -> tuple[int, int, int]:
+    """(judged, blunders, unsettled) of alphabeta hard at `move_ms` per move."""
+    player = AlphaBetaPlayer(CLASSIC, "hard", 1)
+    judged = blunders = unsettled = 0
+    for moves in positions:
+        game = replay(moves)
+        before = oracle.timed(oracle.weak_score, game, budget_s)
+        if before is None:
+            unsettled += 1
+            continue
+        player.new_game()
+        move = player.choose(game.copy(), time.monotonic() + move_ms / 1000)
+        after = mover_score_after(oracle, game, move, budget_s)
+        if after is None:
+            unsettled += 1
+            continue
+        judged += 1
+        blunders += sign(after) < sign(before)
+    return judged, blunders, unsettled
+
+
+def perfect_times(positions: list[list[int]]) -> tuple[list[float], int]:
+    """(seconds per move, how many were proven exact) of the perfect bot, 1 s per move."""
+    player = PerfectPlayer(CLASSIC)
+    times, exact = [], 0
+    for moves in positions:
+        game = replay(moves)
+        start = time.monotonic()
+        player.choose(game, start + 1.0)
+        times.append(time.monotonic() - start)
+        exact += player.last.startswith("exact")
+    return times, exact
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=300)
+    parser.add_argument("--alphabeta-ms", type=int, nargs="+", default=[100])
+    parser.add_argument("--perfect-positions", type=int, default=10)
+    parser.add_argument("--budget-ms", type=int, default=1000,
+                        help="solver time per judged position")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    oracle = Oracle(CLASSIC)
+    oracle.score(replay([4, 4, 4, 4, 3, 3, 5, 5, 2]), nodes=1000)  # compile before timing
+    positions = game_positions(args.positions, args.seed)
+    budget = args.budget_ms / 1000
+    for ms in args.alphabeta_ms:
+        judged, blunders, unsettled = blunder_rate(oracle, positions, ms, budget)
+        low, high = wilson(blunders, judged)
+        name = f"alphabeta_{ms}ms"
+        print(f"{name}_positions_judged: {judged} count")
+        print(f"{name}_positions_unsettled: {unsettled} count")
+        print(f"{name}_blunder_rate: {100.0 * blunders / max(1, judged):.2f} %")
+        print(f"{name}_blunder_rate_low95: {100.0 * low:.2f} %")
+        print(f"{name}_blunder_rate_high95: {100.0 * high:.2f} %")
+    times, exact = perfect_times([[]])
+    print(f"perfect_empty_board_move_time: {1000.0 * times[0]:.0f} ms")
+    print(f"perfect_empty_board_exact: {exact} count")
+    eight = [m[:8] for m in game_positions(args.perfect_positions, args.seed + 1, 8, 9)]
+    times, exact = perfect_times(eight)
+    print(f"perfect_8ply_positions: {len(eight)} count")
+    print(f"perfect_8ply_move_time_mean: {1000.0 * sum(times) / len(times):.0f} ms")
+    print(f"perfect_8ply_move_time_max: {1000.0 * max(times):.0f} ms")
+    print(f"perfect_8ply_exact: {100.0 * exact / len(eight):.0f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""perfect: game-theoretically optimal play where the exact solver reaches (classic 7x6 and other
+drop-only four-in-a-row boards of at most 63 bits), alphabeta's search elsewhere."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+from perfect_player import PerfectPlayer
+
+from arena.sdk import run_bot
+from arena.solver import kernel
+from arena.solver.engine import Engine
+
+VERSION = "1.0"
+# the hello can only name the bot: its version says where the play is exact (nowhere without
+# numba: the solver would be too slow to play in time, so it only searches)
+HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4" if kernel.COMPILED else f"{VERSION}+search-only-no-numba"
+
+
+def warm_up() -> None:
+    """Load (or compile, the first time) the solver's machine code before the first move."""
+    if not kernel.COMPILED:
+        return
+    engine = Engine(7, 6, table_size=1021)
+    # a few nodes of each entry point, from one opponent disc in column 1
+    engine.score(0, 1, nodes=10)
+    engine.best_moves(0, 1, nodes=10)
+
+
+def main() -> None:
+    gc.disable()  # no collector pauses in the middle of a move
+    # compiling (first run) or loading the machine code takes 0.5-10 s: do it while the
+    # handshake is answered, and wait for it in the first move (which has the start-up allowance)
+    warming = threading.Thread(target=warm_up, daemon=True)
+    warming.start()
+    players: dict = {}
+
+    def choose_move(turn) -> int:
+        warming.join()
+        player = players.get(turn.variant)
+        if player is None:
+            player = players[turn.variant] = PerfectPlayer(turn.variant)
+        move = player.choose(turn.game, turn.deadline)
+        turn.info(player.last)
+        return move
+
+    def on_new_game(*_args, **_kwargs) -> None:
+        for player in players.values():
+            player.new_game()
+        gc.collect()
+
+    run_bot(choose_move, name="perfect", version=HELLO_VERSION, author="arena",
+            on_new_game=on_new_game)
+
+
+if __name__ == "__main__":
+    main()

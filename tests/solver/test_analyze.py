@@ -1,0 +1,165 @@
+"""Move analysis: values agree with Pons' reference, blunders and decided plies are found, the
+statistics are right, and `arena analyze` stores its work beside the games and reuses it."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.game import PRESETS, Game, format_move
+from arena.solver.analysis import MoveRecord, analyse, bot_stats, phase_of, wilson
+from arena.solver.oracle import Oracle
+
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = next((p / "shared" / "reference" / "connect4" for p in (ROOT.parent, ROOT.parent.parent)
+                  if (p / "shared" / "reference" / "connect4").is_dir()), ROOT / "bench" / "data" / "connect4")
+CLASSIC = PRESETS["classic"]
+
+
+@pytest.fixture(scope="module")
+def oracle() -> Oracle:
+    return Oracle(CLASSIC)
+
+
+def pons(name: str, count: int) -> list[tuple[str, int]]:
+    rows = [line.split() for line in (REFERENCE / name).read_text().splitlines() if line.strip()]
+    return [(m, int(s)) for m, s in rows[:count]]
+
+
+def play_out(oracle: Oracle, prefix: str, blunder_at: int | None = None) -> Game:
+    """The Pons position `prefix` played to the end by perfect moves; at ply `blunder_at` the
+    mover plays a move that changes the theoretical outcome instead (if it has one)."""
+    game = Game(CLASSIC)
+    for digit in prefix:
+        game.push(int(digit))
+    while game.outcome is None:
+        value, best = oracle.best_moves(game)
+        move = best[0]
+        if game.ply == blunder_at:
+            worse = [m for m, s in oracle.move_scores(game).items()
+                     if (s > 0) - (s < 0) < (value > 0) - (value < 0)]
+            move = worse[0] if worse else move
+        game.push(move)
+    return game
+
+
+def settle(oracle: Oracle):
+    return lambda g: oracle.score(g)
+
+
+def test_values_match_pons_and_perfect_moves_are_optimal(oracle):
+    for moves, expected in pons("Test_L2_R1", 6) + pons("Test_L3_R1", 6):
+        game = play_out(oracle, moves)
+        tokens = [format_move(m) for m in game.moves]
+        result = analyse(CLASSIC, tokens, len(moves), settle(oracle))
+        assert result.values[len(moves)] == expected, moves
+        assert result.moves[0].before == expected and result.moves[0].ply == len(moves)
+        assert all(r.optimal and not r.blunder for r in result.moves), moves
+        # perfect play from the reference position: its value is already the final result
+        assert result.decided_ply is not None and result.decided_ply <= len(moves)
+
+
+def test_a_blunder_is_found_where_it_was_made(oracle):
+    moves, expected = next((m, s) for m, s in pons("Test_L2_R1", 50) if s > 0)
+    game = play_out(oracle, moves, blunder_at=len(moves))
+    tokens = [format_move(m) for m in game.moves]
+    result = analyse(CLASSIC, tokens, len(moves), settle(oracle))
+    first = result.moves[0]
+    assert first.before == expected and first.blunder and not first.optimal
+    assert [r.ply for r in result.moves if r.blunder] == [len(moves)]
+    # after the blunder the result is no longer the one of the reference position
+    assert result.decided_ply is not None and result.decided_ply >= len(moves) + 1
+    stats = {s.bot: s for s in bot_stats([("A", "B", result.moves)])}
+    mover = "A" if len(moves) % 2 == 0 else "B"
+    assert stats[mover].total.blunders == 1 and stats[mover].first_blunders == [len(moves)]
+    assert stats[mover].by_phase[phase_of(len(moves))].blunders == 1
+
+
+def test_unsettled_positions_leave_moves_unjudged():
+    record = MoveRecord(3, 2, "d4", None, 0)
+    assert not record.judged and not record.blunder and not record.optimal
+    stats = bot_stats([("A", "B", [record, MoveRecord(4, 1, "d4", 1, -2)])])
+    a, b = stats
+    assert (a.bot, a.total.moves, a.total.blunders, a.unjudged) == ("A", 1, 1, 0)
+    assert (b.bot, b.total.moves, b.unjudged) == ("B", 0, 1)
+    assert math.isnan(b.row()["blunder_rate"]) and a.row()["blunder_rate"] == 100.0
+
+
+def test_wilson_interval():
+    low, high = wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.27753, abs=1e-4)
+    low, high = wilson(5, 10)
+    assert (low, high) == (pytest.approx(0.23659, abs=1e-4), pytest.approx(0.76341, abs=1e-4))
+    assert all(math.isnan(x) for x in wilson(0, 0))
+
+
+def test_arena_analyze_stores_beside_the_games_and_reuses_them(oracle, tmp_path):
+    lines = []
+    rows = pons("Test_L3_R1", 40)
+    won = next(i for i, (_, score) in enumerate(rows) if score > 0)
+    for i, (moves, _) in enumerate([rows[won]] + rows[:3]):
+        # the first game has one blunder: its won reference position thrown away
+        game = play_out(oracle, moves, blunder_at=len(moves) if i == 0 else None)
+        winner = game.outcome.winner
+        lines.append(json.dumps({
+            "game_id": f"g{i}", "first": "A", "second": "B", "variant": "classic",
+            "result": 0.5 if winner is None else float(winner == 1),
+            "moves": " ".join(format_move(m) for m in game.moves),
+            "opening": " ".join(format_move(int(d)) for d in moves)}))
+    games = tmp_path / "games.jsonl"
+    games.write_text("\n".join(lines) + "\n")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "arena", "analyze", str(games), *args],
+                              capture_output=True, text=True, cwd=ROOT, timeout=240)
+
+    out = run("--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert "analysed 4 new game(s), 0 already analysed" in out.stderr
+    rows = {r["bot"]: r for r in json.loads(out.stdout)}
+    assert rows["A"]["blunders"] + rows["B"]["blunders"] == 1
+    assert rows["A"]["moves"] + rows["B"]["moves"] > 0
+    db = tmp_path / "games.jsonl.analysis.db"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM analysed_games").fetchone()[0] == 4
+    again = run("--games", "--format", "csv")
+    assert again.returncode == 0 and "analysed 0 new game(s), 4 already analysed" in again.stderr
+    header, *body = again.stdout.splitlines()
+    assert header.startswith("game_id,variant,first,second,result,plies,decided_ply") and len(body) == 4
+
+
+def test_arena_analyze_bad_input_is_one_line(tmp_path):
+    bad = tmp_path / "games.jsonl"
+    bad.write_text(json.dumps({"first": "A", "second": "B", "result": 1, "variant": "classic",
+                               "moves": "d1 d1 d1 d1 d1 d1 d1"}) + "\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "analyze", str(bad)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode != 0
+    assert len(out.stderr.strip().splitlines()) == 1 and "cannot replay" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_games_written_by_arena_play_json_are_read(oracle, tmp_path):
+    """`arena play --json` writes moves and opening as lists."""
+    moves, _ = next((m, s) for m, s in pons("Test_L3_R1", 40) if s > 0)
+    game = play_out(oracle, moves)
+    tokens = [format_move(m) for m in game.moves]
+    games = tmp_path / "play.jsonl"
+    games.write_text(json.dumps({
+        "game_id": "g0001", "first": "A", "second": "B", "variant": "classic",
+        "result": float(game.outcome.winner == 1), "moves": tokens,
+        "opening": tokens[:len(moves)]}) + "\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "analyze", str(games), "--games",
+                          "--format", "json"], capture_output=True, text=True, cwd=ROOT,
+                         timeout=240)
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)
+    assert row["plies"] == len(tokens) and row["decided_ply"] == len(moves)

@@ -1,0 +1,196 @@
+"""The compiled exact solver against Pons' reference values, Tromp's board-size results, and the
+pure-Python solver of bots/alphabeta; its node budget; the book file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.game import PRESETS, Game, parse_variant
+from arena.solver.book import Book, book_key, mirror
+from arena.solver.engine import Engine, fits
+from arena.solver.oracle import Oracle, solvable
+
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
+ROOT = Path(__file__).resolve().parents[2]
+# shared/ lies beside the project (a clone) or beside its parent folder (a worktree)
+REFERENCE = next((p / "shared" / "reference" / "connect4" for p in (ROOT.parent, ROOT.parent.parent)
+                  if (p / "shared" / "reference" / "connect4").is_dir()), ROOT / "missing")
+SHIPPED = ROOT / "bench" / "data" / "connect4"
+sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
+
+from search import Solver  # noqa: E402  (the pure-Python solver, an independent check)
+
+from arena.bitboard import geometry_for  # noqa: E402
+
+
+def pons_rows(name: str, count: int) -> list[tuple[str, int]]:
+    """`count` positions spread over a Pons test set (the shipped sample without shared data)."""
+    path = REFERENCE / name if (REFERENCE / name).is_file() else SHIPPED / name
+    if not path.is_file():
+        pytest.skip(f"Pons' set {name} not found (shared reference data missing)")
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    step = max(1, len(rows) // count)
+    return [(moves, int(score)) for moves, score in rows[::step][:count]]
+
+
+def classic_position(moves: str) -> Game:
+    game = Game(PRESETS["classic"])
+    for digit in moves:
+        game.push(int(digit))
+    return game
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(7, 6)
+
+
+@pytest.mark.parametrize("name, count", [("Test_L3_R1", 40), ("Test_L2_R1", 40), ("Test_L1_R1", 25)])
+def test_scores_equal_pons_reference(engine, name, count):
+    for moves, expected in pons_rows(name, count):
+        cur, mask = Oracle.position(classic_position(moves))
+        assert engine.score(cur, mask) == expected, moves
+
+
+@pytest.mark.parametrize("columns, rows", [(4, 4), (5, 4), (6, 4), (4, 5), (5, 5), (4, 6)])
+def test_empty_boards_have_trompss_values(columns, rows):
+    expected = {}
+    for line in (REFERENCE / "c4_board_size_outcomes.tsv").read_text().splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[0].isdigit():
+            expected[int(parts[0]), int(parts[1])] = {"+": 1, "=": 0, "-": -1}[parts[2]]
+    if not expected:
+        pytest.skip("shared reference data not found")
+    score = Engine(columns, rows, table_size=1 << 20).score(0, 0)
+    assert (score > 0) - (score < 0) == expected[columns, rows]
+
+
+def test_weak_scores_have_the_sign_of_the_exact_ones(engine):
+    for moves, expected in pons_rows("Test_L2_R1", 20):
+        cur, mask = Oracle.position(classic_position(moves))
+        engine.clear()
+        assert engine.score(cur, mask, weak=True) == (expected > 0) - (expected < 0)
+
+
+def test_best_moves_are_the_moves_of_the_best_score(engine):
+    for moves, expected in pons_rows("Test_L2_R1", 15) + pons_rows("Test_L3_R1", 15):
+        cur, mask = Oracle.position(classic_position(moves))
+        scores = engine.move_scores(cur, mask)
+        value, best = engine.best_moves(cur, mask)
+        assert value == expected == max(scores.values()), moves
+        assert best == [c for c, s in scores.items() if s == value], moves
+
+
+def test_move_scores_agree_with_the_python_solver():
+    """An independent implementation (bots/alphabeta, Python ints) on every child."""
+    engine = Engine(7, 6, table_size=1 << 20)
+    solver = Solver(geometry_for(PRESETS["classic"]))
+    for moves, _ in pons_rows("Test_L3_R1", 8):
+        game = classic_position(moves)
+        cur, mask = Oracle.position(game)
+        for column, score in engine.move_scores(cur, mask).items():
+            child = game.copy()
+            outcome = child.push(column + 1)
+            if outcome is not None:  # won at once, or the last cell filled
+                won = outcome.winner is not None
+                assert score == ((42 - mask.bit_count() + 1) // 2 if won else 0), moves
+                continue
+            side = child.to_move - 1
+            solver.reset()
+            assert -solver.solve(child.boards[side], child.boards[1 - side]) == score, moves
+
+
+def test_a_search_over_its_node_budget_gives_none_and_spoils_nothing():
+    engine = Engine(7, 6, table_size=1 << 20)
+    moves, expected = pons_rows("Test_L1_R1", 3)[1]
+    cur, mask = Oracle.position(classic_position(moves))
+    assert engine.score(cur, mask, nodes=50) is None
+    assert engine.nodes > 50
+    assert engine.best_moves(cur, mask, nodes=50) is None
+    assert engine.score(cur, mask) == expected
+
+
+def test_only_four_in_a_row_on_63_bits_fits():
+    assert fits(7, 6, 4) and fits(9, 6, 4) and not fits(9, 7, 4) and not fits(7, 6, 5)
+    with pytest.raises(ValueError, match="63 bits"):
+        Engine(9, 7)
+    assert solvable(PRESETS["classic"]) and solvable(parse_variant("classic:5x4"))
+    for spec in ("popout", "five", "classic:9x7", "classic:7x6,max-plies=30",
+                 "classic,rule=misere"):
+        try:
+            variant = parse_variant(spec)
+        except ValueError:
+            continue  # a rule this build does not register
+        assert not solvable(variant), spec
+
+
+def test_book_lookup_serves_the_mirror_image_and_survives_a_round_trip(tmp_path):
+    game = classic_position("1123")
+    cur, mask = Oracle.position(game)
+    mirrored = classic_position("7765")
+    mcur, mmask = Oracle.position(mirrored)
+    assert (mirror(cur, 7, 6), mirror(mask, 7, 6)) == (mcur, mmask)
+    assert book_key(cur, mask, 7, 6) == book_key(mcur, mmask, 7, 6)
+    book = Book.from_entries(7, 6, {book_key(cur, mask, 7, 6): -3})
+    book.save(tmp_path / "book.npz")
+    loaded = Book.load(tmp_path / "book.npz")
+    assert loaded.score(mcur, mmask) == -3 and loaded.score(cur, mask) == -3
+    assert loaded.score(*Oracle.position(classic_position("4"))) is None
+    assert len(loaded) == 1
+
+
+def test_a_position_whose_children_are_all_booked_needs_no_search():
+    variant = parse_variant("classic:5x4")
+    engine = Engine(5, 4, table_size=1 << 20)
+    root = Game(variant)
+    entries = {}
+    for move in root.legal_moves():
+        child = root.copy()
+        child.push(move)
+        cur, mask = Oracle.position(child)
+        entries[book_key(cur, mask, 5, 4)] = engine.score(cur, mask)
+    exact = engine.best_moves(0, 0)
+    fresh = Engine(5, 4, table_size=1 << 20)
+    oracle = Oracle(variant, engine=fresh, book=Book.from_entries(5, 4, entries))
+    value, best = oracle.best_moves(root, nodes=10)  # far too few nodes to search anything
+    assert (value, [c - 1 for c in best]) == exact
+
+
+def test_book_builder_stores_a_position_and_its_children(tmp_path):
+    from arena.solver.book import main as build
+
+    moves, expected = pons_rows("Test_L3_R1", 10)[4]
+    (tmp_path / "positions.txt").write_text(f"# a comment\n{moves}\n")
+    out = tmp_path / "book.npz"
+    assert build([str(tmp_path / "positions.txt"), str(out)]) == 0
+    book = Book.load(out)
+    game = classic_position(moves)
+    assert book.score(*Oracle.position(game)) == expected
+    engine = Engine(7, 6, table_size=1 << 20)
+    children = 0
+    for move in game.legal_moves():
+        child = game.copy()
+        if child.push(move) is None:
+            cur, mask = Oracle.position(child)
+            if not engine.wins_now(cur, mask):
+                assert book.score(cur, mask) == engine.score(cur, mask)
+                children += 1
+    assert len(book) == children + 1
+
+
+def test_weak_best_moves_are_the_moves_that_keep_the_result(engine):
+    for moves, expected in pons_rows("Test_L2_R1", 12) + pons_rows("Test_L3_R1", 12):
+        cur, mask = Oracle.position(classic_position(moves))
+        scores = engine.move_scores(cur, mask)
+        engine.clear()
+        value, best = engine.best_moves(cur, mask, weak=True)
+        sign = (expected > 0) - (expected < 0)
+        assert value == sign, moves
+        if sign < 0:
+            assert best == list(scores), moves  # lost: every move
+        else:
+            assert best == [c for c, s in scores.items() if (s > 0) - (s < 0) >= sign], moves

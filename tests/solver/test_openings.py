@@ -1,0 +1,73 @@
+"""`arena openings`: files tournaments can read, whose values the pure-Python solver confirms."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.bitboard import geometry_for
+from arena.game import Game, parse_move, parse_variant
+from arena.tournament.config import _read_openings
+
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
+
+from search import Solver  # noqa: E402  (independent of arena.solver)
+
+SMALL = "classic:5x4"
+LABELS = {1: "first player wins", 0: "draw", -1: "second player wins"}
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "openings", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=240)
+
+
+def seat1_value(variant, tokens: list[str]) -> int:
+    game = Game(variant)
+    for token in tokens:
+        game.push(parse_move(token))
+    side = game.to_move - 1
+    value = Solver(geometry_for(variant)).solve(game.boards[side], game.boards[1 - side], weak=True)
+    return value if side == 0 else -value
+
+
+def test_all_labels_every_position_with_its_value(tmp_path):
+    out = run("--variant", SMALL, "--plies", "3", "--all", "--count", "1000")
+    assert out.returncode == 0, out.stderr
+    variant = parse_variant(SMALL)
+    body = [line for line in out.stdout.splitlines() if not line.startswith("#")]
+    # 5 + 25 + 125 move lists, less mirror images: every distinct 3-ply position of 5x4
+    assert len(body) > 20
+    seen = set()
+    for line in body:
+        moves, label = line.split("  # ")
+        assert label == LABELS[seat1_value(variant, moves.split())], line
+        seen.add(label)
+    assert "draw" in seen and len(seen) >= 2
+
+
+def test_balanced_gives_only_draws_in_the_tournament_format(tmp_path):
+    target = tmp_path / "openings.txt"
+    out = run("--variant", SMALL, "--plies", "2", "--balanced", "-o", str(target))
+    assert out.returncode == 0, out.stderr
+    variant = parse_variant(SMALL)
+    openings = _read_openings(target, [variant])
+    lines = [line for line in target.read_text().splitlines() if not line.startswith("#")]
+    assert len(openings) == len(lines) > 0
+    for line in lines:
+        assert "#" not in line and seat1_value(variant, line.split()) == 0, line
+    assert "opening(s) of" in out.stderr
+
+
+def test_variants_the_solver_cannot_settle_are_a_one_line_error():
+    out = run("--variant", "popout", "--plies", "2", "--balanced")
+    assert out.returncode == 2
+    assert "drop-only four in a row" in out.stderr and "Traceback" not in out.stderr
+    out = run("--plies", "2")
+    assert out.returncode == 2 and "--balanced or --all" in out.stderr

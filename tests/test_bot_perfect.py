@@ -1,0 +1,155 @@
+"""The perfect bot: optimal moves on Pons' reference positions (judged by bots/alphabeta's
+independent pure-Python solver), its best search elsewhere, and a real game through the arena."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.bitboard import geometry_for
+from arena.game import PRESETS, Game, parse_variant
+from tests.bot_helpers import play_game
+
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "bots" / "perfect"
+sys.path.insert(0, str(BOT))
+sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
+
+from perfect_player import PerfectPlayer  # noqa: E402
+from search import Solver  # noqa: E402
+
+REFERENCE = next((p / "shared" / "reference" / "connect4" for p in (ROOT.parent, ROOT.parent.parent)
+                  if (p / "shared" / "reference" / "connect4").is_dir()), ROOT / "bench" / "data" / "connect4")
+
+
+def sample(name: str, count: int) -> list[tuple[str, int]]:
+    path = REFERENCE / name
+    if not path.is_file():
+        pytest.skip(f"Pons' set {name} not found")
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    step = max(1, len(rows) // count)
+    return [(moves, int(score)) for moves, score in rows[3::step][:count]]
+
+
+def child_score(solver: Solver, game: Game, move: int) -> int:
+    """Exact score, for the side that played `move`, of the position after it."""
+    child = game.copy()
+    outcome = child.push(move)
+    if outcome is not None:
+        return (43 - game.ply) // 2 if outcome.winner is not None else 0
+    side = child.to_move - 1
+    solver.reset()
+    return -solver.solve(child.boards[side], child.boards[1 - side])
+
+
+@pytest.mark.parametrize("name, count", [("Test_L3_R1", 30), ("Test_L2_R1", 30), ("Test_L1_R1", 12)])
+def test_keeps_the_exact_value_of_pons_positions(name, count):
+    """A won position stays won as fast as possible, a drawn one drawn, a lost one is lost as
+    slowly as possible: the move's score equals the position's reference score."""
+    player = PerfectPlayer(PRESETS["classic"])
+    solver = Solver(geometry_for(PRESETS["classic"]))
+    for moves, expected in sample(name, count):
+        game = Game(PRESETS["classic"])
+        for digit in moves:
+            game.push(int(digit))
+        # a generous deadline: this test is about the choice, the machine may be loaded
+        move = player.choose(game, time.monotonic() + 20.0)
+        assert player.last.startswith("exact"), (moves, player.last)
+        assert child_score(solver, game, move) == expected, moves
+
+
+def test_an_immediate_win_is_taken_and_a_draw_is_kept():
+    player = PerfectPlayer(PRESETS["classic"])
+    game = Game(PRESETS["classic"])
+    for m in (4, 1, 4, 1, 4, 2):
+        game.push(m)
+    assert player.choose(game, time.monotonic() + 5.0) == 4
+
+
+@pytest.mark.parametrize("spec", ["popout", "five", "classic:9x7"])
+def test_other_variants_get_the_search_and_say_so(spec):
+    variant = parse_variant(spec)
+    players = [PerfectPlayer(variant), PerfectPlayer(variant)]
+    game = play_game(variant, players, move_s=0.05)
+    assert game.outcome is not None
+    assert players[0].last in ("search (not proven)", "only move")
+
+
+def test_small_boards_are_played_exactly():
+    variant = parse_variant("classic:5x4")
+    players = [PerfectPlayer(variant), PerfectPlayer(variant)]
+    game = play_game(variant, players, move_s=1.0)
+    assert players[0].last.startswith("exact")
+    # 5x4 is a draw (Tromp): perfect play on both sides cannot end otherwise
+    assert game.outcome.winner is None
+
+
+def test_plays_a_game_through_the_arena_and_announces_exact_play():
+    """`arena play` with the bot folder: from a won Pons position with the bot to move, it wins,
+    and its handshake version names where its play is exact."""
+    moves, _ = next((m, s) for m, s in sample("Test_L3_R1", 60) if s > 0 and len(m) % 2 == 0)
+    opening = " ".join(f"d{d}" for d in moves)
+    out = subprocess.run(
+        [sys.executable, "-m", "arena", "play", str(BOT), "random", "--games", "1",
+         "--move-ms", "2000", "--opening", opening, "--json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=240,
+    )
+    assert out.returncode == 0, out.stderr
+    game = json.loads(out.stdout.splitlines()[-1])
+    assert game["first"] == "perfect" and game["result"] == 1.0 and game["reason"] == "line", game
+    # "...+search-only-no-numba" means numba (a dependency in pyproject.toml) is not installed
+    assert game["first_version"] == "1.0+exact-drop-only-connect4"
+
+
+def test_the_book_plays_the_first_move_and_agrees_with_the_reference():
+    """The bundled book's first level equals the reference scores of the seven first moves
+    (shared/reference/connect4/c4_solver_vectors.tsv, from an independent solver), and it makes
+    the first move from the empty board exact and immediate."""
+    from arena.solver.oracle import Oracle
+
+    vectors = REFERENCE / "c4_solver_vectors.tsv"
+    if not vectors.is_file():
+        pytest.skip("shared reference data not found")
+    line = next(row for row in vectors.read_text().splitlines()
+                if row.startswith("(empty) per-column"))
+    reference = [int(x) for x in line.split("\t")[1].split()]
+    oracle = Oracle(PRESETS["classic"])
+    for column in range(1, 8):
+        game = Game(PRESETS["classic"])
+        game.push(column)
+        assert -oracle.book.score(*oracle.position(game)) == reference[column - 1], column
+    player = PerfectPlayer(PRESETS["classic"])
+    start = time.monotonic()
+    assert player.choose(Game(PRESETS["classic"]), start + 1.0) == 4
+    assert player.last == "exact score 1" and time.monotonic() - start < 0.5
+
+
+def test_the_book_is_consistent_with_itself():
+    """Every booked position whose children are all booked has the best of their scores: one
+    wrong entry among them would show (re-solving them takes minutes each)."""
+    from itertools import product
+
+    from arena.solver.oracle import Oracle
+
+    oracle = Oracle(PRESETS["classic"])
+    book, engine = oracle.book, oracle.engine
+    checked = 0
+    for length in range(0, 4):
+        for moves in product(range(1, 8), repeat=length):
+            game = Game(PRESETS["classic"])
+            for m in moves:
+                game.push(m)
+            cur, mask = oracle.position(game)
+            booked = book.score(cur, mask)
+            derived = engine.value_from_children(cur, mask, book.score)
+            if booked is not None and derived is not None:
+                assert booked == derived, moves
+                checked += 1
+    assert checked >= 3  # the empty board, d4, d4 d4 at least
