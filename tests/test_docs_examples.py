@@ -50,6 +50,10 @@ SKIPPED = {
                               "replays files)",
     "dask scheduler": "starts a cluster scheduler (tests/tournament/test_dask_cluster.py starts one)",
     "dask worker": "starts cluster workers (tests/tournament/test_dask_cluster.py starts two)",
+    "arena play perfect alphabeta": "a match at 1 s per move (tests/test_bot_perfect.py plays perfect)",
+    "arena analyze results/demo": "needs the demo's results (tests/solver test analyze)",
+    "arena openings --variant classic": "solves positions for seconds to minutes (tests/solver test "
+                                        "openings on cheap positions)",
     "arena league ": "a league walk-through on the reader's own bots that plays until Ctrl-C "
                      "(tests/league/test_league_cli.py runs every league command end to end)",
 }

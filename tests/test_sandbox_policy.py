@@ -76,8 +76,9 @@ def _pairs(argv: list[str], option: str) -> list[str]:
     return [argv[i + 1] for i, part in enumerate(argv) if part == option]
 
 
-def test_argv_isolates_namespaces_and_runs_the_bot_last():
-    bot = ROOT / "bots" / "random"
+def test_argv_isolates_namespaces_and_runs_the_bot_last(tmp_path):
+    bot = tmp_path / "random"  # a submitted bot (bundled ones also see the other bundled bots)
+    shutil.copytree(ROOT / "bots" / "random", bot)
     command = [sys.executable, str(bot / "bot.py"), "--seed", "1"]
     argv = sandbox.build_argv(command, bot, Limits(), uid=1_900_000_123)
     options = argv[: argv.index("--")]

@@ -167,6 +167,8 @@ def test_adding_a_bot_plays_only_the_new_games_and_changes_are_refused(tour):
 
 def test_a_second_runner_on_the_same_results_is_refused(tour):
     tmp_path, path, _ = tour
+    # Enough games that the first run is still playing (holding the lock) when the second starts.
+    path.write_text(path.read_text().replace("games = 6", "games = 400"))
     results = tmp_path / "results" / "rt"
     proc = start_cli("run", str(path), cwd=tmp_path)
     try:
