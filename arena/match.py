@@ -76,6 +76,7 @@ def play_match(
     openings: Mapping[str, Sequence[Sequence[int | str]]] | None = None,
     result: MatchResult | None = None,
     odds: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {}),
+    adjudicate_s: float | None = None,
 ) -> MatchResult:
     """Play `games` games per variant, A and B alternating as first player (A starts).
 
@@ -112,7 +113,7 @@ def play_match(
                     start = cycle[(i // 2) % len(cycle)] if cycle else opening
                     record = play_game(
                         variant, first, second, seats if tc_a != tc_b else tc, start,
-                        game_id=f"{game_id_prefix}{n:04d}", stop=stop,
+                        game_id=f"{game_id_prefix}{n:04d}", stop=stop, adjudicate_s=adjudicate_s,
                     )
                     if not settled and (a.hello or b.hello):
                         settled = _settle_names(result, (spec_a, spec_b), (a, b), record)

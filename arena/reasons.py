@@ -24,6 +24,8 @@ class Reason(StrEnum):
     PROTOCOL = "protocol"
     CRASH = "crash"
     HANDSHAKE = "handshake"
+    # The referee ended a game whose result the exact solver proved (like tablebase adjudication).
+    ADJUDICATED = "adjudicated"
     # Neither bot could play (e.g. neither started): not rated, played again on resume.
     VOID = "void"
 
@@ -32,7 +34,9 @@ END_REASONS: tuple[str, ...] = tuple(r.value for r in (
     Reason.LINE, Reason.FULL, Reason.EMPTY, Reason.REPETITION, Reason.MAX_PLIES))
 FORFEIT_REASONS: tuple[str, ...] = tuple(r.value for r in (
     Reason.TIMEOUT, Reason.ILLEGAL, Reason.PROTOCOL, Reason.CRASH, Reason.HANDSHAKE))
-ALL_REASONS: tuple[str, ...] = (*END_REASONS, *FORFEIT_REASONS, Reason.VOID.value)
+REFEREE_REASONS: tuple[str, ...] = (Reason.ADJUDICATED.value,)
+ALL_REASONS: tuple[str, ...] = (*END_REASONS, *FORFEIT_REASONS, *REFEREE_REASONS, Reason.VOID.value)
+ADJUDICATION_BUDGET_S = 0.05  # solver time per position when adjudicating (`adjudicate = "solver"`)
 
 
 def is_forfeit(reason: str) -> bool:

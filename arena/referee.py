@@ -27,6 +27,10 @@ from arena.reasons import Reason
 from arena.schema import FRAME_COLUMNS
 from arena.timecontrol import SeatControls, TimeControl, per_seat
 
+# Adjudication asks the solver from this ply on: earlier positions rarely prove within the budget,
+# and each unproven ask costs the whole budget.
+ADJUDICATE_FROM_PLY = 10
+
 __all__ = ["GameAborted", "GameRecord", "Player", "SeatControls", "TimeControl", "log_file_name",
            "play_game"]
 
@@ -98,6 +102,7 @@ def play_game(
     opening: Sequence[int | str] = (),
     game_id: str = "",
     stop: threading.Event | None = None,
+    adjudicate_s: float | None = None,
 ) -> GameRecord:
     """Play one game; `first` takes seat 1 and moves first. Raises GameAborted if `stop` is set.
 
@@ -105,13 +110,13 @@ def play_game(
     each seat is then told, timed and charged by its own control."""
     if first is second:
         raise ValueError("a player cannot play against itself: make two Player objects")
-    return _Referee(variant, first, second, time_control, opening, game_id, stop).run()
+    return _Referee(variant, first, second, time_control, opening, game_id, stop, adjudicate_s).run()
 
 
 class _Referee:
     def __init__(self, variant: Variant, first: Player, second: Player,
                  tc: TimeControl | SeatControls, opening: Sequence[int | str], game_id: str,
-                 stop: threading.Event | None) -> None:
+                 stop: threading.Event | None, adjudicate_s: float | None = None) -> None:
         controls = per_seat(tc)
         for control in controls:
             control.check()
@@ -120,6 +125,7 @@ class _Referee:
         self.seat_controls = controls
         self.controls: dict[int, TimeControl] = {1: controls[0], 2: controls[1]}
         self.stop = stop
+        self.adjudicate_s = adjudicate_s  # solver seconds per position; None: play to the end
         self.game_id = game_id
         self.game = Game(variant)
         for move in opening:
@@ -223,10 +229,24 @@ class _Referee:
             rec.move_ms.append(round(elapsed, 3))
             rec.move_cpu_ms.append(round(cpu, 1))
             rec.infos.append(infos)
+            if (self.adjudicate_s is not None and game.ply >= ADJUDICATE_FROM_PLY
+                    and game.outcome is None and self._adjudicated()):
+                return
         outcome = game.outcome
         rec.winner = outcome.winner
         rec.reason = outcome.reason
         rec.result = {1: 1.0, 2: 0.0, None: 0.5}[outcome.winner]
+
+    def _adjudicated(self) -> bool:
+        """End the game with the result the exact solver proves, if it proves one in time."""
+        from arena.solver.adjudicate import adjudicate  # numba: only when adjudication is on
+
+        verdict = adjudicate(self.game, self.adjudicate_s)
+        if verdict is None:
+            return False
+        rec = self.record
+        rec.winner, rec.result, rec.reason = verdict.winner, verdict.result, Reason.ADJUDICATED.value
+        return True
 
     def _turn(self, seat: int) -> tuple[int, float, float, list[str]]:
         player = self.players[seat]

@@ -10,13 +10,14 @@ import pytest
 
 from arena.clock import utc_now_iso
 from arena.game import REASONS as ENGINE_REASONS
-from arena.reasons import ALL_REASONS, END_REASONS, FORFEIT_REASONS, Reason, is_forfeit
+from arena.reasons import ALL_REASONS, END_REASONS, FORFEIT_REASONS, REFEREE_REASONS, Reason, is_forfeit
 from arena.schema import FRAME_COLUMNS, STORED_COLUMNS, create_table_sql
 from arena.stats import percentile, time_summary
 
 
 def test_reason_sets_partition_the_vocabulary():
-    assert set(END_REASONS) | set(FORFEIT_REASONS) | {"void"} == set(ALL_REASONS) == {r.value for r in Reason}
+    assert (set(END_REASONS) | set(FORFEIT_REASONS) | set(REFEREE_REASONS) | {"void"}
+            == set(ALL_REASONS) == {r.value for r in Reason})
     assert not set(END_REASONS) & set(FORFEIT_REASONS)
     assert is_forfeit("timeout") and not is_forfeit("line") and not is_forfeit("void")
 

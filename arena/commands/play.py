@@ -95,13 +95,16 @@ def describe_game(record) -> str:
               default="auto", show_default=True,
               help="Run the bots in the bubblewrap sandbox (see SECURITY.md): auto uses it when "
               "available, on refuses to start without it.")
+@click.option("--adjudicate", "adjudicate", is_flag=True,
+              help="End a game as soon as the exact solver proves its result (classic-like boards), "
+              "recorded with reason 'adjudicated', like tablebase adjudication in chess.")
 @click.option("--affinity", is_flag=True,
               help="Pin the match and its two bots to one CPU core (the first this arena may "
               "use), as a tournament's `affinity = true` pins each worker and its bots.")
 def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, move_ms_a,
             move_ms_b, base_ms_a, base_ms_b, increment_ms_a, increment_ms_b, startup_ms, grace_ms,
             opening, openings_choice, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
-            sprt_beta, sprt_model, sandbox_mode, affinity) -> None:
+            sprt_beta, sprt_model, sandbox_mode, adjudicate, affinity) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
 
     A bot is a path to an executable, a .py file, a folder with a bot.toml, a command line
@@ -184,6 +187,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         sys.stdout.flush()
 
     from arena import sandbox
+    from arena.reasons import ADJUDICATION_BUDGET_S
 
     previous = _catch_sigterm()
     interrupted = False
@@ -195,6 +199,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
                 log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
                 finished=(lambda: sprt.status() != "continue") if sprt is not None else None,
                 openings=cycles, result=result, odds=odds,
+                adjudicate_s=ADJUDICATION_BUDGET_S if adjudicate else None,
             )
     except sandbox.SandboxUnavailable as error:
         raise click.ClickException(str(error)) from None

@@ -35,6 +35,7 @@ from arena.league import registry
 from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_variant, is_settled
 from arena.player import close_players
 from arena.ratings.elo import count_pairs, fit_elo
+from arena.reasons import ADJUDICATION_BUDGET_S
 from arena.referee import GameAborted, GameRecord, Player, TimeControl, play_game
 from arena.tournament.store import LOG_DIR, RunLock, Store
 
@@ -223,6 +224,8 @@ class LeagueRunner:
             for seat_game in job.seats:
                 first, second = (a, b) if seat_game == 1 else (b, a)
                 record = play_game(variant, first, second, self.tc, opening=job.opening,
+                                   adjudicate_s=ADJUDICATION_BUDGET_S
+                                   if self.settings.get("adjudicate") == "solver" else None,
                                    game_id=f"{job.pair_id}-{seat_game}", stop=self.stop)
                 self.finished.put((job, seat_game, record))
         except GameAborted:

@@ -23,6 +23,7 @@ from arena.ratings.table import (
     select_variant,
     variants_of,
 )
+from arena.reasons import Reason
 
 __all__ = [
     "ALL", "BASE_COLUMNS", "compute_standings", "pairwise_table", "parse_anchor", "rate_all",
@@ -94,6 +95,11 @@ def compute_standings(
     forf = forfeits_by_bot(selected)["total"].reindex(names, fill_value=0)
     table["forfeits"] = forf.to_numpy(dtype=np.int64) if len(names) else np.zeros(0, np.int64)
     columns, notes, attrs = rate_all(coded, options)
+    if "reason" in selected.columns:
+        cut = int((selected["reason"].astype(str) == Reason.ADJUDICATED.value).sum())
+        if cut:  # the ratings say how many games adjudication cut short (issue 16)
+            notes = [*notes, f"{cut} game{'s' if cut != 1 else ''} ended early by adjudication: the "
+                     "exact solver proved the result, recorded as reason 'adjudicated'"]
     for key, values in columns.items():
         table[key] = values
     table = table.sort_values([SORT_COLUMN, "score", "bot"], ascending=[False, False, True],

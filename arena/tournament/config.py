@@ -30,6 +30,7 @@ from arena.affinity import available as affinity_available
 from arena.botspec import MANIFEST, NAME_RULE, BotSpec, folder_files, name_problem, resolve_command
 from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
 from arena.game import parse_variant as _parse_variant
+from arena.reasons import ADJUDICATION_BUDGET_S
 from arena.sandbox import (
     LIMIT_KEYS,
     SandboxConfigError,
@@ -76,6 +77,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "output": ((str,), "a directory"),
     "plots": ((bool,), "true or false"),
     "publish_logs": ((bool,), "true or false: publish the stderr tails of bots that forfeited"),
+    "adjudicate": ((str,), 'one of "solver", "off": end a game once the exact solver proves its result'),
     "sandbox": ((str,), "one of auto, on, off"),
     "limits": ((dict,), "a [limits] table, e.g. memory_mb = 1024"),
     "affinity": ((bool,), "true or false: pin each worker and its two bots to one CPU core"),
@@ -162,6 +164,7 @@ class TournamentConfig:
     output: Path = Path("results")
     sandbox: TournamentSandbox = field(default_factory=TournamentSandbox)
     publish_logs: bool = True
+    adjudicate_s: float | None = None  # solver seconds per position; None: games are played out
     description: str = ""
     # `output` was chosen on purpose (in the file or with --output): another tournament file's
     # results may be there, and the run joins them rather than being refused
@@ -206,6 +209,7 @@ class TournamentConfig:
             "output": str(self.output),
             "bots": [{"name": b.name, "ref": b.ref, **b.fingerprint()} for b in self.bots],
             "publish_logs": self.publish_logs,
+            "adjudicate": "solver" if self.adjudicate_s is not None else "off",
             **self.sandbox.settings(),
             # what ran: false where the platform cannot pin (a note said so)
             "affinity": self.affinity and affinity_available(),
@@ -333,7 +337,15 @@ def load_config(
         sandbox=_sandbox(check, data),
         publish_logs=data.get("publish_logs", True),
         affinity=data.get("affinity", False),
+        adjudicate_s=_adjudicate(check, data),
     )
+
+
+def _adjudicate(check: _Checker, data: dict[str, Any]) -> float | None:
+    value = data.get("adjudicate", "off")
+    if value not in ("solver", "off"):
+        raise check.error(f"'adjudicate' must be \"solver\" or \"off\", got {value!r}", "adjudicate")
+    return ADJUDICATION_BUDGET_S if value == "solver" else None
 
 
 def _sandbox(check: _Checker, data: dict[str, Any]) -> TournamentSandbox:
@@ -717,6 +729,7 @@ def load_league_file(path: str | Path) -> dict[str, Any]:
         "seed": data.get("seed", 0),
         "concurrency": _concurrency(check, data, None),
         "publish_logs": data.get("publish_logs", True),
+        "adjudicate": "solver" if _adjudicate(check, data) is not None else "off",
         "sandbox": sandbox.mode,
         "limits": dict(sandbox.limits),
     }

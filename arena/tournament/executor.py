@@ -61,6 +61,7 @@ class WorkerSetup:
     cores: tuple[int, ...] = ()
     # time odds: name -> the bot's own TimeControl (a bot not in it plays under `time_control`)
     bot_time_controls: Mapping[str, TimeControl] = field(default_factory=dict)
+    adjudicate_s: float | None = None  # solver seconds per position (`adjudicate = "solver"`)
 
     def time_control_of(self, name: str) -> TimeControl:
         return self.bot_time_controls.get(name) or self.time_control
@@ -72,7 +73,8 @@ class WorkerSetup:
         own = {b.name: b.time_control for b in config.bots if b.time_control is not None}
         return cls(specs, config.time_control, config.restart == "every-game", log_dir,
                    warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies,
-                   cores=worker_cores(config.affinity), bot_time_controls=own)
+                   cores=worker_cores(config.affinity), bot_time_controls=own,
+                   adjudicate_s=config.adjudicate_s)
 
 
 class GameExecutor(ABC):

@@ -75,8 +75,8 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
         first, second = pool.get(game.first), pool.get(game.second)
         before = first.starts + second.starts
         seats = (pool.setup.time_control_of(game.first), pool.setup.time_control_of(game.second))
-        record = play_game(game.variant, first, second, seats,
-                           opening=game.opening, game_id=game.game_id, stop=stop)
+        record = play_game(game.variant, first, second, seats, opening=game.opening,
+                           game_id=game.game_id, stop=stop, adjudicate_s=pool.setup.adjudicate_s)
     except GameAborted:
         return Outcome(game, OutcomeKind.ABORTED)
     except Exception as error:  # a bug, not a bot's fault: the coordinator stops the run
