@@ -187,7 +187,7 @@ def test_match_memory_is_flat_in_the_number_of_games(monkeypatch):
         def __exit__(self, *exc):
             return None
 
-    def fake_game(variant, first, second, tc, opening, game_id, stop):
+    def fake_game(variant, first, second, tc, opening, game_id, stop, adjudicate_s=None):
         return GameRecord(game_id, variant.spec, first.display_name, second.display_name,
                           result=1.0, winner=1, reason="line", plies=42,
                           moves=["d4"] * 42, move_ms=[1.5] * 42, move_cpu_ms=[1.0] * 42,

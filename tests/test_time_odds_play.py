@@ -51,7 +51,7 @@ def seats_played(monkeypatch) -> list[tuple[str, object]]:
     """Replaces the referee: records (first bot, time control given) and lets seat 1 win."""
     played: list[tuple[str, object]] = []
 
-    def fake_game(variant, first, second, tc, opening, game_id, stop):
+    def fake_game(variant, first, second, tc, opening, game_id, stop, adjudicate_s=None):
         played.append((first.display_name, tc))
         return GameRecord(game_id, variant.spec, first.display_name, second.display_name,
                           result=1.0, winner=1, reason="line", plies=7,

@@ -335,7 +335,24 @@ def _text(column: pd.Series) -> pd.Series:
         if "" not in column.cat.categories:
             column = column.cat.add_categories([""])
         return column.fillna("")
+    if column.dtype == object and _has_lists(column):
+        column = column.map(_list_text)
     return column.where(column.notna(), "").astype(str)
+
+
+def _has_lists(column: pd.Series) -> bool:
+    first = column.dropna().head(1).tolist()
+    return bool(first) and isinstance(first[0], list)
+
+
+def _list_text(value: object) -> object:
+    """A JSON list as the games table keeps it: move tokens space-separated (`arena play --json`
+    writes `moves` and `opening` as lists), numbers (move times) as a JSON list."""
+    if not isinstance(value, list):
+        return value
+    if all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    return json.dumps(value)
 
 
 def with_bot_info(table: pd.DataFrame, path: str | Path) -> pd.DataFrame:

@@ -219,3 +219,15 @@ def test_csv_standings_say_how_intervals_are_computed(tmp_path):
     table = list(csv.DictReader(io.StringIO(result.output)))
     assert table and set(STANDINGS_COLUMNS) <= set(table[0])
     assert {r["elo_interval"] for r in table} == {"covariance"}
+
+
+def test_play_json_records_load_as_a_games_table(tmp_path):
+    """`arena play --json` writes moves and openings as lists: the loader keeps them as tokens."""
+    from arena.reports.games_io import load_games
+
+    path = tmp_path / "play.jsonl"
+    path.write_text('{"first": "a", "second": "b", "result": 1.0, "variant": "classic", '
+                    '"moves": ["d4", "d4", "d3"], "opening": ["d4"], "move_ms": [0.0, 1.5, 2]}\n')
+    games = load_games(path)
+    assert games.loc[0, "moves"] == "d4 d4 d3" and games.loc[0, "opening"] == "d4"
+    assert games.loc[0, "move_ms"] == "[0.0, 1.5, 2]"
