@@ -449,17 +449,24 @@ def _package_of(script: Path) -> str:
     return ".".join(relative.parent.parts) if relative.parts[0] == "arena" else ""
 
 
-def _module_files(module: str) -> list[Path]:
+def _module_files(module: str) -> tuple[Path, ...]:
     """The file of a dotted arena module and of each package above it, those that exist."""
+    return _module_files_under(PROJECT_ROOT, module)
+
+
+@functools.lru_cache(maxsize=4096)
+def _module_files_under(root: Path, module: str) -> tuple[Path, ...]:
+    # Cached: a tournament of many bots asks for the same modules again for each bot, and which
+    # files the installed package holds does not change while the arena runs.
     parts = module.split(".")
     files = []
     for end in range(1, len(parts) + 1):
-        path = PROJECT_ROOT.joinpath(*parts[:end])
+        path = root.joinpath(*parts[:end])
         if (path / "__init__.py").is_file():
             files.append(path / "__init__.py")
         elif path.with_suffix(".py").is_file():
             files.append(path.with_suffix(".py"))
-    return files
+    return tuple(files)
 
 
 def distinct_names(names: Sequence[str]) -> list[str]:

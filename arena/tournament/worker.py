@@ -56,13 +56,23 @@ class PlayerPool:
         return set(self.players)
 
     def close(self) -> None:
-        while self.players:
-            _close(self.players.popitem(last=False)[1])
+        """Close every player at once: all are asked to quit before any is waited for, so a
+        worker holding the whole field waits for one exit, not one after another."""
+        players = list(self.players.values())
+        self.players.clear()
+        for player in players:
+            _guarded(player.begin_close)
+        for player in players:
+            _guarded(player.close)
 
 
 def _close(player: Player) -> None:
+    _guarded(player.close)
+
+
+def _guarded(action: Callable[[], None]) -> None:
     try:
-        player.close()
+        action()
     except Exception:  # one failing close must not keep the others running
         pass
 

@@ -141,10 +141,14 @@ def test_an_internal_error_stops_the_run_and_keeps_the_finished_games(tmp_path):
 
 
 class FakePlayer:
-    def __init__(self, name, setup):
-        self.name, self.closed = name, False
+    def __init__(self, name, setup, events=None):
+        self.name, self.closed, self.events = name, False, events if events is not None else []
+
+    def begin_close(self):
+        self.events.append(("quit", self.name))
 
     def close(self):
+        self.events.append(("wait", self.name))
         self.closed = True
 
 
@@ -160,6 +164,24 @@ def test_player_pool_keeps_the_field_and_never_more_than_its_cap(tmp_path):
         assert len(pool.players) <= 4
     pool.close()
     assert not pool.players and all(p.closed for p in made)
+
+
+def test_closing_the_pool_asks_every_bot_to_quit_before_waiting_for_any(tmp_path):
+    """Issue 13: a worker holding the whole field waits for the exits together, not in turn;
+    one failing close does not keep the others running."""
+    events = []
+
+    class Failing(FakePlayer):
+        def begin_close(self):
+            raise OSError("gone")
+
+    setup = WorkerSetup({n: None for n in "abcd"}, None, False, tmp_path, warm_cap=4)
+    pool = PlayerPool(setup, factory=lambda name, s: (Failing if name == "b" else FakePlayer)(
+        name, s, events))
+    players = [pool.get(n) for n in "abcd"]
+    pool.close()
+    kinds = [kind for kind, _ in events]
+    assert kinds == ["quit"] * 3 + ["wait"] * 4 and all(p.closed for p in players)
 
 
 def stored_games(config):
