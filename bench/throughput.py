@@ -8,8 +8,13 @@ only ever slows a run down; the load average before the runs is printed for cont
 
 Field-size sweep (issue 13, a warm pool sized to the field): the same number of games between
 4 bots and between 16 bots, at one game per core, printing `field_16_vs_4` (the 16-bot rate over
-the 4-bot rate; near 1 when bot processes are kept warm for the whole field) and the bot process
-starts per game of each (`restarts_per_game_field_N`).
+the 4-bot rate; near 1 when bot processes are kept warm for the whole field), the bot process
+starts per game of each (`restarts_per_game_field_N`), and the ratio again with each worker and
+its bots pinned to a core (`field_16_vs_4_pinned`). What keeps the ratio below 1: each worker
+starts every bot of the field once (about 35 ms of CPU per Python bot, 10 ms of it setuptools'
+editable-install finder that every Python process of an `pip install -e` venv imports), and,
+unpinned, the kernel spreading 2 x 16 idle bot processes over the cores (more migrations, colder
+caches); `--sweep-games 2400` shows the steady state.
 
     python bench/throughput.py [--games 100] [--bots 4] [--variant classic] [--cores N]
     python bench/throughput.py --sweep-only [--sweep-games 240]
@@ -76,8 +81,9 @@ def run_once(path: Path, concurrency: int, output: Path,
 
 
 def field_sweep(folder: Path, total_games: int, cores: int, variant: str, mode: str,
-                repeat: int) -> dict[int, tuple[float, float]]:
-    """{field size: (best games/s, starts per game)} for about `total_games` games each."""
+                repeat: int, pinned: bool = False) -> dict[int, tuple[float, float]]:
+    """{field size: (best games/s, starts per game)} for about `total_games` games each;
+    `pinned`: with `affinity = true`."""
     out = {}
     for bots in (4, 16):
         pairings = bots * (bots - 1) // 2
@@ -85,7 +91,8 @@ def field_sweep(folder: Path, total_games: int, cores: int, variant: str, mode: 
         path = make_file(folder / f"field{bots}", bots, games, variant)
         best, per_game = 0.0, 0.0
         for i in range(repeat):
-            rate, played, starts = run_once(path, cores, folder / f"field{bots}-{i}", mode)
+            rate, played, starts = run_once(path, cores, folder / f"field{bots}-{pinned}-{i}",
+                                            mode, pinned)
             if rate > best:
                 best, per_game = rate, starts / played
         out[bots] = (best, per_game)
@@ -146,6 +153,10 @@ def main() -> None:
             print(f"throughput_field_{bots}: {rate:.2f} games/s")
             print(f"restarts_per_game_field_{bots}: {per_game:.3f} starts/game")
         print(f"field_16_vs_4: {sweep[16][0] / sweep[4][0]:.2f} ratio")
+        if affinity.available():  # the same sweep with each worker and its bots on one core
+            pinned = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
+                                 args.repeat, pinned=True)
+            print(f"field_16_vs_4_pinned: {pinned[16][0] / pinned[4][0]:.2f} ratio")
         if args.sweep_only:
             return
         path = make_file(folder, args.bots, args.games, args.variant)
