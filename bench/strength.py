@@ -13,6 +13,11 @@ Then the perfect bot (in-process, its own tables, as in a game) chooses a move f
 board and from `--perfect-positions` 8-ply positions with a 1 s deadline: the time it took and
 whether the move was proven exact (else it came from its fallback search).
 
+With `--ladder RESULTS` (a results folder of `arena run tournaments/ladder.toml`, or any
+other tournament of the bundled bots) it prints instead, per variant, the score of each bot
+against the next one down the variant's Elo ranking (`ladder_<variant>_<upper>_vs_<lower>`),
+with the games it rests on: the measured ladder the README's table shows.
+
 Prints `name: value unit` lines.
 """
 
@@ -111,8 +116,34 @@ def perfect_times(positions: list[list[int]]) -> tuple[list[float], int]:
     return times, exact
 
 
+def ladder_lines(results: Path) -> list[str]:
+    """Per variant, each bot's score against the next one down that variant's Elo ranking."""
+    from arena.ratings.pairs import pairwise_table
+    from arena.ratings.standings import ALL, standings_by_variant
+    from arena.reports.games_io import load_games
+
+    games = load_games(results)
+    lines = []
+    for variant, table in standings_by_variant(games, skip=frozenset({"trueskill"})).items():
+        if variant == ALL:
+            continue
+        ranking = list(table["bot"])
+        pairs = pairwise_table(games, variant=variant)
+        by_pair = {(r.bot_a, r.bot_b): r for r in pairs.itertuples(index=False)}
+        for upper, lower in zip(ranking, ranking[1:], strict=False):
+            row = by_pair.get((upper, lower))
+            score = row.score if row is not None else 1.0 - by_pair[(lower, upper)].score
+            count = (row or by_pair[(lower, upper)]).games
+            name = f"ladder_{variant}_{upper}_vs_{lower}"
+            lines.append(f"{name}: {100.0 * score:.1f} %")
+            lines.append(f"{name}_games: {count} games")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ladder", type=Path, default=None, metavar="RESULTS",
+                        help="print the ladder's adjacent scores per variant from these results")
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--alphabeta-ms", type=int, nargs="+", default=[100])
     parser.add_argument("--perfect-positions", type=int, default=10)
@@ -120,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="solver time per judged position")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.ladder is not None:
+        print("\n".join(ladder_lines(args.ladder)))
+        return 0
     oracle = Oracle(CLASSIC)
     oracle.score(replay([4, 4, 4, 4, 3, 3, 5, 5, 2]), nodes=1000)  # compile before timing
     positions = game_positions(args.positions, args.seed)
