@@ -195,7 +195,6 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool) 
     Results are kept in analysis.db beside the games: a rerun analyses only
     new games.
     """
-    from arena.solver.analysis import bot_stats
     from arena.solver.analysis_store import AnalysisStore, analysis_path
 
     done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo)
@@ -204,15 +203,13 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool) 
           file=sys.stderr)
     store = AnalysisStore(analysis_path(source))
     try:
-        games = store.games()
-        if per_game:
-            click.echo(render(games, GAME_COLUMNS, fmt))
-            return
-        moves = store.moves_of()
-        stats = bot_stats((g["first"], g["second"], moves.get(g["game_key"], [])) for g in games)
+        stored = store.read()
     finally:
         store.close()
-    rows = [s.row() for s in stats]
+    if per_game:
+        click.echo(render(stored.games, GAME_COLUMNS, fmt))
+        return
+    rows = stored.bot_rows()  # the site's accuracy column shows these same rows
     for r in rows:
         r["interval"] = (f"{r['blunder_low']:.1f}-{r['blunder_high']:.1f}"
                          if not math.isnan(r["blunder_low"]) else "-")

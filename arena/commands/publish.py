@@ -23,6 +23,8 @@ def command(results: str, out_dir: str | None, no_plots: bool, no_logs: bool) ->
     with a replay viewer, a Markdown leaderboard and CSV / JSON downloads. It works offline:
     open DIR/index.html in a browser or copy DIR to any static host. DIR is replaced as a
     whole once the new site is complete; a failed build leaves it as it was.
+    After `arena analyze RESULTS`, the leaderboard and bot pages show accuracy and
+    blunder rates, and the replays mark blunders and the theoretical value of each ply.
 
     \b
     What the site shows: every stored field of every game (moves, move times, forfeit

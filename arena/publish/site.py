@@ -5,13 +5,15 @@ plots of `arena plot`, and CSV / JSON / Markdown downloads. Every piece of data 
 inside the pages themselves (replay frames as inline JSON), so the site opens from disk (file://)
 and from any static host, offline.
 
-The parts: `load` reads the input, `context` says what each page shows (pure), `filters` formats
+The parts: `load` reads the input, `context` says what each page shows (pure), `accuracy` what
+they show of `arena analyze` when analysis.db is beside the games (pure), `filters` formats
 numbers in the templates, `swap` puts the finished folder in place; this module ties them
 together and writes the files.
 
 Page map (relative to the output directory)::
 
-    index.html            leaderboard (overall + one tab per variant), tournament settings, downloads
+    index.html            leaderboard (overall + one tab per variant; accuracy after `arena analyze`),
+                          tournament settings, downloads
     crosstable.html       head-to-head scores with LOS, per variant
     plots.html            the charts of `arena plot`
     games.html            filterable list of every game
@@ -37,7 +39,7 @@ import pandas as pd
 from arena import __version__
 from arena.clock import utc_now_iso
 from arena.game import parse_variant
-from arena.publish import context
+from arena.publish import accuracy, context
 from arena.publish.context import ALL
 from arena.publish.filters import FILTERS
 from arena.publish.load import (
@@ -45,6 +47,7 @@ from arena.publish.load import (
     SiteInput,
     clean_games,
     forfeit_logs,
+    load_analysis,
     load_results,
     publish_logs_setting,
 )
@@ -72,10 +75,13 @@ def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bo
 
     `out_dir` defaults to `<results>/site`. `logs` publishes the bots' stderr tails (None: as
     the tournament's `publish_logs` setting says, default yes). `warn` gets one line per
-    problem that does not stop the build (a game whose moves cannot be replayed).
+    problem that does not stop the build (a game whose moves cannot be replayed, a damaged
+    analysis.db). The move analysis of `arena analyze`, when it is there, adds the accuracy
+    column and the replays' theoretical values.
     """
     results = Path(results)
     site_input = load_results(results)
+    site_input.analysis = load_analysis(results, warn or (lambda _message: None))
     if out_dir is None:
         out_dir = (results if results.is_dir() else results.parent) / "site"
     return build_site_from_input(site_input, out_dir, plots=plots, logs=logs, warn=warn)
@@ -154,6 +160,9 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
     pair_tables = {s: pairwise_table(games, variant=context.variant_of_scope(s)) for s in scopes}
     matrix = {s: context.pair_matrix(pair_tables[s], [r["bot"] for r in standings[s]])
               for s in scopes}
+    analysis = site_input.analysis
+    scope_variants = {s: context.variant_of_scope(s) for s in scopes}
+    accuracy_rows = accuracy.scope_accuracy(analysis, scopes, scope_variants)
 
     bot_slug, game_slug = context.Slugs(), context.Slugs()
     bots = [row["bot"] for row in standings[ALL]]
@@ -188,8 +197,14 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
     (out / "leaderboard.md").write_text(context.leaderboard_markdown(
         site_input.name, tables, labels, when, len(games), arena_version), encoding="utf-8")
 
+    known = accuracy.analysed_keys(analysis)
+    keys = {g: accuracy.analysis_key(known, g, v, m)
+            for g, v, m in zip(games["game_id"], games["variant"], games["moves"], strict=True)}
+    analysed = accuracy.analysed_counts(list(games["variant"]), list(keys.values()), scopes,
+                                        scope_variants)
     render_page("index.html", out / "index.html", "", page="index", standings=standings,
-                settings_items=context.tournament_items(settings), data_files=data_files)
+                settings_items=context.tournament_items(settings), data_files=data_files,
+                accuracy=accuracy_rows, analysed=analysed)
     render_page("crosstable.html", out / "crosstable.html", "", page="crosstable", matrix=matrix)
     render_page("plots.html", out / "plots.html", "", page="plots", plot_files=plot_files)
     rows = context.game_rows(games, game_links)
@@ -206,6 +221,10 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
         replay["game"] = {"first": row["first"], "second": row["second"],
                           "result": row["result"], "reason": row["reason"],
                           "forfeit_by": int(row["forfeit_by"]) if row["forfeit"] else None}
+        key = keys.get(row["game_id"])
+        if key is not None:
+            accuracy.annotate_replay(replay, analysis.moves.get(key, []),
+                                     {1: row["first"], 2: row["second"]})
         render_page("game.html", out / row["link"], "../", page="game", game=row, replay=replay,
                     replay_json=frames_json(replay), badge=context.reason_badge(row, replay),
                     prev_link=linked[i - 1]["link"] if i > 0 else None,
@@ -216,7 +235,9 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
     for bot in bots:
         page = context.bot_context(bot, games, standings, game_links, logs,
                                    own_limits.get(bot, limit_ms))
-        render_page("bot.html", out / bot_links[bot], "../", page="bot", info=infos[bot], **page)
+        mine = {s: by_bot[bot] for s, by_bot in accuracy_rows.items() if bot in by_bot}
+        render_page("bot.html", out / bot_links[bot], "../", page="bot", info=infos[bot],
+                    accuracy=mine, **page)
 
 
 def _write_plots(out: Path, games: pd.DataFrame, standings: pd.DataFrame) -> list[dict]:

@@ -82,6 +82,31 @@ def terminal_score(variant: Variant, game: Game) -> int:
     return (empty_before + 1) // 2
 
 
+def moves_to_win(score: int, empty: int) -> int:
+    """How many of the winner's own moves a won position takes under perfect play, counted as
+    chess counts a "mate in N" (1: the side to move wins now). The inverse of `terminal_score`:
+    `score` is the side to move's (non-zero; negative when the other side wins), `empty` the
+    number of empty cells of the position."""
+    if score > 0:  # the winner moves first: its k-th move is made with empty - 2(k - 1) cells left
+        return (empty + 3) // 2 - score
+    return (empty + 2) // 2 + score  # the winner's first move is made with empty - 1 cells left
+
+
+def position_scores(moves: list[MoveRecord], plies: int, over: bool) -> list[int | None]:
+    """The side to move's score of positions 0..plies of a game, from its stored move records
+    (the `values` of `analyse`, rebuilt): a position's score is the `before` of the move made
+    from it; the last position's, for a game that is not over, minus the last move's `after`.
+    None where not settled, in the opening (never analysed), and for a finished game's end."""
+    values: list[int | None] = [None] * (plies + 1)
+    for record in moves:
+        if 0 <= record.ply < plies:
+            values[record.ply] = record.before
+    last = moves[-1] if moves else None
+    if not over and last is not None and last.ply == plies - 1 and last.after is not None:
+        values[plies] = -last.after
+    return values
+
+
 def analyse(variant: Variant, tokens: list[str], opening_plies: int, settle: Settler) -> GameAnalysis:
     """Scores of every position of a game from the end of the opening on (the opening's moves
     are nobody's, its earlier positions stay None) and the verdict of each move after it.

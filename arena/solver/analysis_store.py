@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.clock import utc_now_iso
-from arena.solver.analysis import GameAnalysis, MoveRecord
+from arena.solver.analysis import GameAnalysis, MoveRecord, bot_stats
+from arena.tournament import sqlite_read
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS analysed_games (
@@ -38,6 +40,45 @@ def analysis_path(source: Path) -> Path:
 def game_key(game_id: str, variant: str, moves: str) -> str:
     digest = hashlib.sha1(f"{variant}|{moves}".encode()).hexdigest()[:16]
     return f"{game_id}#{digest}"
+
+
+@dataclass
+class StoredAnalysis:
+    """What an analysis.db holds: its games (`analysed_games` rows, oldest first) and the move
+    records of each, by game key."""
+
+    games: list[dict]
+    moves: dict[str, list[MoveRecord]]
+
+    def bot_rows(self, variant: str | None = None) -> list[dict]:
+        """`BotStats.row()` of every bot over the analysed games, or those of one variant (its
+        canonical spec): the one computation behind `arena analyze` and the published site."""
+        games = [g for g in self.games if variant is None or g["variant"] == variant]
+        return [s.row() for s in bot_stats((g["first"], g["second"], self.moves.get(g["game_key"], []))
+                                           for g in games)]
+
+
+def _games(conn: sqlite3.Connection) -> list[dict]:
+    cur = conn.execute("SELECT game_key, game_id, variant, first, second, result, plies, "
+                       "decided_ply, positions, settled FROM analysed_games ORDER BY rowid")
+    columns = [d[0] for d in cur.description]
+    return [dict(zip(columns, r, strict=True)) for r in cur]
+
+
+def _moves(conn: sqlite3.Connection) -> dict[str, list[MoveRecord]]:
+    out: dict[str, list[MoveRecord]] = {}
+    for key, ply, seat, move, before, after in conn.execute(
+            "SELECT game_key, ply, seat, move, before, after FROM analysed_moves "
+            "ORDER BY game_key, ply"):
+        out.setdefault(key, []).append(MoveRecord(ply, seat, move, before, after))
+    return out
+
+
+def read_analysis(path: Path) -> StoredAnalysis:
+    """The content of an analysis.db, read without writing anything (a read-only results folder
+    works, no journal file is left behind): the way `arena.tournament.store` reads games.db.
+    Raises sqlite3.Error for a damaged file and OSError for an unreadable one."""
+    return sqlite_read.read(path, lambda conn: StoredAnalysis(_games(conn), _moves(conn)))
 
 
 class AnalysisStore:
@@ -75,18 +116,5 @@ class AnalysisStore:
                 [(key, m.ply, m.seat, names[m.seat], m.move, m.before, m.after)
                  for m in analysis.moves])
 
-    def games(self, keys: set[str] | None = None) -> list[dict]:
-        cur = self.conn.execute("SELECT game_key, game_id, variant, first, second, result, plies, "
-                                "decided_ply, positions, settled FROM analysed_games ORDER BY rowid")
-        columns = [d[0] for d in cur.description]
-        rows = [dict(zip(columns, r, strict=True)) for r in cur]
-        return [r for r in rows if keys is None or r["game_key"] in keys]
-
-    def moves_of(self, keys: set[str] | None = None) -> dict[str, list[MoveRecord]]:
-        out: dict[str, list[MoveRecord]] = {}
-        for key, ply, seat, move, before, after in self.conn.execute(
-                "SELECT game_key, ply, seat, move, before, after FROM analysed_moves "
-                "ORDER BY game_key, ply"):
-            if keys is None or key in keys:
-                out.setdefault(key, []).append(MoveRecord(ply, seat, move, before, after))
-        return out
+    def read(self) -> StoredAnalysis:
+        return StoredAnalysis(_games(self.conn), _moves(self.conn))

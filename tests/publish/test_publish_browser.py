@@ -72,6 +72,9 @@ def tournament(tmp_path_factory) -> dict:
         args = ["--seed", "5"]
         """))
     arena("run", "browsertest.toml", "--quiet", cwd=work)
+    # a small budget keeps it to a second or two: the book settles the early positions, in
+    # which random bots blunder plenty; the rest is left unjudged
+    arena("analyze", str(results), "--budget-ms", "5", cwd=work)
     site = work / "site"
     arena("publish", str(results), "--out", str(site), cwd=work)
     standings = {"all": json.loads(arena("standings", str(results), "--format", "json",
@@ -303,6 +306,24 @@ def test_popout_replay_steps_to_the_engine_board(tab, tournament):
     assert _drawn_board(page, rows, columns) == engine.board_rows()
     times = page.locator("table[data-moves] tbody tr").nth(1).inner_text()
     assert "ms" in times
+
+
+def test_blunders_are_marked_in_the_replay(tab, tournament):
+    site = tournament["site"]
+    marked = next(p for p in sorted((site / "games").glob("*.html"))
+                  if "blunder-mark" in p.read_text(encoding="utf-8"))
+    page = tab.open(marked)
+    mark = page.locator("table[data-moves] tr.blunder .blunder-mark").first
+    mark.scroll_into_view_if_needed()
+    assert mark.is_visible() and mark.inner_text() == "??"
+    assert "blunder: " in mark.get_attribute("title")
+    ply = mark.evaluate("m => m.closest('tr').dataset.ply")
+    page.click(f'table[data-moves] tr[data-ply="{ply}"]')
+    assert page.get_attribute("svg.board", "data-ply") == ply
+    assert page.inner_text(".theory").startswith("Theoretical value: ")
+    index = tab.open(site / "index.html")
+    assert index.locator('table[data-leaderboard="all"] td.accuracy').count() == 3
+    assert index.locator('table[data-leaderboard="popout"] td.accuracy').count() == 0
 
 
 def test_play_button_runs_to_the_end(tab, tournament):

@@ -21,6 +21,7 @@
   var svg = root.querySelector("[data-board]");
   var slider = root.querySelector("[data-slider]");
   var status = root.querySelector("[data-status]");
+  var theory = root.querySelector("[data-theory]");  // only in games that arena analyze judged
   var movesTable = root.querySelector("[data-moves]");
   var movesWrap = root.querySelector(".moves-wrap");
   var playBtn = root.querySelector('[data-action="play"]');
@@ -152,6 +153,7 @@
     }
     if (last) text += " — " + describeEnd();
     status.textContent = text;
+    if (theory) theory.textContent = f.theory || "unknown";
     // move list
     moveRows.forEach(function (row) { row.classList.toggle("current", Number(row.dataset.ply) === i); });
     var cur = moveRows[i];
