@@ -17,11 +17,11 @@ from typing import Any
 import pandas as pd
 
 from arena import __version__
+from arena.ratings.table import ALL  # the pooled scope: the standings key, the site's too
 from arena.reasons import is_forfeit
 from arena.reports import render
 from arena.stats import time_summary
 
-ALL = "all"
 UNNAMED_VARIANT = "unnamed variant"  # the label of games whose variant was not recorded
 
 
@@ -483,7 +483,7 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
         r["pct"] = r["points"] / r["games"]
     summary = {scope: row for scope, scope_rows in standings.items()
                for row in scope_rows if row["bot"] == bot}
-    time_rows = [{"variant": "all", **time_summary(times)}]
+    time_rows = [{"variant": ALL, **time_summary(times)}]
     if len(times_by_variant) > 1:
         time_rows += [{"variant": v, **time_summary(t)} for v, t in sorted(times_by_variant.items())]
     hist = histogram(times)
