@@ -20,10 +20,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 1.6
 
+# The `arena` commands run through the installed console script, as users run them (`python -m
+# arena` would add runpy's imports); without an installed script, through `-m arena`.
+_SCRIPT = Path(sys.executable).with_name("arena")
+ARENA = [str(_SCRIPT)] if _SCRIPT.is_file() else ["-m", "arena"]
+
 COMMANDS: dict[str, list[str]] = {
     "python_pass": ["-c", "pass"],
-    "arena_help": ["-m", "arena", "--help"],
-    "arena_replay": ["-m", "arena", "replay", "4455"],
+    "python_no_site": ["-S", "-c", "pass"],  # the floor: what the venv's site-packages add
+    "arena_help": [*ARENA, "--help"],
+    "arena_replay": [*ARENA, "replay", "4455"],
     "import_sdk": ["-c", "import arena.sdk"],
 }
 
@@ -39,7 +45,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds (default 15)")
     options = parser.parse_args()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # bytecode caches as an installed arena has them (a development shell may switch them off)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT)
     samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
     for args in COMMANDS.values():  # warm the file cache once
         time_once(args, env)

@@ -1,0 +1,24 @@
+"""Issue 13: a Python process of the project's environment starts without import hooks of ours.
+
+An editable install (`pip install -e .`, the README's) writes a plain path entry, not setuptools'
+import-hook finder, which would make every Python bot's start and every `arena` command import
+pathlib, importlib.util and urllib first (about 10 ms, a third of a bare interpreter start).
+"""
+
+import subprocess
+import sys
+
+
+def test_the_interpreter_starts_without_an_editable_import_hook():
+    probe = "import sys; print(sorted(m for m in sys.modules if 'editable' in m.lower()))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd="/")
+    assert out.stdout.strip() == "[]", (
+        f"startup imports {out.stdout.strip()}: keep `package-dir` in pyproject.toml's "
+        "[tool.setuptools] and reinstall (pip install -e .)")
+
+
+def test_arena_is_importable_from_anywhere():
+    out = subprocess.run([sys.executable, "-c", "import arena.game, arena.sdk; print('ok')"],
+                         capture_output=True, text=True, cwd="/")
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
