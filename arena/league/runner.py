@@ -1,9 +1,11 @@
 """`arena league run`: play a league continuously, where each next pair of games settles the most.
 
-The coordinator (this module) is the only writer of games: worker threads play one seat-swapped
-pair of games each (two bot processes per pair, closed after it) and hand every finished game
-back; it is stored in its own transaction at once. Entrants are re-read before every scheduling
-decision, so `submit` and `remove` from other processes take effect without a restart.
+The coordinator (this module) is the only writer of games. It hands the two games of each
+seat-swapped pair it chooses to a `GameExecutor`, the tournament's own (forked workers keeping
+bots warm between games, `arena.tournament.worker`), and stores every game that comes back in its
+own transaction at once. Entrants are re-read before every scheduling decision, so `submit` and
+`remove` from other processes take effect without a restart: new versions join the workers'
+field, retired ones leave it (`GameExecutor.change_field`).
 
 Crash safety: a game is stored whole or not at all. Game ids are `P<pair>-1`/`P<pair>-2` with
 pair numbers above every stored one, so nothing is stored twice; a pair cut in half by a crash is
@@ -16,31 +18,33 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import queue
 import re
 import signal
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena import proctree
-from arena.game import parse_variant
+from arena.botspec import BotSpecError
+from arena.game import parse_move, parse_variant
 from arena.league import registry
 from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_variant, is_settled
-from arena.player import close_players
 from arena.ratings.elo import count_pairs, fit_elo
 from arena.reasons import ADJUDICATION_BUDGET_S
-from arena.referee import GameAborted, GameRecord, Player, TimeControl, play_game
+from arena.referee import TimeControl
+from arena.tournament.executor import WARM_CAP, FieldChange, GameExecutor, OutcomeKind, WorkerSetup
+from arena.tournament.runner import ExecutorFactory, default_executor_factory
+from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
 
 STATUS_FILE = ".league-status.json"
 IDLE_WAIT_S = 1.0  # how often an idle league looks for new submissions
+STOP_WAIT_S = 30.0  # how long a stopping league waits for its games in flight to come back
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,8 @@ def time_control_of(settings: dict[str, Any]) -> TimeControl:
 class LeagueRunner:
     def __init__(self, folder: str | Path, concurrency: int = 2, until: Until | None = None,
                  publish_every: int | None = None, seed: int = 0,
-                 out: Callable[[str], None] = print) -> None:
+                 out: Callable[[str], None] = print,
+                 executor_factory: ExecutorFactory | None = None) -> None:
         self.folder = registry.open_league(folder)
         self.settings = registry.settings(self.folder)
         self.variants = [parse_variant(v).spec for v in self.settings.get("variants", ["classic"])]
@@ -109,8 +114,11 @@ class LeagueRunner:
         self.scheduler = Scheduler(SchedulerSettings(**self.settings.get("scheduler", {})), seed=seed)
         self.out = out
         self.stop = threading.Event()
-        self.finished: queue.Queue[tuple[PairJob, int, GameRecord | BaseException | None]] = queue.Queue()
-        self.in_flight: dict[int, PairJob] = {}
+        # the same executors as a tournament's: forked workers keeping bots warm across pairs
+        self.executor_factory = executor_factory or default_executor_factory("process")
+        self.in_flight: dict[int, PairJob] = {}  # pair number -> the pair, while games are out
+        self.games_out: Counter[int] = Counter()  # pair number -> its games not yet back
+        self.fielded: set[str] = set()  # entrants the executor's workers know
         self.summary = RunSummary()
         self.published_at = 0  # games of this run when the site was last rebuilt
 
@@ -118,13 +126,14 @@ class LeagueRunner:
     def run(self) -> RunSummary:
         started = time.monotonic()
         with RunLock(self.folder), Store(self.folder) as store, \
-                ThreadPoolExecutor(self.concurrency, thread_name_prefix="league") as pool, \
                 _stop_on_signals(self.stop), _run_key_of(self.folder) as left_behind:
             if left_behind:
                 self.out(f"removed {left_behind} bot process(es) left running by an earlier run")
             next_pair = self._next_pair_no(store)
-            backlog = self._half_pairs(store)
+            executor = self.executor_factory(self._setup(), self.concurrency)
             try:
+                self._update_field(executor)
+                backlog = self._half_pairs(store)
                 while not self.stop.is_set():
                     if not self.summary.stopped_by:
                         self.summary.stopped_by = self._should_stop(store, started)
@@ -132,26 +141,67 @@ class LeagueRunner:
                         # --until: no new pairs; the pairs in flight finish, so seats stay balanced.
                         if not self.in_flight:
                             break
-                        self._collect(store, wait=IDLE_WAIT_S)
+                        self._collect(store, executor, wait=IDLE_WAIT_S)
                         continue
+                    self._update_field(executor)
                     while len(self.in_flight) < self.concurrency:
                         job = backlog.pop(0) if backlog else self._choose(store, next_pair)
                         if job is None:
                             break
                         next_pair = max(next_pair, job.pair_no + 1)
-                        self.in_flight[job.pair_no] = job
-                        pool.submit(self._play_pair, job)
+                        self._submit(executor, job)
                     self._write_status()
-                    self._collect(store, wait=IDLE_WAIT_S)
+                    self._collect(store, executor, wait=IDLE_WAIT_S)
             finally:
                 self.stop.set()  # games in flight are aborted: not stored, played again later
-                pool.shutdown(wait=True)
-                while not self.finished.empty():
-                    self._collect(store, wait=0)
+                executor.stop()
+                deadline = time.monotonic() + STOP_WAIT_S
+                while self.in_flight and time.monotonic() < deadline:
+                    self._collect(store, executor, wait=0.2)
+                executor.close()
                 self._clear_status()
         if not self.summary.stopped_by:
             self.summary.stopped_by = "stopped"
         return self.summary
+
+    def _setup(self) -> WorkerSetup:
+        """Workers start knowing no bot: entrants join (and leave) by `_update_field`. The
+        sandbox policy is the process-wide default that `league run` sets (forked workers
+        inherit it)."""
+        adjudicate = ADJUDICATION_BUDGET_S if self.settings.get("adjudicate") == "solver" else None
+        return WorkerSetup({}, self.tc, restart_every_game=False,
+                           log_dir=self.folder / LOG_DIR, warm_cap=WARM_CAP,
+                           adjudicate_s=adjudicate)
+
+    def _update_field(self, executor: GameExecutor) -> None:
+        """Tell the workers of new submissions, and of retired or replaced versions (once no
+        game of theirs is out)."""
+        active = registry.active_entrants(self.folder)
+        added = {}
+        for entrant in active:
+            if entrant.display in self.fielded:
+                continue
+            try:
+                added[entrant.display] = registry.spec_of(self.folder, entrant)
+            except (registry.LeagueError, BotSpecError) as error:
+                self.out(f"{entrant.display} cannot play: {error}")
+        names = {e.display for e in active}
+        busy = {name for job in self.in_flight.values() for name in (job.first, job.second)}
+        retired = tuple(sorted(self.fielded - names - busy))
+        change = FieldChange(added=added, retired=retired)
+        if change:
+            executor.change_field(change)
+            self.fielded = (self.fielded | set(added)) - set(retired)
+
+    def _submit(self, executor: GameExecutor, job: PairJob) -> None:
+        variant = parse_variant(job.variant)
+        opening = tuple(parse_move(token) for token in job.opening)
+        self.in_flight[job.pair_no] = job
+        for seat in job.seats:
+            first, second = (job.first, job.second) if seat == 1 else (job.second, job.first)
+            executor.submit(ScheduledGame(f"{job.pair_id}-{seat}", job.pair_id, 0, variant,
+                                          first, second, opening))
+            self.games_out[job.pair_no] += 1
 
     def _should_stop(self, store: Store, started: float) -> str:
         if self.until.games is not None and self.summary.games >= self.until.games:
@@ -172,8 +222,12 @@ class LeagueRunner:
         names = sorted({*active, *(r[0] for r in rows), *(r[1] for r in rows)})
         return count_pairs([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], names=names)
 
+    def _playable(self) -> list[str]:
+        """Active entrants the workers know (a snapshot that failed its check is left out)."""
+        return [e.display for e in registry.active_entrants(self.folder) if e.display in self.fielded]
+
     def _choose(self, store: Store, pair_no: int) -> PairJob | None:
-        active = [e.display for e in registry.active_entrants(self.folder)]
+        active = self._playable()
         busy = [(j.first, j.second) for j in self.in_flight.values()]
         picks = self.scheduler.choose(self._counts(store, active), active, k=1, in_flight=busy)
         if not picks:
@@ -194,67 +248,50 @@ class LeagueRunner:
         return int(row[0][1:]) + 1 if row and row[0] else 1
 
     def _half_pairs(self, store: Store) -> list[PairJob]:
-        """Pairs a crash cut in half, whose two bots are still active: the missing seat, first."""
-        active = {e.display for e in registry.active_entrants(self.folder)}
+        """Pairs a crash cut in half, whose two bots can still play: the missing seat, first."""
+        playable = set(self._playable())
         rows = store.conn.execute(
             "SELECT pair_id, MIN(game_id), first, second, variant, opening FROM games "
             "WHERE pair_id LIKE 'P%' AND result IS NOT NULL GROUP BY pair_id HAVING COUNT(*) = 1"
         ).fetchall()
         jobs = []
         for pair_id, game_id, first, second, variant, opening in rows:
-            if {first, second} <= active:
+            if {first, second} <= playable:
                 played_seat = int(game_id.rsplit("-", 1)[1])
                 a, b = (first, second) if played_seat == 1 else (second, first)
                 jobs.append(PairJob(int(pair_id[1:]), a, b, variant, opening.split(),
                                     seats=(3 - played_seat,)))
         return jobs
 
-    # -- playing (worker threads) ---------------------------------------------------------------
-    def _play_pair(self, job: PairJob) -> None:
-        specs = {e.display: e for e in registry.entrants(self.folder)}
-        players: list[Player] = []
-        try:
-            a = Player(registry.spec_of(self.folder, specs[job.first]), job.first,
-                       log_dir=self.folder / LOG_DIR)
-            players.append(a)
-            b = Player(registry.spec_of(self.folder, specs[job.second]), job.second,
-                       log_dir=self.folder / LOG_DIR)
-            players.append(b)
-            variant = parse_variant(job.variant)
-            for seat_game in job.seats:
-                first, second = (a, b) if seat_game == 1 else (b, a)
-                record = play_game(variant, first, second, self.tc, opening=job.opening,
-                                   adjudicate_s=ADJUDICATION_BUDGET_S
-                                   if self.settings.get("adjudicate") == "solver" else None,
-                                   game_id=f"{job.pair_id}-{seat_game}", stop=self.stop)
-                self.finished.put((job, seat_game, record))
-        except GameAborted:
-            pass
-        except Exception as error:
-            self.finished.put((job, 0, error))
-        finally:
-            close_players(players)  # both at once
-            self.finished.put((job, -1, None))  # the pair is over
+    # -- storing (the coordinator: the only writer) ---------------------------------------------
+    def _collect(self, store: Store, executor: GameExecutor, wait: float) -> None:
+        for outcome in executor.results(timeout=wait):
+            game = outcome.game
+            pair_no = int(game.pair_id[1:])
+            self.games_out[pair_no] -= 1
+            if outcome.kind is OutcomeKind.LOST and not self.stop.is_set():
+                executor.submit(game)  # its worker died: not the bots' fault, play it again
+                self.games_out[pair_no] += 1
+            elif outcome.kind is OutcomeKind.ERROR:
+                self.out(f"game {game.game_id} ({game.first} vs {game.second}) not played: "
+                         f"{outcome.detail}")
+            elif outcome.kind is OutcomeKind.DONE and outcome.row is not None \
+                    and not (outcome.void and self.stop.is_set()):
+                self._store(store, game, dict(outcome.row), outcome.void)
+            if self.games_out[pair_no] <= 0:
+                del self.games_out[pair_no]
+                self.in_flight.pop(pair_no, None)
 
-    # -- storing (coordinator) ------------------------------------------------------------------
-    def _collect(self, store: Store, wait: float) -> None:
-        try:
-            job, seat_game, item = self.finished.get(timeout=wait) if wait else self.finished.get_nowait()
-        except queue.Empty:
-            return
-        if seat_game == -1:
-            self.in_flight.pop(job.pair_no, None)
-            return
-        if isinstance(item, BaseException):
-            self.out(f"pair {job.pair_id} ({job.first} vs {job.second}) not played: {item}")
-            return
-        assert isinstance(item, GameRecord)
-        store.add_game(item.to_row(), pair_id=job.pair_id)
+    def _store(self, store: Store, game: ScheduledGame, row: dict, void: bool) -> None:
+        if void:
+            row["result"] = None
+        store.add_game(row, pair_id=game.pair_id)
         self.summary.games += 1
-        if item.forfeit_by:
-            loser = item.first if item.forfeit_by == 1 else item.second
+        if row.get("forfeit_by"):
+            loser = row["first"] if row["forfeit_by"] == 1 else row["second"]
             self.summary.forfeits[loser] += 1
-            self.out(f"{loser} forfeited {item.game_id} ({item.reason}: {item.detail[:80]})")
+            self.out(f"{loser} forfeited {game.game_id} ({row.get('reason')}: "
+                     f"{str(row.get('detail') or '')[:80]})")
         if self.publish_every and self.summary.games % self.publish_every == 0:
             self.publish()
 

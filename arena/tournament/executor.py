@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +47,18 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class FieldChange:
+    """Bots that join or leave a running field (a league's submissions and retirements); a
+    retired bot's warm processes are closed, its games already submitted are still played."""
+
+    added: Mapping[str, Any] = field(default_factory=dict)  # display name -> BotSpec
+    retired: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.retired)
+
+
+@dataclass(frozen=True)
 class WorkerSetup:
     """What every worker needs to play any game of the tournament (picklable)."""
 
@@ -65,6 +77,12 @@ class WorkerSetup:
 
     def time_control_of(self, name: str) -> TimeControl:
         return self.bot_time_controls.get(name) or self.time_control
+
+    def changed(self, change: FieldChange) -> WorkerSetup:
+        """This setup with `change`'s bots added and its retired ones dropped."""
+        specs = {n: s for n, s in {**self.specs, **change.added}.items() if n not in change.retired}
+        policies = {n: p for n, p in self.policies.items() if n in specs}
+        return replace(self, specs=specs, policies=policies)
 
     @classmethod
     def from_config(cls, config: TournamentConfig, log_dir: Path) -> WorkerSetup:
@@ -98,6 +116,11 @@ class GameExecutor(ABC):
     @abstractmethod
     def close(self) -> None:
         """Stop, and end every worker and every bot process; safe to call twice."""
+
+    def change_field(self, change: FieldChange) -> None:
+        """Bots join or leave while games are played (a league). Games submitted after this
+        call may name the added bots. An executor built for a fixed field refuses."""
+        raise NotImplementedError(f"{type(self).__name__} plays a fixed field of bots")
 
     def __enter__(self) -> GameExecutor:
         return self

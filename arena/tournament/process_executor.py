@@ -21,7 +21,7 @@ from multiprocessing.connection import Connection, wait
 
 from arena.affinity import free_core, pin_thread
 from arena.proctree import die_with_parent
-from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.executor import FieldChange, GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.worker import PlayerPool, play_scheduled
 
@@ -143,6 +143,16 @@ class ProcessExecutor(GameExecutor):
             except OSError:  # it died since the last check: replace it, its games come back
                 self._lost += [o for o in self._retire(worker, "exited")
                                if o.game.game_id != game.game_id]
+
+    def change_field(self, change: FieldChange) -> None:
+        self.setup = self.setup.changed(change)  # what a replacement worker starts with
+        for worker in list(self._workers.values()):
+            for name in change.retired:
+                worker.warm.pop(name, None)
+            try:
+                worker.tasks.send(change)  # read before any game submitted after it
+            except OSError:
+                pass  # it died: its replacement starts from the changed setup
 
     def results(self, timeout: float) -> list[Outcome]:
         outcomes, self._lost = self._lost, []
@@ -271,6 +281,9 @@ def _worker_main(tasks: Connection, outcomes: Connection, setup: WorkerSetup, st
                 break
             if game is None:
                 break
+            if isinstance(game, FieldChange):
+                pool.change_field(game)
+                continue
             outcomes.send(play_scheduled(game, pool, stop))
     finally:
         pool.close()

@@ -10,7 +10,7 @@ import queue
 import threading
 
 from arena.affinity import core_of, pin_thread
-from arena.tournament.executor import GameExecutor, Outcome, WorkerSetup
+from arena.tournament.executor import FieldChange, GameExecutor, Outcome, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.worker import PlayerPool, play_scheduled
 
@@ -21,10 +21,13 @@ class ThreadExecutor(GameExecutor):
         self._tasks: queue.SimpleQueue[ScheduledGame | None] = queue.SimpleQueue()
         self._outcomes: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self._stop = threading.Event()
+        self._pools = [PlayerPool(setup) for _ in range(self.slots)]
+        self._lock = threading.Lock()
+        self._changes: dict[int, list[FieldChange]] = {id(pool): [] for pool in self._pools}
         self._threads = [
-            threading.Thread(target=self._work, args=(PlayerPool(setup), core_of(i, setup.cores)),
+            threading.Thread(target=self._work, args=(pool, core_of(i, setup.cores)),
                              name=f"arena-worker-{i}", daemon=True)
-            for i in range(self.slots)
+            for i, pool in enumerate(self._pools)
         ]
         for thread in self._threads:
             thread.start()
@@ -35,12 +38,22 @@ class ThreadExecutor(GameExecutor):
             pin_thread({core})
         try:
             while (game := self._tasks.get()) is not None:
+                with self._lock:  # changes made since this thread's last game
+                    changes, self._changes[id(pool)] = self._changes[id(pool)], []
+                for change in changes:
+                    pool.change_field(change)  # here: the pool belongs to this thread alone
                 self._outcomes.put(play_scheduled(game, pool, self._stop))
         finally:
             pool.close()
 
     def submit(self, game: ScheduledGame) -> None:
         self._tasks.put(game)
+
+    def change_field(self, change: FieldChange) -> None:
+        # each worker thread applies the change to its own pool before its next game
+        with self._lock:
+            for pool in self._pools:
+                self._changes[id(pool)].append(change)
 
     def results(self, timeout: float) -> list[Outcome]:
         try:

@@ -18,7 +18,7 @@ from functools import partial
 
 from arena.player import bot_process
 from arena.referee import GameAborted, Player, play_game
-from arena.tournament.executor import Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.executor import FieldChange, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
 
 PlayerFactory = Callable[[str, WorkerSetup], Player]
@@ -54,6 +54,15 @@ class PlayerPool:
 
     def warm(self) -> set[str]:
         return set(self.players)
+
+    def change_field(self, change: FieldChange) -> None:
+        """Learn the added bots; close the warm processes of the retired ones."""
+        self.setup = self.setup.changed(change)
+        gone = [self.players.pop(n) for n in change.retired if n in self.players]
+        for player in gone:
+            _guarded(player.begin_close)
+        for player in gone:
+            _guarded(player.close)
 
     def close(self) -> None:
         """Close every player at once: all are asked to quit before any is waited for, so a

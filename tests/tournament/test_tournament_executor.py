@@ -231,3 +231,50 @@ def test_every_game_restarts_exactly_and_on_failure_keeps_the_process(tmp_path, 
     finally:
         pool.close()
     assert wait_no_processes(str(bot)) == []
+
+
+def test_a_pool_learns_added_bots_and_closes_retired_ones(tmp_path):
+    """A league's field changes while it plays: the pool takes the new specs, and the warm
+    processes of retired bots are closed at once (not left for the LRU)."""
+    from arena.tournament.executor import FieldChange
+
+    setup = WorkerSetup({"a": "spec-a"}, None, False, tmp_path, warm_cap=8)
+    pool = PlayerPool(setup, factory=FakePlayer)
+    a = pool.get("a")
+    pool.change_field(FieldChange(added={"b": "spec-b"}, retired=("a",)))
+    assert dict(pool.setup.specs) == {"b": "spec-b"} and a.closed and pool.warm() == set()
+    assert not pool.get("b").closed
+
+
+@pytest.mark.parametrize("mode", ["thread", "process"])
+def test_real_executors_take_bots_that_join_and_leave_a_running_field(tmp_path, mode,
+                                                                      no_leftover_processes):
+    from arena.botspec import resolve_bot
+    from arena.game import parse_variant
+    from arena.timecontrol import TimeControl
+    from arena.tournament.executor import FieldChange
+    from arena.tournament.runner import default_executor_factory
+
+    spec = resolve_bot("random")
+    variant = parse_variant("classic:5x4")
+    setup = WorkerSetup({}, TimeControl(move_ms=2000), False, tmp_path, warm_cap=8)
+    executor = default_executor_factory(mode)(setup, 1)
+
+    def play(game_id, first, second):
+        executor.submit(ScheduledGame(game_id, "p" + game_id, 0, variant, first, second))
+        outcomes = []
+        while not outcomes:
+            outcomes = list(executor.results(timeout=30))
+        return outcomes[0]
+
+    try:
+        executor.change_field(FieldChange(added={"a": spec, "b": spec}))
+        first = play("g1", "a", "b")
+        assert first.kind is OutcomeKind.DONE and first.starts == 2
+        assert play("g2", "b", "a").starts == 0  # kept warm between games
+        executor.change_field(FieldChange(added={"c": spec}, retired=("a",)))
+        assert play("g3", "b", "c").starts == 1
+        executor.change_field(FieldChange(added={"a": spec}))  # back: a new process
+        assert play("g4", "a", "b").starts == 1
+    finally:
+        executor.close()
