@@ -24,6 +24,7 @@ from arena.publish import accuracy
 from arena.publish.site import build_site
 from arena.solver.analysis import MoveRecord, moves_to_win, position_scores
 from arena.solver.analysis_store import StoredAnalysis, game_key
+from tests.solver_helpers import play_out
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "bench" / "data" / "connect4"  # Pons' test positions (tracked)
@@ -106,21 +107,6 @@ def _arena(*args: str) -> subprocess.CompletedProcess:
     return done
 
 
-def _perfect_game(oracle, prefix: str, blunder: bool) -> Game:
-    """The reference position `prefix` played out perfectly; with `blunder`, its first move
-    throws the win away (the position must be won)."""
-    game = Game(CLASSIC)
-    for digit in prefix:
-        game.push(int(digit))
-    while game.outcome is None:
-        value, best = oracle.best_moves(game)
-        move = best[0]
-        if blunder and game.ply == len(prefix):
-            move = next(m for m, s in oracle.move_scores(game).items() if (s > 0) - (s < 0) < 1)
-        game.push(move)
-    return game
-
-
 def _row(game_id: str, variant: str, first: str, second: str, game: Game, opening: list[str]) -> dict:
     winner = game.outcome.winner
     moves = [format_move(m) for m in game.moves]
@@ -145,7 +131,7 @@ def analysed(tmp_path_factory) -> dict:
     with Store(results) as store:
         store.save_settings({"name": "perfect cup"}, {"bots": {}})
         for i, prefix in enumerate(prefixes):
-            game = _perfect_game(oracle, prefix, blunder=i == 0)
+            game = play_out(oracle, prefix, blunder_at=len(prefix) if i == 0 else None)
             seats = (NAMES[1], NAMES[2]) if i % 2 == 0 else (NAMES[2], NAMES[1])
             opening = [format_move(int(d)) for d in prefix]
             store.add_game(_row(f"g{i}", CLASSIC.spec, *seats, game, opening))

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.game import PRESETS, Game, format_move
+from arena.game import PRESETS, format_move
 from arena.solver.analysis import MoveRecord, analyse, bot_stats, phase_of, wilson
 from arena.solver.oracle import Oracle
+from tests.solver_helpers import play_out
 
 pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
 
@@ -32,23 +33,6 @@ def oracle() -> Oracle:
 def pons(name: str, count: int) -> list[tuple[str, int]]:
     rows = [line.split() for line in (REFERENCE / name).read_text().splitlines() if line.strip()]
     return [(m, int(s)) for m, s in rows[:count]]
-
-
-def play_out(oracle: Oracle, prefix: str, blunder_at: int | None = None) -> Game:
-    """The Pons position `prefix` played to the end by perfect moves; at ply `blunder_at` the
-    mover plays a move that changes the theoretical outcome instead (if it has one)."""
-    game = Game(CLASSIC)
-    for digit in prefix:
-        game.push(int(digit))
-    while game.outcome is None:
-        value, best = oracle.best_moves(game)
-        move = best[0]
-        if game.ply == blunder_at:
-            worse = [m for m, s in oracle.move_scores(game).items()
-                     if (s > 0) - (s < 0) < (value > 0) - (value < 0)]
-            move = worse[0] if worse else move
-        game.push(move)
-    return game
 
 
 def settle(oracle: Oracle):
