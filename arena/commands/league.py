@@ -119,26 +119,39 @@ def remove(folder: Path, name: str) -> None:
 @click.option("--publish-every", type=click.IntRange(min=1), default=None,
               help="Rebuild the site (FOLDER/site) every N games.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the scheduler's tie-breaks.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster: tcp://HOST:8786, or local:N worker processes here "
+              "(pip install -e '.[cluster]'); the league folder stays on this machine.")
 def run(folder: Path, concurrency: int | None, until: str | None, publish_every: int | None,
-        seed: int) -> None:
+        seed: int, cluster: str | None) -> None:
     """Play the league until stopped (Ctrl-C, SIGTERM) or until --until; resumable at any time."""
     import os
 
     from arena import sandbox
     from arena.league import registry
     from arena.league.runner import LeagueRunner, Until
+    from arena.tournament.runner import RunError
     from arena.tournament.store import StoreError
 
     try:
         stop_when = Until.parse(until)
+        factory = None
+        if cluster is not None:
+            from arena.tournament.dask_executor import cluster_executor_factory, cluster_problem
+
+            if problem := cluster_problem(cluster):
+                raise ValueError(f"--cluster: {problem}")
+            factory = cluster_executor_factory(cluster)
         runner = LeagueRunner(folder, concurrency=concurrency or os.cpu_count() or 1, until=stop_when,
-                              publish_every=publish_every, seed=seed, out=click.echo)
+                              publish_every=publish_every, seed=seed, out=click.echo,
+                              executor_factory=factory)
         click.echo(f"league {folder}: playing (Ctrl-C stops; games in flight are replayed later)")
         with sandbox.policy_for_command(runner.settings.get("sandbox", "auto"),
                                         lambda line: click.echo(line, err=True),
                                         runner.settings.get("limits")):
             summary = runner.run()
-    except (registry.LeagueError, StoreError, sandbox.SandboxUnavailable, ValueError) as error:
+    except (registry.LeagueError, StoreError, sandbox.SandboxUnavailable, RunError,
+            ValueError) as error:
         raise _fail(error) from None
     if publish_every and summary.games > runner.published_at:
         runner.publish()

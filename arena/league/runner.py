@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import proctree
+from arena import proctree, sandbox
 from arena.botspec import BotSpecError
 from arena.game import parse_move, parse_variant
 from arena.league import registry
@@ -144,7 +144,7 @@ class LeagueRunner:
                         self._collect(store, executor, wait=IDLE_WAIT_S)
                         continue
                     self._update_field(executor)
-                    while len(self.in_flight) < self.concurrency:
+                    while len(self.in_flight) < executor.slots:  # a cluster's: its threads
                         job = backlog.pop(0) if backlog else self._choose(store, next_pair)
                         if job is None:
                             break
@@ -188,7 +188,10 @@ class LeagueRunner:
         names = {e.display for e in active}
         busy = {name for job in self.in_flight.values() for name in (job.first, job.second)}
         retired = tuple(sorted(self.fielded - names - busy))
-        change = FieldChange(added=added, retired=retired)
+        # the policy `league run` set for this process, spelled out for workers elsewhere
+        policy = sandbox.default_policy()
+        change = FieldChange(added=added, retired=retired,
+                             policies={name: policy for name in added})
         if change:
             executor.change_field(change)
             self.fielded = (self.fielded | set(added)) - set(retired)

@@ -29,7 +29,7 @@ from typing import Any
 
 from arena.clock import utc_now_iso
 from arena.referee import GameRecord, log_file_name
-from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.executor import FieldChange, GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.runner import ExecutorFactory, RunError
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.snapshot import (
@@ -48,7 +48,7 @@ STOP_GRACE = 20.0  # seconds after a stop before games still out are given up (A
 SLOTS_EVERY = 2.0  # seconds between reads of the cluster's thread count
 RUN_IDLE = 300.0  # seconds after which a worker closes the warm bots of a silent run
 _LOCAL_RE = re.compile(r"^local:(\d+)$")
-_ADDRESS_RE = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+(:\d+)?$")
+_ADDRESS_RE = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+:\d+$")  # the port is required
 
 
 class ClusterError(RunError):
@@ -137,7 +137,7 @@ class DaskExecutor(GameExecutor):
                     host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
                 return distributed.Client(self._cluster, set_as_default=False)
             return distributed.Client(cluster, timeout=CONNECT_TIMEOUT, set_as_default=False)
-        except (OSError, TimeoutError) as error:
+        except (OSError, TimeoutError, ValueError) as error:  # ValueError: a malformed address
             if self._cluster is not None:
                 self._cluster.close()
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
@@ -153,6 +153,19 @@ class DaskExecutor(GameExecutor):
             except Exception:  # keep the last count while the scheduler is away
                 pass
         return self._slots
+
+    def change_field(self, change: FieldChange) -> None:
+        """New bots travel as snapshots with their games, like the first ones; the workers learn
+        them from the next task that names them. Retired bots stay warm on the workers until
+        their pools' least-recently-used rule or the end of the run closes them."""
+        bots = dict(self.remote.bots)
+        for name, spec in change.added.items():
+            try:
+                self._snapshots[name], bots[name] = take_snapshot(spec, name)
+            except SnapshotError as error:
+                raise ClusterError(str(error)) from None
+        self.setup = self.setup.changed(change)
+        self.remote = RemoteSetup.of(self.remote.run, bots, self.setup)
 
     def submit(self, game: ScheduledGame) -> None:
         try:
@@ -249,7 +262,10 @@ class _WorkerRun:
         self.stop = threading.Event()
         self.log_dir = scratch / "arena-logs" / remote.run
         self.specs: dict[str, Any] = {}  # display name -> this worker's BotSpec
-        self.setup = replace(remote.setup, specs=self.specs, log_dir=self.log_dir)
+        # shared by this run's pools, and filled by every task: a league's field grows
+        self.policies: dict[str, Any] = dict(remote.setup.policies)
+        self.setup = replace(remote.setup, specs=self.specs, policies=self.policies,
+                             log_dir=self.log_dir)
         self.idle: list[PlayerPool] = []
         self.busy = 0
         self.used = time.monotonic()
@@ -352,6 +368,7 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
     """The task: one game on this worker, with its bots' snapshots; never raises for a game."""
     address, scratch = _this_worker()
     run = _worker_run(remote, scratch)
+    run.policies.update(remote.setup.policies)  # bots that joined the field since the run began
     try:
         for name, snapshot in ((game.first, first), (game.second, second)):
             if name not in run.specs:

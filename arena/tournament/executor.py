@@ -53,6 +53,8 @@ class FieldChange:
 
     added: Mapping[str, Any] = field(default_factory=dict)  # display name -> BotSpec
     retired: tuple[str, ...] = ()
+    # the added bots' sandbox policies (a worker on another machine has no default of ours)
+    policies: Mapping[str, Any] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.added or self.retired)
@@ -81,7 +83,7 @@ class WorkerSetup:
     def changed(self, change: FieldChange) -> WorkerSetup:
         """This setup with `change`'s bots added and its retired ones dropped."""
         specs = {n: s for n, s in {**self.specs, **change.added}.items() if n not in change.retired}
-        policies = {n: p for n, p in self.policies.items() if n in specs}
+        policies = {n: p for n, p in {**self.policies, **change.policies}.items() if n in specs}
         return replace(self, specs=specs, policies=policies)
 
     @classmethod

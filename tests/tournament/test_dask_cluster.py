@@ -240,6 +240,39 @@ def test_the_executor_returns_one_outcome_per_game_naming_its_worker(cluster: Cl
     assert len(logs) == len(games) and all(b"talker here" in p.read_bytes() for p in logs)
 
 
+def test_a_league_plays_on_the_cluster_and_new_submissions_join_it(cluster: Cluster,
+                                                                   tmp_path: Path) -> None:
+    """`league run --cluster`: every bot joins the workers' field through `change_field` (a
+    league starts with none), travelling as a snapshot; a version submitted between runs plays
+    its placement games there too, and each game names its worker."""
+    league = tmp_path / "league"
+    for args in (("init", str(league), "--variants", "classic:5x4", "--move-ms", "2000"),
+                 ("submit", str(league), "random"), ("submit", str(league), "greedy")):
+        done = run_cli("league", *args, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+
+    def league_games() -> list[tuple[str, str, str | None]]:
+        with sqlite3.connect(f"file:{league / 'games.db'}?mode=ro", uri=True) as conn:
+            return conn.execute("SELECT first, second, worker FROM games ORDER BY seq").fetchall()
+
+    run = run_cli("league", "run", str(league), "--cluster", cluster.address, "--until", "4",
+                  cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    first = league_games()
+    assert len(first) >= 4 and {w for _, _, w in first} <= set(cluster.workers)
+    done = run_cli("league", "submit", str(league), "random", "--name", "newcomer", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    run = run_cli("league", "run", str(league), "--cluster", cluster.address, "--until", "2",
+                  cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    later = league_games()[len(first):]
+    assert later and all("newcomer@1" in (a, b) for a, b, _ in later)  # placement first
+    assert {w for _, _, w in later} <= set(cluster.workers)
+    bad = run_cli("league", "run", str(league), "--cluster", "tcp://nowhere", cwd=tmp_path)
+    assert bad.returncode != 0 and "is not a scheduler address" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
 def test_a_worker_killed_mid_tournament_costs_no_game(cluster: Cluster, tmp_path: Path) -> None:
     victim = cluster.add_worker()
     file = tournament(tmp_path, games=4)
