@@ -451,13 +451,23 @@ def _package_of(script: Path) -> str:
 
 def _module_files(module: str) -> tuple[Path, ...]:
     """The file of a dotted arena module and of each package above it, those that exist."""
-    return _module_files_under(PROJECT_ROOT, module)
+    parts = module.split(".")
+    # which files exist can change only with their folders (an upgrade of a long-running
+    # league): the folders' modification times are part of the cache key
+    stamps = tuple(_mtime(PROJECT_ROOT.joinpath(*parts[:end])) for end in range(len(parts)))
+    return _module_files_under(PROJECT_ROOT, module, stamps)
+
+
+def _mtime(folder: Path) -> int:
+    try:
+        return folder.stat().st_mtime_ns
+    except OSError:
+        return -1
 
 
 @functools.lru_cache(maxsize=4096)
-def _module_files_under(root: Path, module: str) -> tuple[Path, ...]:
-    # Cached: a tournament of many bots asks for the same modules again for each bot, and which
-    # files the installed package holds does not change while the arena runs.
+def _module_files_under(root: Path, module: str, stamps: tuple[int, ...]) -> tuple[Path, ...]:
+    # Cached: a tournament of many bots asks for the same modules again for each bot.
     parts = module.split(".")
     files = []
     for end in range(1, len(parts) + 1):

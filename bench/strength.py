@@ -132,6 +132,8 @@ def ladder_lines(results: Path) -> list[str]:
         by_pair = {(r.bot_a, r.bot_b): r for r in pairs.itertuples(index=False)}
         for upper, lower in zip(ranking, ranking[1:], strict=False):
             row = by_pair.get((upper, lower))
+            if row is None and (lower, upper) not in by_pair:
+                continue  # they never met (a gauntlet): no score to print
             score = row.score if row is not None else 1.0 - by_pair[(lower, upper)].score
             count = (row or by_pair[(lower, upper)]).games
             name = f"ladder_{variant}_{upper}_vs_{lower}"

@@ -11,10 +11,9 @@ Field-size sweep (issue 13, a warm pool sized to the field): the same number of 
 the 4-bot rate; near 1 when bot processes are kept warm for the whole field), the bot process
 starts per game of each (`restarts_per_game_field_N`), and the ratio again with each worker and
 its bots pinned to a core (`field_16_vs_4_pinned`). What keeps the ratio below 1: each worker
-starts every bot of the field once (about 35 ms of CPU per Python bot, 10 ms of it setuptools'
-editable-install finder that every Python process of an `pip install -e` venv imports), and,
-unpinned, the kernel spreading 2 x 16 idle bot processes over the cores (more migrations, colder
-caches); `--sweep-games 2400` shows the steady state.
+starts every bot of the field once (about 29 ms of CPU per Python bot), and, unpinned, the
+kernel spreading 2 x 16 idle bot processes over the cores (more migrations, colder caches);
+`--sweep-games 2400` shows the steady state. The pinned sweep doubles the sweep's time.
 
     python bench/throughput.py [--games 100] [--bots 4] [--variant classic] [--cores N]
     python bench/throughput.py --sweep-only [--sweep-games 240]

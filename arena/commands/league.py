@@ -156,6 +156,8 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
     if publish_every and summary.games > runner.published_at:
         runner.publish()
     click.echo(f"Done: {summary.games} games this run; {summary.stopped_by}.")
+    if summary.error:  # not a bot's fault: the games played are stored, the run is not done
+        raise SystemExit(1)
 
 
 @command.command(name="status")

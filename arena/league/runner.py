@@ -37,8 +37,15 @@ from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_varian
 from arena.ratings.elo import count_pairs, fit_elo
 from arena.reasons import ADJUDICATION_BUDGET_S
 from arena.referee import TimeControl
-from arena.tournament.executor import WARM_CAP, FieldChange, GameExecutor, OutcomeKind, WorkerSetup
-from arena.tournament.runner import ExecutorFactory, default_executor_factory
+from arena.tournament.executor import (
+    WARM_CAP,
+    FieldChange,
+    GameExecutor,
+    Outcome,
+    OutcomeKind,
+    WorkerSetup,
+)
+from arena.tournament.runner import MAX_LOSSES, ExecutorFactory, default_executor_factory
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
 
@@ -91,6 +98,7 @@ class RunSummary:
     games: int = 0
     stopped_by: str = ""
     forfeits: Counter = field(default_factory=Counter)
+    error: str = ""  # an error that stopped the run (not a bot's fault): `league run` exits 1
 
 
 def time_control_of(settings: dict[str, Any]) -> TimeControl:
@@ -119,6 +127,8 @@ class LeagueRunner:
         self.in_flight: dict[int, PairJob] = {}  # pair number -> the pair, while games are out
         self.games_out: Counter[int] = Counter()  # pair number -> its games not yet back
         self.fielded: set[str] = set()  # entrants the executor's workers know
+        self.unplayable: dict[str, str] = {}  # entrant -> why it cannot play (said once)
+        self.losses: Counter[str] = Counter()  # game id -> times its worker was lost
         self.summary = RunSummary()
         self.published_at = 0  # games of this run when the site was last rebuilt
 
@@ -149,17 +159,19 @@ class LeagueRunner:
                         if job is None:
                             break
                         next_pair = max(next_pair, job.pair_no + 1)
-                        self._submit(executor, job)
+                        if {job.first, job.second} <= set(self._playable()) \
+                                and self._still_intact(job):
+                            self._submit(executor, job)
                     self._write_status()
                     self._collect(store, executor, wait=IDLE_WAIT_S)
             finally:
                 self.stop.set()  # games in flight are aborted: not stored, played again later
-                executor.stop()
-                deadline = time.monotonic() + STOP_WAIT_S
-                while self.in_flight and time.monotonic() < deadline:
-                    self._collect(store, executor, wait=0.2)
-                executor.close()
-                self._clear_status()
+                try:
+                    executor.stop()
+                    self._drain(store, executor)
+                finally:  # whatever went wrong, no worker or bot outlives the run
+                    executor.close()
+                    self._clear_status()
         if not self.summary.stopped_by:
             self.summary.stopped_by = "stopped"
         return self.summary
@@ -169,14 +181,16 @@ class LeagueRunner:
         sandbox policy is the process-wide default that `league run` sets (forked workers
         inherit it)."""
         adjudicate = ADJUDICATION_BUDGET_S if self.settings.get("adjudicate") == "solver" else None
+        # every worker may meet every bot: a share of the warm cap each keeps the league's idle
+        # bot processes near WARM_CAP in all, however many workers there are
+        warm = max(2, WARM_CAP // self.concurrency)
         return WorkerSetup({}, self.tc, restart_every_game=False,
-                           log_dir=self.folder / LOG_DIR, warm_cap=WARM_CAP,
-                           adjudicate_s=adjudicate)
+                           log_dir=self.folder / LOG_DIR, warm_cap=warm, adjudicate_s=adjudicate)
 
     def _update_field(self, executor: GameExecutor) -> None:
         """Tell the workers of new submissions, and of retired or replaced versions (once no
         game of theirs is out)."""
-        active = registry.active_entrants(self.folder)
+        active = [e for e in registry.active_entrants(self.folder) if e.display not in self.unplayable]
         added = {}
         for entrant in active:
             if entrant.display in self.fielded:
@@ -184,8 +198,8 @@ class LeagueRunner:
             try:
                 added[entrant.display] = registry.spec_of(self.folder, entrant)
             except (registry.LeagueError, BotSpecError) as error:
-                self.out(f"{entrant.display} cannot play: {error}")
-        names = {e.display for e in active}
+                self._unplayable(entrant.display, str(error))
+        names = {e.display for e in active if e.display not in self.unplayable}
         busy = {name for job in self.in_flight.values() for name in (job.first, job.second)}
         retired = tuple(sorted(self.fielded - names - busy))
         # the policy `league run` set for this process, spelled out for workers elsewhere
@@ -193,8 +207,29 @@ class LeagueRunner:
         change = FieldChange(added=added, retired=retired,
                              policies={name: policy for name in added})
         if change:
-            executor.change_field(change)
-            self.fielded = (self.fielded | set(added)) - set(retired)
+            refused = executor.change_field(change)
+            for name, why in refused.items():
+                self._unplayable(name, why)
+            self.fielded = (self.fielded | (set(added) - set(refused))) - set(retired)
+
+    def _unplayable(self, name: str, why: str) -> None:
+        """Leave a version out of this run's scheduling, saying why once (resubmitting makes a
+        new version, which is tried afresh)."""
+        if name not in self.unplayable:
+            self.unplayable[name] = why
+            self.out(f"{name} cannot play: {why}")
+
+    def _still_intact(self, job: PairJob) -> bool:
+        """Both snapshots still hash as stored (checked before every pair, as a bot running
+        unsandboxed could change its own folder); a changed one is left out from now on."""
+        by_name = {e.display: e for e in registry.entrants(self.folder)}
+        for name in (job.first, job.second):
+            try:
+                registry.spec_of(self.folder, by_name[name])
+            except (KeyError, registry.LeagueError, BotSpecError) as error:
+                self._unplayable(name, str(error))
+                return False
+        return True
 
     def _submit(self, executor: GameExecutor, job: PairJob) -> None:
         variant = parse_variant(job.variant)
@@ -227,7 +262,8 @@ class LeagueRunner:
 
     def _playable(self) -> list[str]:
         """Active entrants the workers know (a snapshot that failed its check is left out)."""
-        return [e.display for e in registry.active_entrants(self.folder) if e.display in self.fielded]
+        return [e.display for e in registry.active_entrants(self.folder)
+                if e.display in self.fielded and e.display not in self.unplayable]
 
     def _choose(self, store: Store, pair_no: int) -> PairJob | None:
         active = self._playable()
@@ -267,23 +303,65 @@ class LeagueRunner:
         return jobs
 
     # -- storing (the coordinator: the only writer) ---------------------------------------------
-    def _collect(self, store: Store, executor: GameExecutor, wait: float) -> None:
+    def _collect(self, store: Store | None, executor: GameExecutor, wait: float) -> None:
+        """Take the outcomes that are back; `store` None: account for them without storing. A
+        failure to store is raised once the whole batch is accounted for."""
+        failure: Exception | None = None
         for outcome in executor.results(timeout=wait):
             game = outcome.game
             pair_no = int(game.pair_id[1:])
             self.games_out[pair_no] -= 1
-            if outcome.kind is OutcomeKind.LOST and not self.stop.is_set():
-                executor.submit(game)  # its worker died: not the bots' fault, play it again
-                self.games_out[pair_no] += 1
-            elif outcome.kind is OutcomeKind.ERROR:
-                self.out(f"game {game.game_id} ({game.first} vs {game.second}) not played: "
-                         f"{outcome.detail}")
-            elif outcome.kind is OutcomeKind.DONE and outcome.row is not None \
-                    and not (outcome.void and self.stop.is_set()):
-                self._store(store, game, dict(outcome.row), outcome.void)
+            try:
+                self._outcome(store, executor, outcome, pair_no)
+            except Exception as error:  # e.g. the disk is full: the rest still gets counted
+                failure = failure or error
+                store = None
             if self.games_out[pair_no] <= 0:
                 del self.games_out[pair_no]
                 self.in_flight.pop(pair_no, None)
+        if failure is not None:
+            raise failure
+
+    def _outcome(self, store: Store | None, executor: GameExecutor, outcome: Outcome,
+                 pair_no: int) -> None:
+        game = outcome.game
+        if outcome.kind is OutcomeKind.LOST and not self.stop.is_set():
+            self.losses[game.game_id] += 1
+            if self.losses[game.game_id] < MAX_LOSSES:
+                executor.submit(game)  # its worker died: not the bots' fault, play it again
+                self.games_out[pair_no] += 1
+            else:  # as a tournament does: stop rather than loop (the next run completes the pair)
+                self._fail(f"game {game.game_id} ({game.first} vs {game.second}) lost its worker "
+                           f"{MAX_LOSSES} times, last: {outcome.detail}")
+        elif outcome.kind is OutcomeKind.ERROR:
+            self._fail(f"internal error in game {game.game_id} ({game.first} vs {game.second}): "
+                       f"{outcome.detail}")
+        elif outcome.kind is OutcomeKind.DONE and outcome.row is not None \
+                and not (outcome.void and self.stop.is_set()) and store is not None:
+            self._store(store, game, dict(outcome.row), outcome.void)
+
+    def _fail(self, error: str) -> None:
+        """Stop for an error that is not a bot's (a bug, a cluster gone); stored games stay."""
+        if not self.summary.error:
+            self.summary.error = error
+            self.summary.stopped_by = error
+            self.out(error)
+        self.stop.set()
+
+    def _drain(self, store: Store, executor: GameExecutor) -> None:
+        """After a stop: wait (a while) for the games still out, storing the finished ones; once
+        storing fails, only account for the rest."""
+        deadline = time.monotonic() + STOP_WAIT_S
+        target: Store | None = store
+        failure: Exception | None = None
+        while self.in_flight and time.monotonic() < deadline:
+            try:
+                self._collect(target, executor, wait=0.2)
+            except Exception as error:
+                failure = failure or error
+                target = None
+        if failure is not None:
+            raise failure
 
     def _store(self, store: Store, game: ScheduledGame, row: dict, void: bool) -> None:
         if void:

@@ -154,18 +154,23 @@ class DaskExecutor(GameExecutor):
                 pass
         return self._slots
 
-    def change_field(self, change: FieldChange) -> None:
+    def change_field(self, change: FieldChange) -> dict[str, str]:
         """New bots travel as snapshots with their games, like the first ones; the workers learn
-        them from the next task that names them. Retired bots stay warm on the workers until
-        their pools' least-recently-used rule or the end of the run closes them."""
+        them from the next task that names them. A bot whose snapshot cannot be taken is
+        refused. Retired bots stay warm on the workers until their pools' least-recently-used
+        rule or the end of the run closes them (their games submitted before still travel)."""
         bots = dict(self.remote.bots)
+        refused: dict[str, str] = {}
+        taken: dict[str, Any] = {}
         for name, spec in change.added.items():
             try:
                 self._snapshots[name], bots[name] = take_snapshot(spec, name)
+                taken[name] = spec
             except SnapshotError as error:
-                raise ClusterError(str(error)) from None
-        self.setup = self.setup.changed(change)
+                refused[name] = str(error)
+        self.setup = self.setup.changed(replace(change, added=taken))
         self.remote = RemoteSetup.of(self.remote.run, bots, self.setup)
+        return refused
 
     def submit(self, game: ScheduledGame) -> None:
         try:

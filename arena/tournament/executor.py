@@ -119,9 +119,11 @@ class GameExecutor(ABC):
     def close(self) -> None:
         """Stop, and end every worker and every bot process; safe to call twice."""
 
-    def change_field(self, change: FieldChange) -> None:
+    def change_field(self, change: FieldChange) -> dict[str, str]:
         """Bots join or leave while games are played (a league). Games submitted after this
-        call may name the added bots. An executor built for a fixed field refuses."""
+        call may name the added bots that were taken; returns those refused, with why (e.g. a
+        bot that cannot travel to a cluster). Games submitted before it, retired bots' too, are
+        still played. An executor built for a fixed field refuses."""
         raise NotImplementedError(f"{type(self).__name__} plays a fixed field of bots")
 
     def __enter__(self) -> GameExecutor:

@@ -144,7 +144,7 @@ class ProcessExecutor(GameExecutor):
                 self._lost += [o for o in self._retire(worker, "exited")
                                if o.game.game_id != game.game_id]
 
-    def change_field(self, change: FieldChange) -> None:
+    def change_field(self, change: FieldChange) -> dict[str, str]:
         self.setup = self.setup.changed(change)  # what a replacement worker starts with
         for worker in list(self._workers.values()):
             for name in change.retired:
@@ -153,6 +153,7 @@ class ProcessExecutor(GameExecutor):
                 worker.tasks.send(change)  # read before any game submitted after it
             except OSError:
                 pass  # it died: its replacement starts from the changed setup
+        return {}
 
     def results(self, timeout: float) -> list[Outcome]:
         outcomes, self._lost = self._lost, []

@@ -43,7 +43,7 @@ ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
 # What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
 # nothing in the folder shows the old tournament
 DERIVED_OUTPUTS = ("site", "plots", "standings.md", "standings.csv", "standings.json",
-                   "standings_variants.csv", "pairs.csv")
+                   "standings_variants.csv", "pairs.csv", "analysis.db")
 
 
 class RunError(RuntimeError):

@@ -18,12 +18,13 @@ from arena.tournament.worker import PlayerPool, play_scheduled
 class ThreadExecutor(GameExecutor):
     def __init__(self, setup: WorkerSetup, workers: int) -> None:
         self.slots = max(1, workers)
-        self._tasks: queue.SimpleQueue[ScheduledGame | None] = queue.SimpleQueue()
+        # each game with the number of field changes made before it was submitted
+        self._tasks: queue.SimpleQueue[tuple[int, ScheduledGame] | None] = queue.SimpleQueue()
         self._outcomes: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._pools = [PlayerPool(setup) for _ in range(self.slots)]
         self._lock = threading.Lock()
-        self._changes: dict[int, list[FieldChange]] = {id(pool): [] for pool in self._pools}
+        self._changes: list[FieldChange] = []  # every field change, in order
         self._threads = [
             threading.Thread(target=self._work, args=(pool, core_of(i, setup.cores)),
                              name=f"arena-worker-{i}", daemon=True)
@@ -36,24 +37,31 @@ class ThreadExecutor(GameExecutor):
     def _work(self, pool: PlayerPool, core: int | None) -> None:
         if core is not None:  # this thread and every bot it starts run on `core`
             pin_thread({core})
+        applied = 0  # field changes this thread's pool has taken
         try:
-            while (game := self._tasks.get()) is not None:
-                with self._lock:  # changes made since this thread's last game
-                    changes, self._changes[id(pool)] = self._changes[id(pool)], []
+            while (task := self._tasks.get()) is not None:
+                known, game = task
+                # the changes made before the game was submitted, not later ones: a bot retired
+                # after it was queued still plays it (the pool belongs to this thread alone)
+                with self._lock:
+                    changes = self._changes[applied:known]
                 for change in changes:
-                    pool.change_field(change)  # here: the pool belongs to this thread alone
+                    pool.change_field(change)
+                applied = max(applied, known)
                 self._outcomes.put(play_scheduled(game, pool, self._stop))
         finally:
             pool.close()
 
     def submit(self, game: ScheduledGame) -> None:
-        self._tasks.put(game)
-
-    def change_field(self, change: FieldChange) -> None:
-        # each worker thread applies the change to its own pool before its next game
         with self._lock:
-            for pool in self._pools:
-                self._changes[id(pool)].append(change)
+            known = len(self._changes)
+        self._tasks.put((known, game))
+
+    def change_field(self, change: FieldChange) -> dict[str, str]:
+        # each worker thread applies it to its own pool before its first game submitted after
+        with self._lock:
+            self._changes.append(change)
+        return {}
 
     def results(self, timeout: float) -> list[Outcome]:
         try:

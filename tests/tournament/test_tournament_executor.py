@@ -278,3 +278,31 @@ def test_real_executors_take_bots_that_join_and_leave_a_running_field(tmp_path, 
         assert play("g4", "a", "b").starts == 1
     finally:
         executor.close()
+
+
+@pytest.mark.parametrize("mode", ["thread", "process"])
+def test_games_submitted_before_a_bot_retires_are_still_played(tmp_path, mode,
+                                                               no_leftover_processes):
+    """`change_field`'s contract: a retirement counts from the games submitted after it; one
+    worker and three queued games of the bot, then the bot retires: all three are played."""
+    from arena.botspec import resolve_bot
+    from arena.game import parse_variant
+    from arena.timecontrol import TimeControl
+    from arena.tournament.executor import FieldChange
+    from arena.tournament.runner import default_executor_factory
+
+    spec = resolve_bot("random")
+    variant = parse_variant("classic:5x4")
+    setup = WorkerSetup({}, TimeControl(move_ms=2000), False, tmp_path, warm_cap=8)
+    executor = default_executor_factory(mode)(setup, 1)
+    try:
+        assert executor.change_field(FieldChange(added={"a": spec, "b": spec})) == {}
+        for i in range(3):
+            executor.submit(ScheduledGame(f"g{i}", f"p{i}", 0, variant, "a", "b"))
+        executor.change_field(FieldChange(retired=("b",)))
+        outcomes = []
+        while len(outcomes) < 3:
+            outcomes += executor.results(timeout=30)
+        assert [o.kind for o in outcomes] == [OutcomeKind.DONE] * 3, [o.detail for o in outcomes]
+    finally:
+        executor.close()

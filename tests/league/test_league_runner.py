@@ -1,0 +1,135 @@
+"""The league coordinator driven by an in-memory executor (no game processes): what it does with
+workers that keep dying, internal errors, a store that fails, and a snapshot changed on disk."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.league.runner import LeagueRunner, Until
+from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind
+from arena.tournament.runner import MAX_LOSSES
+from arena.tournament.store import Store
+
+
+@pytest.fixture(scope="module")
+def made_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("made") / "league"
+    for args in (("init", str(folder), "--variants", "classic:5x4", "--move-ms", "500"),
+                 ("submit", str(folder), "random"), ("submit", str(folder), "greedy")):
+        done = subprocess.run([sys.executable, "-m", "arena", "league", *args],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    return folder
+
+
+@pytest.fixture
+def league(made_league: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(made_league, tmp_path / "league"))
+
+
+class Scripted(GameExecutor):
+    """Answers every game at once with `kind`; DONE games are won by their first player."""
+
+    def __init__(self, kind: OutcomeKind) -> None:
+        self.kind, self.slots = kind, 2
+        self.queue: list = []
+        self.submitted = 0
+        self.fields: list = []
+        self.closed = False
+
+    def submit(self, game) -> None:
+        self.submitted += 1
+        self.queue.append(game)
+
+    def change_field(self, change) -> dict[str, str]:
+        self.fields.append(change)
+        return {}
+
+    def results(self, timeout: float) -> list[Outcome]:
+        out, self.queue = self.queue, []
+        return [self._outcome(g) for g in out]
+
+    def _outcome(self, game) -> Outcome:
+        if self.kind is not OutcomeKind.DONE:
+            return Outcome(game, self.kind, detail="boom")
+        row = {"game_id": game.game_id, "variant": game.variant.spec, "first": game.first,
+               "second": game.second, "result": 1.0, "winner": 1, "reason": "line",
+               "plies": 7, "moves": "1 2 1 2 1 2 1", "opening": ""}
+        return Outcome(game, OutcomeKind.DONE, row=row)
+
+    def stop(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def run_with(league: Path, executor: Scripted, until: Until) -> tuple[LeagueRunner, list[str]]:
+    lines: list[str] = []
+    runner = LeagueRunner(league, concurrency=2, until=until, out=lines.append,
+                          executor_factory=lambda setup, workers: executor)
+    runner.run()
+    return runner, lines
+
+
+def stored(league: Path) -> int:
+    with sqlite3.connect(f"file:{league / 'games.db'}?mode=ro", uri=True) as conn:
+        return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+
+def test_every_bot_joins_the_field_and_games_are_stored(league: Path) -> None:
+    executor = Scripted(OutcomeKind.DONE)
+    runner, _ = run_with(league, executor, Until(games=6))
+    assert set(executor.fields[0].added) == {"random@1", "greedy@1"}
+    assert executor.fields[0].policies.keys() == executor.fields[0].added.keys()
+    assert runner.summary.games == stored(league) >= 6 and executor.closed
+
+
+def test_a_game_whose_worker_keeps_dying_stops_the_league_not_replayed_for_ever(
+        league: Path) -> None:
+    executor = Scripted(OutcomeKind.LOST)
+    runner, lines = run_with(league, executor, Until())  # no --until: only the losses stop it
+    assert f"lost its worker {MAX_LOSSES} times" in runner.summary.error
+    # a game tried MAX_LOSSES times, not thousands; nothing stored, nothing left running
+    assert executor.submitted <= 4 * MAX_LOSSES and stored(league) == 0 and executor.closed
+    assert not runner.in_flight
+
+
+def test_an_internal_error_stops_the_league_with_an_error(league: Path) -> None:
+    executor = Scripted(OutcomeKind.ERROR)
+    runner, lines = run_with(league, executor, Until())  # no --until: only the error stops it
+    assert runner.summary.error.startswith("internal error in game ")
+    assert executor.submitted <= 4 and executor.closed
+    assert sum("internal error" in line for line in lines) == 1
+
+
+def test_a_store_that_fails_still_closes_every_worker(league: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that fills up mid-run: the error reaches the command, and the workers (and their
+    bots) are closed rather than left waiting, which would hang the process at exit."""
+    def full(self, *args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Store, "add_game", full)
+    executor = Scripted(OutcomeKind.DONE)
+    runner = LeagueRunner(league, concurrency=2, until=Until(games=4), out=lambda line: None,
+                          executor_factory=lambda setup, workers: executor)
+    with pytest.raises(sqlite3.OperationalError):
+        runner.run()
+    assert executor.closed and not runner.in_flight
+    assert not (league / ".league-status.json").exists()
+
+
+def test_a_snapshot_changed_on_disk_is_left_out_and_said_once(league: Path) -> None:
+    target = next((league / "bots" / "greedy").rglob("*.py"))
+    target.write_text(target.read_text() + "\n# changed after submission\n")
+    executor = Scripted(OutcomeKind.DONE)
+    runner, lines = run_with(league, executor, Until(seconds=1.5))
+    assert sum("greedy@1 cannot play" in line for line in lines) == 1
+    assert "greedy@1" in runner.unplayable and stored(league) == 0
