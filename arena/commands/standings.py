@@ -127,7 +127,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     from arena.ratings.pairs import pairwise_table
     from arena.ratings.standings import compute_standings
     from arena.ratings.table import anchor_if_present, select_variant, variants_of
-    from arena.reports.games_io import with_bot_info
+    from arena.reports.games_io import with_accuracy, with_bot_info
     from arena.reports.render import render_pairwise, render_standings
 
     games = load_or_fail(input_path)
@@ -144,8 +144,9 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
                 pairs = pairwise_table(games, variant, ratings=_ratings(elo_only))
                 click.echo(render_pairwise(pairs, fmt), nl=False)
             else:
-                table = with_bot_info(compute_standings(games, variant, anchor=anchor_t, **options),
-                                      input_path)
+                table = with_accuracy(with_bot_info(
+                    compute_standings(games, variant, anchor=anchor_t, **options), input_path),
+                    input_path, variant)
                 click.echo(render_standings(table, fmt).rstrip("\n"))
             return
         sections: list[tuple[str | None, str | None]] = []
@@ -169,7 +170,8 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             if table.empty:
                 out.append(f"{title + ': ' if title else ''}no rated games in {input_path}")
                 continue
-            out.append(render_standings(with_bot_info(table, input_path), fmt, title, width))
+            table = with_accuracy(with_bot_info(table, input_path), input_path, spec)
+            out.append(render_standings(table, fmt, title, width))
         if show_pairs:
             pair_title = "Head to head" + (f" ({variant})" if variant else "")
             pairs = pairwise_table(games, variant, ratings=pair_ratings)

@@ -377,3 +377,38 @@ def with_bot_info(table: pd.DataFrame, path: str | Path) -> pd.DataFrame:
             position += 1
     out.attrs = dict(table.attrs)
     return out
+
+
+# `arena analyze`'s per-bot figures as standings columns (percent), when analysis.db is there
+ACCURACY_COLUMNS = ("accuracy", "blunder_rate")
+
+
+def with_accuracy(table: pd.DataFrame, path: str | Path, variant: str | None = None) -> pd.DataFrame:
+    """The standings `table` with `accuracy` and `blunder_rate` (percent, `arena analyze`'s own
+    rows: `StoredAnalysis.bot_rows`) when the results folder at `path` has an analysis.db with
+    games of `variant` (None: all analysed games, as `arena analyze` pools them); unchanged
+    otherwise, also when the analysis cannot be read (the site says why)."""
+    from arena.solver.analysis_store import analysis_path, read_analysis
+
+    source = Path(path)
+    db = analysis_path(source)
+    if table.empty or not db.is_file():
+        return table
+    try:
+        spec = None if variant is None else _canonical_spec(variant)
+        rows = {r["bot"]: r for r in read_analysis(db).bot_rows(spec)}
+    except Exception:
+        return table
+    if not rows:
+        return table
+    out = table.copy()
+    for column in ACCURACY_COLUMNS:
+        out[column] = out["bot"].map(lambda b, c=column: rows[b][c] if b in rows else float("nan"))
+    out.attrs = dict(table.attrs)
+    return out
+
+
+def _canonical_spec(variant: str) -> str:
+    from arena.game import parse_variant
+
+    return parse_variant(variant).spec

@@ -40,6 +40,13 @@ def _display_cell(row: dict, display: Display, anchored: bool) -> str:
 # Who submitted a bot and in what language: shown after its name when the results know them.
 WHO_COLUMNS = ("author", "language")
 WHO_HEADERS = {"author": "author", "language": "lang"}
+# Against perfect play (`arena analyze`, percent): shown last when the results were analysed.
+ACCURACY_HEADERS = {"accuracy": "accuracy", "blunder_rate": "blunders"}
+
+
+def _percent(value: object) -> str:
+    text = _num(value, 1)
+    return text if text == "-" else text + "%"
 
 
 def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
@@ -53,8 +60,9 @@ def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], 
              if all(k in table.columns for k in d.keys)]
     anchored = bool(table.attrs.get("anchored", False))
     who = [c for c in WHO_COLUMNS if c in table.columns]
+    judged = [c for c in ACCURACY_HEADERS if c in table.columns]
     headers = ["#", "bot", *(WHO_HEADERS[c] for c in who), "games", "W", "D", "L", "score",
-               *(d.header for d in shown), "forfeits"]
+               *(d.header for d in shown), "forfeits", *(ACCURACY_HEADERS[c] for c in judged)]
     rows = []
     for r in table.to_dict("records"):
         rows.append([
@@ -62,6 +70,7 @@ def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], 
             str(r["wins"]), str(r["draws"]),
             str(r["losses"]), _num(100 * r["score"], 1) + "%",
             *(_display_cell(r, d, anchored) for d in shown), str(r["forfeits"]),
+            *(_percent(r[c]) for c in judged),
         ])
     align = ["r", "l"] + ["r"] * (len(headers) - 2)
     return headers, rows, align

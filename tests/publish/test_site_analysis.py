@@ -196,6 +196,27 @@ def test_leaderboard_accuracy_is_what_arena_analyze_prints(analysed):
     assert f'data-value="{report[analysed["blunderer"]]["blunder_rate"]}"' in bot_page
 
 
+def test_standings_show_the_accuracy_arena_analyze_prints(analysed):
+    """`arena standings` reads the same analysis: its accuracy and blunder-rate columns are the
+    rows of `arena analyze`, in the pooled table and a variant's; none without an analysis."""
+    report = analysed["report"]
+    for extra in ((), ("--variant", CLASSIC.spec)):
+        done = _arena("standings", str(analysed["results"]), "--format", "json", *extra)
+        assert done.returncode == 0, done.stderr
+        rows = {r["bot"]: r for r in json.loads(done.stdout)}
+        for bot in ("alpha", "beta"):
+            assert rows[bot]["accuracy"] == pytest.approx(report[bot]["accuracy"], abs=1e-9)
+            assert rows[bot]["blunder_rate"] == pytest.approx(report[bot]["blunder_rate"], abs=1e-9)
+    table = _arena("standings", str(analysed["results"]), "--variant", CLASSIC.spec).stdout
+    blunderer = analysed["blunderer"]
+    line = next(line for line in table.splitlines() if f" {blunderer} " in line)
+    assert "blunders" in table and f"{report[blunderer]['blunder_rate']:.1f}%" in line
+    popout = _arena("standings", str(analysed["results"]), "--variant", "popout").stdout
+    assert "accuracy" not in popout  # the solver settles no PopOut game: no column
+    bare = json.loads(_arena("standings", str(analysed["bare"]), "--format", "json").stdout)
+    assert "accuracy" not in bare[0]
+
+
 def test_replay_marks_the_blunder_and_shows_the_theoretical_value(analysed):
     site = build_site(analysed["results"], analysed["tmp"] / "site-replay", plots=False)
     replay = _replay(site / "games" / "g0.html")
