@@ -127,10 +127,11 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     from arena.ratings.pairs import pairwise_table
     from arena.ratings.standings import compute_standings
     from arena.ratings.table import anchor_if_present, select_variant, variants_of
-    from arena.reports.games_io import with_accuracy, with_bot_info
+    from arena.reports.games_io import read_accuracy, with_accuracy, with_bot_info
     from arena.reports.render import render_pairwise, render_standings
 
     games = load_or_fail(input_path)
+    analysis = read_accuracy(input_path)  # arena analyze's, read once for every table
     anchor_t = parse_anchor(anchor)
     skip = frozenset(name for name in OPTIONAL_SYSTEMS if skips.get(f"no_{name}"))
     options = {"first_move": first_move, "bootstrap": bootstrap, "tau": tau,
@@ -146,7 +147,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             else:
                 table = with_accuracy(with_bot_info(
                     compute_standings(games, variant, anchor=anchor_t, **options), input_path),
-                    input_path, variant)
+                    analysis, variant)
                 click.echo(render_standings(table, fmt).rstrip("\n"))
             return
         sections: list[tuple[str | None, str | None]] = []
@@ -170,7 +171,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             if table.empty:
                 out.append(f"{title + ': ' if title else ''}no rated games in {input_path}")
                 continue
-            table = with_accuracy(with_bot_info(table, input_path), input_path, spec)
+            table = with_accuracy(with_bot_info(table, input_path), analysis, spec)
             out.append(render_standings(table, fmt, title, width))
         if show_pairs:
             pair_title = "Head to head" + (f" ({variant})" if variant else "")

@@ -18,21 +18,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.game import parse_variant
 from arena.solver.analysis import PHASES, MoveRecord, moves_to_win, position_scores, sign
-from arena.solver.analysis_store import StoredAnalysis, game_key
+from arena.solver.analysis_store import StoredAnalysis, canonical_spec, game_key
 
 OUTCOME_WORDS = {1: "win", 0: "draw", -1: "loss"}
 SEAT_WORDS = {1: "first player", 2: "second player"}
-
-
-def canonical_spec(variant: str) -> str | None:
-    """The spec `arena analyze` stores for a games-table variant (it reads a missing one as
-    classic); None for one the engine does not know."""
-    try:
-        return parse_variant(variant or "classic").spec
-    except ValueError:
-        return None
 
 
 def _fraction(percent: float) -> float | None:

@@ -383,22 +383,32 @@ def with_bot_info(table: pd.DataFrame, path: str | Path) -> pd.DataFrame:
 ACCURACY_COLUMNS = ("accuracy", "blunder_rate")
 
 
-def with_accuracy(table: pd.DataFrame, path: str | Path, variant: str | None = None) -> pd.DataFrame:
-    """The standings `table` with `accuracy` and `blunder_rate` (percent, `arena analyze`'s own
-    rows: `StoredAnalysis.bot_rows`) when the results folder at `path` has an analysis.db with
-    games of `variant` (None: all analysed games, as `arena analyze` pools them); unchanged
-    otherwise, also when the analysis cannot be read (the site says why)."""
+def read_accuracy(path: str | Path):
+    """The analysis beside the results at `path` (`arena.solver.analysis_store.StoredAnalysis`),
+    None when there is none or it cannot be read (the site says why)."""
     from arena.solver.analysis_store import analysis_path, read_analysis
 
-    source = Path(path)
-    db = analysis_path(source)
-    if table.empty or not db.is_file():
-        return table
+    db = analysis_path(Path(path))
+    if not db.is_file():
+        return None
     try:
-        spec = None if variant is None else _canonical_spec(variant)
-        rows = {r["bot"]: r for r in read_analysis(db).bot_rows(spec)}
+        return read_analysis(db)
     except Exception:
+        return None
+
+
+def with_accuracy(table: pd.DataFrame, analysis, variant: str | None = None) -> pd.DataFrame:
+    """The standings `table` with `accuracy` and `blunder_rate` (percent: `arena analyze`'s own
+    rows, `StoredAnalysis.bot_rows`) over the analysed games of `variant` (None: all of them, as
+    `arena analyze` pools them); unchanged when there are none."""
+    from arena.solver.analysis_store import canonical_spec
+
+    if analysis is None or table.empty:
         return table
+    spec = None if variant is None else canonical_spec(variant)
+    if variant is not None and spec is None:
+        return table
+    rows = {r["bot"]: r for r in analysis.bot_rows(spec)}
     if not rows:
         return table
     out = table.copy()
@@ -406,9 +416,3 @@ def with_accuracy(table: pd.DataFrame, path: str | Path, variant: str | None = N
         out[column] = out["bot"].map(lambda b, c=column: rows[b][c] if b in rows else float("nan"))
     out.attrs = dict(table.attrs)
     return out
-
-
-def _canonical_spec(variant: str) -> str:
-    from arena.game import parse_variant
-
-    return parse_variant(variant).spec

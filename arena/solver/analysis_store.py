@@ -33,6 +33,17 @@ CREATE TABLE IF NOT EXISTS analysed_moves (
 """
 
 
+def canonical_spec(variant: str) -> str | None:
+    """The spec `arena analyze` stores for a games-table variant (it reads a missing one as
+    classic); None for one the engine does not know."""
+    from arena.game import parse_variant
+
+    try:
+        return parse_variant(variant or "classic").spec
+    except ValueError:
+        return None
+
+
 def analysis_path(source: Path) -> Path:
     return source / "analysis.db" if source.is_dir() else source.with_name(source.name + ".analysis.db")
 
