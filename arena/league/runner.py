@@ -177,9 +177,8 @@ class LeagueRunner:
         return self.summary
 
     def _setup(self) -> WorkerSetup:
-        """Workers start knowing no bot: entrants join (and leave) by `_update_field`. The
-        sandbox policy is the process-wide default that `league run` sets (forked workers
-        inherit it)."""
+        """Workers start knowing no bot: entrants join (and leave) by `_update_field`, each with
+        the sandbox policy `league run` set for this process."""
         adjudicate = ADJUDICATION_BUDGET_S if self.settings.get("adjudicate") == "solver" else None
         # every worker may meet every bot: a share of the warm cap each keeps the league's idle
         # bot processes near WARM_CAP in all, however many workers there are
