@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
@@ -127,11 +128,12 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     from arena.ratings.pairs import pairwise_table
     from arena.ratings.standings import compute_standings
     from arena.ratings.table import anchor_if_present, select_variant, variants_of
-    from arena.reports.games_io import read_accuracy, with_accuracy, with_bot_info
+    from arena.reports.games_io import with_accuracy, with_bot_info
     from arena.reports.render import render_pairwise, render_standings
+    from arena.solver.analysis_store import analysis_beside
 
     games = load_or_fail(input_path)
-    analysis = read_accuracy(input_path)  # arena analyze's, read once for every table
+    analysis = analysis_beside(Path(input_path))  # arena analyze's, read once for every table
     anchor_t = parse_anchor(anchor)
     skip = frozenset(name for name in OPTIONAL_SYSTEMS if skips.get(f"no_{name}"))
     options = {"first_move": first_move, "bootstrap": bootstrap, "tau": tau,

@@ -9,7 +9,7 @@ is followed: the `all` scope pools every analysed game (what `arena analyze` pri
 scope its games only. A scope with no analysed game (a variant the solver cannot settle, such as
 PopOut) gets no accuracy column at all rather than a column of dashes.
 
-Pure: no files; `load.load_analysis` reads the database.
+Pure: no files; `arena.solver.analysis_store.analysis_beside` reads the database.
 """
 
 from __future__ import annotations

@@ -4,14 +4,12 @@ the move analysis of `arena analyze`.
 A results directory is read through `arena.tournament.store` (games, `read_settings`, `logs/`);
 a games file (CSV / JSONL) through `arena.reports.games_io` (games only: no settings, no logs).
 The analysis (`analysis.db` beside the games, when there is one) through
-`arena.solver.analysis_store.read_analysis`. Everything else of the site works on the
+`arena.solver.analysis_store.analysis_beside`. Everything else of the site works on the
 `SiteInput` this module returns.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ import pandas as pd
 from arena.referee import log_file_name
 from arena.reports import games_io
 from arena.schema import COLUMNS_BY_NAME, FRAME_COLUMNS
-from arena.solver.analysis_store import StoredAnalysis, analysis_path, read_analysis
+from arena.solver.analysis_store import StoredAnalysis
 from arena.tournament import store
 
 LOG_TAIL_LINES = 40
@@ -71,21 +69,6 @@ def load_results(path: str | Path) -> SiteInput:
     except (OSError, ValueError, KeyError) as error:
         raise PublishError(f"cannot read games from {path}: {_one_line(error)}") from None
     return SiteInput(clean_games(games), {}, None, path.stem)
-
-
-def load_analysis(results: Path, warn: Callable[[str], None]) -> StoredAnalysis | None:
-    """The analysis.db beside a results folder or games file, None when there is none; one line
-    to `warn` and None when it cannot be read: a damaged analysis costs the accuracy column,
-    never the site."""
-    path = analysis_path(results)
-    if not path.exists():
-        return None
-    try:
-        return read_analysis(path)
-    except (OSError, sqlite3.Error) as error:
-        warn(f"{path}: cannot read the move analysis ({_one_line(error)}); the site shows no "
-             "accuracy (remove it and run arena analyze again)")
-        return None
 
 
 def clean_games(games: pd.DataFrame) -> pd.DataFrame:

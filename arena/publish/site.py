@@ -47,7 +47,6 @@ from arena.publish.load import (
     SiteInput,
     clean_games,
     forfeit_logs,
-    load_analysis,
     load_results,
     publish_logs_setting,
 )
@@ -57,6 +56,7 @@ from arena.ratings.pairs import pairwise_table
 from arena.ratings.standings import compute_standings
 from arena.reports import render
 from arena.reports.plots import write_plots
+from arena.solver.analysis_store import analysis_beside
 
 __all__ = ["PublishError", "build_site", "build_site_from_games", "build_site_from_input",
            "iter_pages"]
@@ -81,7 +81,7 @@ def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bo
     """
     results = Path(results)
     site_input = load_results(results)
-    site_input.analysis = load_analysis(results, warn or (lambda _message: None))
+    site_input.analysis = analysis_beside(results, warn)
     if out_dir is None:
         out_dir = (results if results.is_dir() else results.parent) / "site"
     return build_site_from_input(site_input, out_dir, plots=plots, logs=logs, warn=warn)

@@ -383,20 +383,6 @@ def with_bot_info(table: pd.DataFrame, path: str | Path) -> pd.DataFrame:
 ACCURACY_COLUMNS = ("accuracy", "blunder_rate")
 
 
-def read_accuracy(path: str | Path):
-    """The analysis beside the results at `path` (`arena.solver.analysis_store.StoredAnalysis`),
-    None when there is none or it cannot be read (the site says why)."""
-    from arena.solver.analysis_store import analysis_path, read_analysis
-
-    db = analysis_path(Path(path))
-    if not db.is_file():
-        return None
-    try:
-        return read_analysis(db)
-    except Exception:
-        return None
-
-
 def with_accuracy(table: pd.DataFrame, analysis, variant: str | None = None) -> pd.DataFrame:
     """The standings `table` with `accuracy` and `blunder_rate` (percent: `arena analyze`'s own
     rows, `StoredAnalysis.bot_rows`) over the analysed games of `variant` (None: all of them, as

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +91,23 @@ def read_analysis(path: Path) -> StoredAnalysis:
     works, no journal file is left behind): the way `arena.tournament.store` reads games.db.
     Raises sqlite3.Error for a damaged file and OSError for an unreadable one."""
     return sqlite_read.read(path, lambda conn: StoredAnalysis(_games(conn), _moves(conn)))
+
+
+def analysis_beside(source: Path, warn: Callable[[str], None] | None = None) -> StoredAnalysis | None:
+    """The analysis.db beside a results folder or games file (what the site and `arena
+    standings` show), None when there is none; None, and one line to `warn`, when it cannot be
+    read: a damaged analysis costs the accuracy columns, never the site or the standings."""
+    path = analysis_path(source)
+    if not path.exists():
+        return None
+    try:
+        return read_analysis(path)
+    except (OSError, sqlite3.Error) as error:
+        if warn is not None:
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            warn(f"{path}: cannot read the move analysis ({first}); no accuracy is shown "
+                 "(remove it and run arena analyze again)")
+        return None
 
 
 class AnalysisStore:

@@ -22,13 +22,12 @@ class ThreadExecutor(GameExecutor):
         self._tasks: queue.SimpleQueue[tuple[int, ScheduledGame] | None] = queue.SimpleQueue()
         self._outcomes: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self._stop = threading.Event()
-        self._pools = [PlayerPool(setup) for _ in range(self.slots)]
         self._lock = threading.Lock()
         self._changes: list[FieldChange] = []  # every field change, in order
         self._threads = [
-            threading.Thread(target=self._work, args=(pool, core_of(i, setup.cores)),
+            threading.Thread(target=self._work, args=(PlayerPool(setup), core_of(i, setup.cores)),
                              name=f"arena-worker-{i}", daemon=True)
-            for i, pool in enumerate(self._pools)
+            for i in range(self.slots)
         ]
         for thread in self._threads:
             thread.start()
