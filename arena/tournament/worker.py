@@ -58,25 +58,25 @@ class PlayerPool:
     def change_field(self, change: FieldChange) -> None:
         """Learn the added bots; close the warm processes of the retired ones."""
         self.setup = self.setup.changed(change)
-        gone = [self.players.pop(n) for n in change.retired if n in self.players]
-        for player in gone:
-            _guarded(player.begin_close)
-        for player in gone:
-            _guarded(player.close)
+        _close_all([self.players.pop(n) for n in change.retired if n in self.players])
 
     def close(self) -> None:
-        """Close every player at once: all are asked to quit before any is waited for, so a
-        worker holding the whole field waits for one exit, not one after another."""
         players = list(self.players.values())
         self.players.clear()
-        for player in players:
-            _guarded(player.begin_close)
-        for player in players:
-            _guarded(player.close)
+        _close_all(players)
 
 
 def _close(player: Player) -> None:
     _guarded(player.close)
+
+
+def _close_all(players: list[Player]) -> None:
+    """Close players at once: all are asked to quit before any is waited for, so a worker
+    holding the whole field waits for one exit, not one after another."""
+    for player in players:
+        _guarded(player.begin_close)
+    for player in players:
+        _guarded(player.close)
 
 
 def _guarded(action: Callable[[], None]) -> None:
