@@ -24,3 +24,12 @@ def test_arena_is_importable_from_anywhere():
     out = subprocess.run([sys.executable, "-c", "import arena.game, arena.sdk; print('ok')"],
                          capture_output=True, text=True, cwd="/")
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_a_bot_start_imports_no_regex_engine():
+    # `re` (with enum's parser tables) is about 4 ms of a 12 ms interpreter start; every Python
+    # bot pays it at every start, so the SDK and the rules it imports parse without it
+    probe = "import sys, arena.sdk; print('re' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd="/")
+    assert out.stdout.strip() == "False", "arena.sdk imports `re`: parse by hand on the bot path"
