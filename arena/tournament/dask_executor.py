@@ -157,8 +157,8 @@ class DaskExecutor(GameExecutor):
     def change_field(self, change: FieldChange) -> dict[str, str]:
         """New bots travel as snapshots with their games, like the first ones; the workers learn
         them from the next task that names them. A bot whose snapshot cannot be taken is
-        refused. Retired bots stay warm on the workers until their pools' least-recently-used
-        rule or the end of the run closes them (their games submitted before still travel)."""
+        refused. Every worker closes a retired bot's warm processes now, or after the game
+        it plays; its games submitted before still travel and play (on a fresh process)."""
         bots = dict(self.remote.bots)
         refused: dict[str, str] = {}
         taken: dict[str, Any] = {}
@@ -170,6 +170,8 @@ class DaskExecutor(GameExecutor):
                 refused[name] = str(error)
         self.setup = self.setup.changed(replace(change, added=taken))
         self.remote = RemoteSetup.of(self.remote.run, bots, self.setup)
+        if change.retired or taken:
+            self._on_workers(_field_changed, tuple(change.retired), tuple(taken))
         return refused
 
     def submit(self, game: ScheduledGame) -> None:
@@ -251,9 +253,9 @@ class DaskExecutor(GameExecutor):
         if self._cluster is not None:
             self._cluster.close(timeout=30)
 
-    def _on_workers(self, function: Any, wait: bool = False) -> None:
+    def _on_workers(self, function: Any, *args: Any, wait: bool = False) -> None:
         try:
-            self._client.run(function, self.remote.run, wait=wait, on_error="ignore")
+            self._client.run(function, self.remote.run, *args, wait=wait, on_error="ignore")
         except Exception:  # a worker that is gone has nothing to stop
             pass
 
@@ -272,6 +274,7 @@ class _WorkerRun:
         self.setup = replace(remote.setup, specs=self.specs, policies=self.policies,
                              log_dir=self.log_dir)
         self.idle: list[PlayerPool] = []
+        self.retired: set[str] = set()  # bots that left the field: never kept warm again
         self.busy = 0
         self.used = time.monotonic()
         self.closed = False
@@ -281,16 +284,42 @@ class _WorkerRun:
         with self.lock:
             self.busy += 1
             self.used = time.monotonic()
-            return self.idle.pop() if self.idle else PlayerPool(self.setup)
+            pool = self.idle.pop() if self.idle else PlayerPool(self.setup)
+            retired = tuple(self.retired & pool.warm())
+        if retired:  # the field changed while the pool waited: no game meets a retired process
+            pool.retire(retired)
+        return pool
 
     def give_back(self, pool: PlayerPool) -> None:
         with self.lock:
             self.busy -= 1
             self.used = time.monotonic()
+            retired = tuple(self.retired & pool.warm())
+            closed = self.closed
+            if not closed and not retired:
+                self.idle.append(pool)
+                return
+        if closed:
+            pool.close()  # the run was closed while this game played
+            return
+        # a game of a retired bot submitted before its retirement: played, then not kept
+        pool.retire(retired)  # not change_field: the pools share the run's specs dict
+        with self.lock:
             if not self.closed:
                 self.idle.append(pool)
                 return
-        pool.close()  # the run was closed while this game played
+        pool.close()
+
+    def change_field(self, retired: tuple[str, ...], added: tuple[str, ...]) -> None:
+        """Close the idle pools' processes of the retired bots (busy pools close theirs when
+        given back); an added bot that this worker knew under the same name is learned again
+        from its next game's snapshot."""
+        with self.lock:  # held while they close, so that no game takes a pool meanwhile
+            self.retired.update(retired)
+            self.retired.difference_update(added)
+            stale = [name for name in added if self.specs.pop(name, None) is not None]
+            for pool in self.idle:
+                pool.retire((*retired, *stale))
 
     def close(self) -> None:
         with self.lock:
@@ -349,6 +378,14 @@ async def _stop_run(run: str) -> None:
         state = _runs.get(run)
     if state is not None:
         state.stop.set()
+
+
+async def _field_changed(run: str, retired: tuple[str, ...], added: tuple[str, ...]) -> None:
+    with _runs_lock:
+        state = _runs.get(run)
+    if state is not None:  # bots take a moment to close: not on the worker's event loop
+        threading.Thread(target=state.change_field, args=(retired, added),
+                         name="arena-field-change", daemon=True).start()
 
 
 async def _close_run(run: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import traceback
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 
 from arena.player import bot_process
@@ -58,7 +58,11 @@ class PlayerPool:
     def change_field(self, change: FieldChange) -> None:
         """Learn the added bots; close the warm processes of the retired ones."""
         self.setup = self.setup.changed(change)
-        _close_all([self.players.pop(n) for n in change.retired if n in self.players])
+        self.retire(change.retired)
+
+    def retire(self, names: Iterable[str]) -> None:
+        """Close the warm processes of `names` (the setup is left as it is)."""
+        _close_all([self.players.pop(n) for n in names if n in self.players])
 
     def close(self) -> None:
         players = list(self.players.values())

@@ -184,3 +184,44 @@ def test_a_worker_closes_the_bots_of_runs_closed_or_gone_silent(tmp_path: Path) 
     assert silent.remote.run not in reap_silent_runs(silent.used + RUN_IDLE / 2)
     assert silent.remote.run in reap_silent_runs(silent.used + RUN_IDLE * 2)
     assert silent.closed and silent.idle == []
+
+
+def test_a_worker_closes_retired_bots_now_or_after_their_game(tmp_path: Path) -> None:
+    """A league bot that leaves the field: the worker's idle pools close its process at once, a
+    pool playing its last game closes it when given back, and a bot re-added under the same
+    name is learned again from its next snapshot (not kept closing, not run from the old one)."""
+    from arena.referee import TimeControl
+    from arena.tournament.dask_executor import RemoteSetup, _close_run, _worker_run
+    from arena.tournament.executor import WorkerSetup
+    from arena.tournament.worker import PlayerPool
+    from tests.tournament.test_tournament_executor import FakePlayer
+
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs", warm_cap=8)
+    run = _worker_run(RemoteSetup.of(f"retire-{tmp_path.name}", {}, setup), tmp_path)
+    try:
+        idle, busy = (PlayerPool(run.setup, factory=FakePlayer) for _ in range(2))
+        a, b = idle.get("a"), idle.get("b")
+        run.idle = [idle, busy]
+        assert run.take() is busy
+        c = busy.get("c")
+        run.change_field(("a", "c"), ())
+        assert a.closed and not b.closed and not c.closed  # c's game is still on
+        run.give_back(busy)
+        assert c.closed and busy.warm() == set() and busy in run.idle
+        assert idle.setup.specs is run.specs  # the pools still share the growing field
+        late = PlayerPool(run.setup, factory=FakePlayer)
+        d = late.get("d")
+        run.retired.add("d")  # as if the retirement had raced this pool's return
+        run.idle = [late]
+        assert run.take() is late and d.closed and late.warm() == set()
+        run.give_back(late)
+
+        run.specs["a"] = "the old snapshot's spec"
+        run.change_field((), ("a",))
+        assert "a" not in run.specs and "a" not in run.retired
+        kept = run.take()
+        kept.get("a")
+        run.give_back(kept)
+        assert "a" in kept.warm()
+    finally:
+        asyncio.run(_close_run(run.remote.run))
