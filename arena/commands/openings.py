@@ -122,6 +122,15 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
         text = " ".join(format_move(m) for m in moves)
         lines.append(f"{text}  # {LABELS[value]}" if every else text)
         kept += 1
+    unsettled_note = f"{unsettled} not settled within {budget_ms} ms each" if unsettled else ""
+    if not kept:
+        # an empty file would only fail later, in the tournament that reads it
+        found = "is a draw" if balanced else "was settled"
+        raise click.ClickException(
+            f"no opening: none of the {len(candidates)} position(s) examined {found}"
+            + (f" ({unsettled_note})" if unsettled else "")
+            + "; try fewer --plies, a larger --budget-ms or --count"
+            + (", or --all" if balanced else ""))
     text = "\n".join(lines) + "\n"
     if out is None:
         click.echo(text, nl=False)
@@ -131,5 +140,4 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
         except OSError as exc:
             raise click.ClickException(f"{out}: cannot write: {exc.strerror or exc}") from None
     print(f"{kept} opening(s) of {len(candidates)} position(s) examined"
-          + (f"; {unsettled} not settled within {budget_ms} ms each (left out)" if unsettled else ""),
-          file=sys.stderr)
+          + (f"; {unsettled_note} (left out)" if unsettled else ""), file=sys.stderr)

@@ -71,3 +71,14 @@ def test_variants_the_solver_cannot_settle_are_a_one_line_error():
     assert "drop-only four in a row" in out.stderr and "Traceback" not in out.stderr
     out = run("--plies", "2")
     assert out.returncode == 2 and "--balanced or --all" in out.stderr
+
+
+def test_no_opening_found_is_an_error_and_writes_no_file(tmp_path):
+    """An empty openings file would only fail later, in the tournament reading it: of the four
+    one-move positions of classic (less mirrors), seed 1's single pick is not a draw."""
+    target = tmp_path / "openings.txt"
+    out = run("--plies", "1", "--balanced", "--count", "1", "--seed", "1", "-o", str(target))
+    assert out.returncode == 1 and not target.exists()
+    assert out.stderr.strip().splitlines() == [
+        "Error: no opening: none of the 1 position(s) examined is a draw; try fewer --plies, "
+        "a larger --budget-ms or --count, or --all"]
