@@ -71,8 +71,10 @@ def _stderr_tail(process: BotProcess) -> str:
     return f"; stderr: {lines[-1][:200]}" if lines else ""
 
 
-def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckResult]:
-    """Handshake (with unknown keys), unknown lines, a turn, quit: driven line by line."""
+def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
+             variant_spec: str = "popout") -> list[CheckResult]:
+    """Handshake (with unknown keys), unknown lines, a turn in `variant_spec`, quit: driven line
+    by line."""
     results = []
     process = BotProcess(spec.argv, spec.cwd)
     try:
@@ -90,7 +92,7 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport) -> list[CheckR
             detail = getattr(error, "detail", str(error)) + _stderr_tail(process)
             results.append(CheckResult("handshake", False, detail, HINTS["handshake"]))
             return results
-        variant = parse_variant("popout")
+        variant = parse_variant(variant_spec)
         game = Game(variant)
         try:
             process.send("news flash=1 of=the-future")
@@ -147,9 +149,13 @@ def run_checks(
     games: int = 2,
     progress: Callable[[CheckResult], None] | None = None,
     variants: Sequence[str] = ODD_VARIANTS,
+    only_these: bool = False,
 ) -> CheckReport:
     """Run every check; `progress` is called with each result as it comes. Games are played in
-    every preset and in each of `variants` (default: odd sizes and line lengths)."""
+    every preset and in each of `variants` (default: odd sizes and line lengths).
+
+    `only_these`: the bot will meet only `variants` and `tc` (a league's submission): no games
+    in the other presets, the set-opening game in the first of `variants`, no clock game."""
     tc = tc or TimeControl(move_ms=1000)
     report = CheckReport(spec.name)
 
@@ -158,7 +164,7 @@ def run_checks(
         if progress is not None:
             progress(result)
 
-    for result in _by_hand(spec, tc, report):
+    for result in _by_hand(spec, tc, report, *(variants[:1] if only_these else ())):
         add(result)
     if not report.results[0].ok:
         return report
@@ -169,7 +175,8 @@ def run_checks(
     try:
         n = 0
         extra = [parse_variant(v) for v in variants]
-        playlist = list(PRESETS.items()) + [(v.spec, v) for v in extra if v.spec not in PRESETS]
+        playlist = [] if only_these else list(PRESETS.items())
+        playlist += [(v.spec, v) for v in extra if v.spec not in dict(playlist)]
         for name, variant in dict(playlist).items():
             failures = []
             for i in range(games):
@@ -191,13 +198,14 @@ def run_checks(
                                 _hint_for(rec)))
             else:
                 add(CheckResult(f"games: {label}", True, f"{games} games without a forfeit"))
-        opening_rec = play_game(PRESETS["classic"], bot, other, tc, opening=["d4", "d4", "d3"],
+        opening_variant = extra[0] if only_these and extra else PRESETS["classic"]
+        opening_rec = play_game(opening_variant, bot, other, tc, opening=["d4", "d4", "d3"],
                                 game_id="check-opening")
         ok = opening_rec.forfeit_by != 1
         add(CheckResult("opening position (moves set by the arena)", ok,
                         "" if ok else f"{opening_rec.reason}: {opening_rec.detail}",
                         "" if ok else _hint_for(opening_rec)))
-        if tc.base_ms is None:
+        if tc.base_ms is None and not only_these:
             clock = TimeControl(move_ms=None, base_ms=20_000, increment_ms=100,
                                 startup_ms=tc.startup_ms, grace_ms=tc.grace_ms)
             clock_rec = play_game(PRESETS["classic"], other, bot, clock, game_id="check-clock")

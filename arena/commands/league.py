@@ -79,7 +79,10 @@ def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
         with sandbox.policy_for_command(league_settings.get("sandbox", "auto"),
                                         lambda line: click.echo(line, err=True),
                                         league_settings.get("limits")):
-            report = run_checks(spec, time_control_of(league_settings))
+            # in the league's own variants and time control, the only ones it will meet
+            report = run_checks(spec, time_control_of(league_settings),
+                                variants=league_settings.get("variants", ["classic"]),
+                                only_these=True)
         if not report.ok:
             for result in report.results:
                 if not result.ok:

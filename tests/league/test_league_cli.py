@@ -130,6 +130,31 @@ def test_a_failing_submission_changes_nothing(league: Path, tmp_path: Path):
     assert arena("league", "status", str(league)).stdout == status_before
 
 
+CLASSIC_ONLY_BOT = """from arena.sdk import run_bot
+
+
+def choose(turn):
+    if turn.variant.spec != "classic":
+        raise SystemExit(3)  # plays nothing but classic 7x6
+    return turn.game.legal_moves()[0]
+
+
+run_bot(choose, name="classiconly")
+"""
+
+
+def test_a_submission_is_checked_in_the_league_variants_only(league: Path, tmp_path: Path):
+    bot = tmp_path / "classiconly.py"
+    bot.write_text(CLASSIC_ONLY_BOT)
+    classic = tmp_path / "classic-league"
+    arena("league", "init", str(classic), "--variants", "classic", "--move-ms", "200")
+    accepted = arena("league", "submit", str(classic), str(bot))
+    assert "submitted classiconly@1" in accepted.stdout
+    refused = arena("league", "submit", str(league), str(bot), check=False)  # classic, popout
+    assert refused.returncode == 1 and "FAIL  games: pops (popout)" in refused.stderr
+    assert "five" not in refused.stderr and "classic:" not in refused.stderr
+
+
 def test_league_errors_are_one_line(tmp_path: Path, league: Path):
     missing = arena("league", "run", str(tmp_path / "nowhere"), check=False)
     assert missing.returncode == 1 and "not a league" in missing.stderr
