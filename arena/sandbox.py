@@ -115,6 +115,8 @@ class Limits:
 
 
 LIMIT_KEYS = tuple(f.name for f in fields(Limits))
+# Below this much address space the loader cannot map libc (Python needs 13-16 MiB to start).
+MIN_MEMORY_MB = 16
 # Largest accepted values: well beyond any machine, small enough to stay in rlimit range.
 _LIMIT_MAX = {"memory_mb": 1 << 30, "processes": 1 << 22, "file_size_mb": 1 << 30,
               "cpu_seconds": 1 << 31, "tmp_mb": 1 << 30}
@@ -174,6 +176,10 @@ def parse_limits(table: object, label: str = "limits") -> dict[str, int]:
                 key,
             )
         overrides[key] = value
+    if 0 < overrides.get("memory_mb", 0) < MIN_MEMORY_MB:
+        raise SandboxConfigError(
+            f"{label} 'memory_mb' = {overrides['memory_mb']} is too small for a program to start "
+            f"(at least {MIN_MEMORY_MB}, or 0 for no limit)", "memory_mb")
     if overrides.get("tmp_mb", 1) == 0:
         raise SandboxConfigError(f"{label} 'tmp_mb' must be at least 1 (the bot's HOME lives "
                                  "there)", "tmp_mb")
@@ -576,7 +582,8 @@ def _signal_of(returncode: int) -> int:
 
 _MEMORY_PATTERNS = re.compile(
     r"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|OutOfMemoryError"
-    r"|memory allocation of \d+ bytes failed|failed to allocate|mmap\(\) failed|ENOMEM",
+    r"|memory allocation of \d+ bytes failed|failed to allocate|mmap\(\) failed|ENOMEM"
+    r"|failed to map segment",  # the dynamic loader, out of address space before main()
     re.IGNORECASE,
 )
 _PROCESS_PATTERNS = re.compile(

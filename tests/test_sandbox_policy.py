@@ -57,6 +57,8 @@ def test_tournament_then_bot_overrides_merge_over_the_defaults():
     ({"processes": True}, "processes", "must be a whole number"),
     ({"cpu_seconds": -1}, "cpu_seconds", "must be between 0 (no limit) and"),
     ({"tmp_mb": 0}, "tmp_mb", "'tmp_mb' must be at least 1"),
+    ({"memory_mb": 1}, "memory_mb", "'memory_mb' = 1 is too small for a program to start (at "
+                                    "least 16, or 0 for no limit)"),
 ])
 def test_bad_limits_are_one_line_naming_the_key(table, key, text):
     with pytest.raises(SandboxConfigError) as caught:
@@ -182,6 +184,8 @@ def test_on_without_a_sandbox_refuses_in_one_line_with_the_install_hint(monkeypa
     (128 + signal.SIGABRT, "terminate called after throwing an instance of 'std::bad_alloc'",
      "memory limit"),
     (1, "Exception in thread main java.lang.OutOfMemoryError: Java heap space", "memory limit"),
+    (127, "setpriv: error while loading shared libraries: libc.so.6: failed to map segment "
+          "from shared object", "memory limit"),
     (1, "BlockingIOError: [Errno 11] Resource temporarily unavailable", "process limit"),
     (2, "sh: 1: Cannot fork", "process limit"),
     (1, "RuntimeError: can't start new thread", "process limit"),
