@@ -80,6 +80,14 @@ def test_run_refuses_a_corrupt_database_and_leaves_it_untouched(tmp_path):
     file = tournament(tmp_path, BOTS)
     fails(arena("run", str(file), "-o", str(tmp_path / "res")), "damaged or not an arena results")
     assert digest(db) == before
+    # nothing added but the run lock's file (a lock file is never deleted: that would race)
+    left = sorted(p.name for p in (tmp_path / "res").iterdir())
+    assert left == [".arena-run.lock", db.name]
+
+
+def test_league_commands_name_a_damaged_store_as_such(tmp_path):
+    corrupt_store(tmp_path / "res")
+    fails(arena("league", "status", str(tmp_path / "res")), "damaged or not an arena results")
 
 
 def test_run_fresh_moves_a_corrupt_database_aside(tmp_path):

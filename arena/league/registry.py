@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.botspec import BotSpec, BotSpecError, resolve_bot
 from arena.clock import utc_now_iso
-from arena.tournament.store import DB_NAME, Store
+from arena.tournament.store import DB_NAME, Store, db_error
 
 SNAPSHOT_DIR = "bots"
 LEAGUE_MARK = "league"  # meta key: the folder is a league, not a tournament's results
@@ -112,7 +112,15 @@ def open_league(folder: str | Path) -> Path:
     folder = Path(folder)
     if not (folder / DB_NAME).is_file():
         raise LeagueError(f"{folder} is not a league: no {DB_NAME} (create one with `arena league init {folder}`)")
-    if not is_league(folder):
+    try:
+        with _connect(folder, readonly=True) as conn:
+            marked = conn.execute(
+                f"SELECT 1 FROM meta WHERE key='{LEAGUE_MARK}'").fetchone() is not None
+    except sqlite3.DatabaseError as error:
+        if "no such table" not in str(error):
+            raise LeagueError(db_error(folder / DB_NAME, error)) from None
+        marked = False
+    if not marked:
         raise LeagueError(f"{folder} holds a tournament's results, not a league")
     return folder
 

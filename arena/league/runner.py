@@ -242,7 +242,8 @@ class LeagueRunner:
 
     def _should_stop(self, store: Store, started: float) -> str:
         if self.until.games is not None and self.summary.games >= self.until.games:
-            return f"{self.summary.games} games played"
+            # the games still in flight finish after this, so the count may end above it
+            return f"stopped at --until {self.until.games} games"
         if self.until.seconds is not None and time.monotonic() - started >= self.until.seconds:
             return "time is up"
         if self.until.settled and not self.in_flight:

@@ -84,7 +84,7 @@ def db_path(results_dir: str | Path) -> Path:
     return path if path.suffix == ".db" else path / DB_NAME
 
 
-def _db_error(path: Path, error: sqlite3.Error, hint: str = "") -> str:
+def db_error(path: Path, error: sqlite3.Error, hint: str = "") -> str:
     """One line for an SQLite error on a results database (corrupt, not a database, locked)."""
     text = str(error)
     if isinstance(error, sqlite3.DatabaseError) and (
@@ -175,7 +175,6 @@ class Store:
     def __init__(self, results_dir: str | Path) -> None:
         self.dir = Path(results_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
-        (self.dir / LOG_DIR).mkdir(exist_ok=True)
         self.path = self.dir / DB_NAME
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"{self.path} is not a file: cannot store the games there")
@@ -195,12 +194,14 @@ class Store:
                         self.conn.execute(statement)
                 self._add_missing_columns()
                 self._set_meta("schema_version", str(SCHEMA_VERSION))
+            # only now: a folder whose database is refused is left exactly as it was
+            (self.dir / LOG_DIR).mkdir(exist_ok=True)
         except StoreError:
             self.conn.close()
             raise
         except sqlite3.Error as error:
             self.conn.close()
-            raise StoreError(_db_error(self.path, error, _LEFT_AS_IS)) from None
+            raise StoreError(db_error(self.path, error, _LEFT_AS_IS)) from None
 
     # -- plumbing -------------------------------------------------------------------------------
     def transaction(self):
@@ -524,7 +525,7 @@ def _read(results_dir: str | Path, work: Callable[[sqlite3.Connection], _T]) -> 
     try:
         return sqlite_read.read(path, checked)
     except sqlite3.Error as error:
-        raise StoreError(_db_error(path, error)) from None
+        raise StoreError(db_error(path, error)) from None
     except OSError as error:  # e.g. an unreadable -wal file that had to be copied
         raise StoreError(f"cannot read {error.filename or path}: "
                          f"{error.strerror or error}") from None
@@ -577,7 +578,7 @@ def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
         if reader is not None:
             reader.close()
         if isinstance(error, sqlite3.Error):
-            raise StoreError(_db_error(path, error)) from None
+            raise StoreError(db_error(path, error)) from None
         if isinstance(error, OSError):
             raise StoreError(f"cannot read {error.filename or path}: "
                              f"{error.strerror or error}") from None
@@ -591,7 +592,7 @@ def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
                 raise StoreError(f"{path} changed while it was read (did a run start?); "
                                  "read it again")
         except sqlite3.Error as error:
-            raise StoreError(_db_error(path, error)) from None
+            raise StoreError(db_error(path, error)) from None
         finally:
             reader.close()
 

@@ -169,7 +169,8 @@ def test_league_errors_are_one_line(tmp_path: Path, league: Path):
 
 
 def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):
-    arena("league", "run", str(league), "-j", "1", "--until", "4", "--publish-every", "4")
+    ran = arena("league", "run", str(league), "-j", "1", "--until", "4", "--publish-every", "4")
+    assert "games this run; stopped at --until 4 games." in ran.stdout
     assert (league / "site" / "index.html").is_file()
     standings = arena("standings", str(league), "--format", "csv").stdout
     assert "random@1" in standings and "greedy@1" in standings
