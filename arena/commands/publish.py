@@ -8,7 +8,8 @@ import click
 @click.command(name="publish")
 @click.argument("results", metavar="RESULTS", type=click.Path(path_type=str))
 @click.option("--out", "out_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=str),
-              default=None, help="Where to write the site (default: RESULTS/site).")
+              default=None, help="Where to write the site (default: RESULTS/site, or <file>_site next to a "
+                   "games file).")
 @click.option("--no-plots", is_flag=True, help="Skip the charts (faster).")
 @click.option("--no-logs", is_flag=True,
               help="Leave out the bots' stderr logs (by default the last lines of each "

@@ -73,7 +73,7 @@ def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bo
                logs: bool | None = None, warn: Warn | None = None) -> Path:
     """Build the site of a results directory (or games file) into `out_dir`; returns `out_dir`.
 
-    `out_dir` defaults to `<results>/site`. `logs` publishes the bots' stderr tails (None: as
+    `out_dir` defaults to `<results>/site` (`<file>_site` beside a games file). `logs` publishes the bots' stderr tails (None: as
     the tournament's `publish_logs` setting says, default yes). `warn` gets one line per
     problem that does not stop the build (a game whose moves cannot be replayed, a damaged
     analysis.db). The move analysis of `arena analyze`, when it is there, adds the accuracy
@@ -83,7 +83,8 @@ def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bo
     site_input = load_results(results)
     site_input.analysis = analysis_beside(results, warn)
     if out_dir is None:
-        out_dir = (results if results.is_dir() else results.parent) / "site"
+        # beside a games file its own folder, as `arena plot` does: two files never share one
+        out_dir = results / "site" if results.is_dir() else results.with_name(results.stem + "_site")
     return build_site_from_input(site_input, out_dir, plots=plots, logs=logs, warn=warn)
 
 

@@ -82,6 +82,16 @@ def test_a_csv_with_only_first_second_result_publishes(tmp_path):
     assert {p.name for p in (site / "bots").glob("*.html")} == {"a.html", "b.html"}
 
 
+def test_games_files_in_one_folder_publish_to_their_own_sites_by_default(tmp_path):
+    for name, text in (("one.csv", "first,second,result\na,b,1\n"),
+                       ("two.csv", "first,second,result\nc,d,0\n")):
+        (tmp_path / name).write_text(text)
+        result = ok(arena("publish", str(tmp_path / name), "--no-plots"))
+        assert f"{name[:-4]}_site/index.html" in result.stdout
+    assert "c.html" not in {p.name for p in (tmp_path / "one_site" / "bots").iterdir()}
+    assert {p.name for p in (tmp_path / "two_site" / "bots").iterdir()} == {"c.html", "d.html"}
+
+
 def test_a_failed_build_leaves_the_previous_site_untouched(tmp_path, games_df, monkeypatch):
     site = tmp_path / "site"
     site_module.build_site_from_games(games_df, site, settings={"name": "first"}, plots=False)
