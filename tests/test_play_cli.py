@@ -46,6 +46,14 @@ def test_play_text_output_and_summary(no_leftover_processes):
     assert lines[-1].startswith("greedy vs greedy#2: W ")
 
 
+def test_a_crash_without_a_log_folder_says_once_where_the_cause_would_be(
+        no_leftover_processes):
+    result = invoke("random", "greedy", "-n", "2", "--args-a", "--bogus")  # argparse: exit 2
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("forfeits") == 2
+    assert result.stderr.count("hint: --log-dir DIR keeps each bot's stderr") == 1
+
+
 @pytest.mark.parametrize(
     "args,message",
     [

@@ -170,8 +170,13 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     from arena.match import MatchResult
 
     result = MatchResult(spec_a.name, spec_b.name)
+    log_hint = [log_dir is None]  # said once, for the first crash: its cause is on stderr
 
     def on_game(n: int, record) -> None:
+        if log_hint[0] and record.reason == "crash":
+            log_hint[0] = False
+            click.echo("hint: --log-dir DIR keeps each bot's stderr, where a crash usually says why",
+                       err=True)
         state = ""
         if sprt is not None and not record.void:
             score = record.result if record.first == result.a else 1 - record.result

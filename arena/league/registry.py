@@ -234,9 +234,10 @@ def retire(folder: str | Path, name: str) -> list[str]:
                      (utc_now_iso(), name))
         conn.execute("COMMIT")
     if not rows:
-        known = sorted({e.name for e in entrants(folder)})
+        active = sorted({e.name for e in entrants(folder) if e.retired_at is None})
         raise LeagueError(f"no active bot named {name!r} in the league"
-                          + (f" (bots: {', '.join(known)})" if known else " (it has no bots yet)"))
+                          + (f" (active: {', '.join(active)})" if active
+                             else " (it has no active bots)"))
     return [r[0] for r in rows]
 
 

@@ -73,8 +73,9 @@ def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bo
                logs: bool | None = None, warn: Warn | None = None) -> Path:
     """Build the site of a results directory (or games file) into `out_dir`; returns `out_dir`.
 
-    `out_dir` defaults to `<results>/site` (`<file>_site` beside a games file). `logs` publishes the bots' stderr tails (None: as
-    the tournament's `publish_logs` setting says, default yes). `warn` gets one line per
+    `out_dir` defaults to `<results>/site` (`<file>_site` beside a games file). `logs`
+    publishes the bots' stderr tails (None: as the tournament's `publish_logs` setting says,
+    default yes). `warn` gets one line per
     problem that does not stop the build (a game whose moves cannot be replayed, a damaged
     analysis.db). The move analysis of `arena analyze`, when it is there, adds the accuracy
     column and the replays' theoretical values.

@@ -166,6 +166,9 @@ def test_league_errors_are_one_line(tmp_path: Path, league: Path):
     assert unknown.returncode == 1 and "greedy" in unknown.stderr
     for proc in (missing, again, bad_until, unknown):
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    arena("league", "remove", str(league), "greedy")
+    after = arena("league", "remove", str(league), "nobody", check=False)
+    assert "(active: random)" in after.stderr  # not the retired greedy
 
 
 def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):
