@@ -38,6 +38,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from arena import numba_cache
+
 MODES = ("auto", "on", "off")
 DEFAULT_MODE = "auto"
 MIB = 1024 * 1024
@@ -374,6 +376,9 @@ def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str
     """
     if not policy.enabled:
         return list(argv), dict(env)
+    if _is_within(Path(cwd).resolve(), BUNDLED_BOTS):
+        # its numba code compiled out here, where it can be kept, not in every sandboxed start
+        numba_cache.warm_for_bot(Path(cwd).resolve())
     inner_env = dict(env)
     inner_env["HOME"] = SANDBOX_TMP
     inner_env["TMPDIR"] = SANDBOX_TMP

@@ -23,6 +23,9 @@ try:
     import numba
 
     COMPILED = True
+    from arena.numba_cache import seed_private_cache
+
+    seed_private_cache(__file__)  # a sandboxed bot loads the machine code compiled outside
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     # the same code as plain Python: right, but some 100 times slower (fine for small boards
     # and late positions, not for play in time: see `COMPILED`)

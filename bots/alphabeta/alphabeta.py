@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import argparse
 import gc
+import threading
 
 from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer
 
 from arena.sdk import run_bot
 
 VERSION = "1.0"
+
+
+def load_compiled() -> None:
+    """Import numba and the compiled search (the player uses it from its next move on)."""
+    import compiled
+
+    compiled.warm_up()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -20,6 +28,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     # the search makes no reference cycles: no collector pauses in the middle of a move
     gc.disable()
+    # loading (or, the first time, compiling) the compiled search takes 0.2-4 s: the Python
+    # search plays the moves until it is ready
+    threading.Thread(target=load_compiled, name="compile", daemon=True).start()
     players: dict = {}
 
     def choose_move(turn) -> int:

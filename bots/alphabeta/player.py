@@ -9,6 +9,7 @@ Levels (`--level`):
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 
@@ -42,6 +43,9 @@ class AlphaBetaPlayer:
         self.geo: Geometry = geometry_for(variant)
         self.searcher = Searcher(self.geo, seed)
         self.searcher.eval_noise = self.level.noise
+        # the same search compiled (15-25x the nodes per second), made once loaded (`_fast`)
+        self.fast = None
+        self.seed = seed
         self.solver = Solver(self.geo) if not variant.pops else None
         self.solve_limit = self.level.solve_empties
         self.last_depth = 0
@@ -52,8 +56,9 @@ class AlphaBetaPlayer:
         """Between games (outside any move's time): empty the tables, whose clearing or
         freeing would otherwise cost tens of milliseconds in the middle of a move."""
         self.solve_limit = self.level.solve_empties
-        self.searcher.tt.clear()
-        self.searcher.history.clear()
+        for searcher in (self.searcher, self.fast):
+            if searcher is not None:
+                searcher.clear_tables()
         if self.solver is not None:
             self.solver.reset()
 
@@ -119,14 +124,23 @@ class AlphaBetaPlayer:
                     solver.reset()
         return self._iterate(game, cur, opp, side, ply, stop, allowed)
 
+    def _fast(self):
+        """The compiled searcher once `compiled` is loaded (alphabeta.py loads it in a thread,
+        so that numba's import and compile never delay the handshake or a move), else None."""
+        if self.fast is None:
+            module = sys.modules.get("compiled")
+            if module is not None and module.ready() and module.available(self.variant):
+                self.fast = module.CompiledSearcher(self.geo, self.seed)
+                self.fast.eval_noise = self.level.noise
+        return self.fast
+
     def _iterate(self, game, cur, opp, side, ply, stop, allowed) -> int:
-        searcher = self.searcher
-        if len(searcher.tt) > 1_000_000:
-            searcher.tt.clear()
+        searcher = self._fast() or self.searcher
+        if searcher.table_size() > 1_000_000:
+            searcher.clear_tables()
         if self.variant.pops:
             searcher.set_history(self._history_keys(game))
-        for mv in list(searcher.history):
-            searcher.history[mv] //= 4
+        searcher.decay_history()
         searcher.deadline = stop
         legal = game.legal_moves()
         best = legal[0] if allowed is None else min(allowed, key=legal.index)

@@ -202,6 +202,18 @@ class Searcher:
         self.partial: tuple[int, int, int] = (0, 0, 0)  # (best move, score, moves searched)
         self._node = self._build()
 
+    # -- tables (the player's calls, shared with compiled.CompiledSearcher) ----------------------
+    def clear_tables(self) -> None:
+        self.tt.clear()
+        self.history.clear()
+
+    def decay_history(self) -> None:
+        for mv in list(self.history):
+            self.history[mv] //= 4
+
+    def table_size(self) -> int:
+        return len(self.tt)
+
     # -- position keys -------------------------------------------------------------------------
     @staticmethod
     def key(cur: int, opp: int, side: int) -> int:

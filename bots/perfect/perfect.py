@@ -20,9 +20,13 @@ HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4" if kernel.COMPILED else f"
 
 
 def warm_up() -> None:
-    """Load (or compile, the first time) the solver's machine code before the first move."""
+    """Load (or compile, the first time) the solver's and the search's machine code before the
+    first move."""
     if not kernel.COMPILED:
         return
+    import compiled  # bots/alphabeta's compiled search, the fallback's (on the path by now)
+
+    compiled.warm_up()
     engine = Engine(7, 6, table_size=1021)
     # a few nodes of each entry point, from one opponent disc in column 1
     engine.score(0, 1, nodes=10)

@@ -1,0 +1,125 @@
+"""Machine code of numba-compiled bot code for bots that see their own folder read-only.
+
+numba keeps compiled code beside its module (`__pycache__`) only where it can write. A
+sandboxed bot cannot write its folder, so each of its processes would compile afresh: 1.2 s of
+CPU for the solver (`arena.solver.kernel`), 4 s for alphabeta's search (`bots/alphabeta/
+compiled.py`), at every start. Two halves fix that:
+
+- `seed_private_cache(module_file)`, called by such a module before its functions are compiled:
+  where the module's `__pycache__` is read-only, numba gets a private cache folder (in the
+  process's own temporary folder, the sandbox's private tmp) holding copies of the machine code
+  found beside the module, which it then loads instead of compiling;
+- `warm_for_bot(folder)`, called by the arena before it starts a sandboxed bundled bot: compiles the
+  bundled numba code outside the sandbox, where the folder is writable (an editable or a user
+  install), once per change of the code; a stamp beside the code says it is done.
+
+Where neither can write (a read-only system-wide install), bots compile in each process, as
+before: slower to start, never wrong.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+PRIVATE_ROOT = "arena-numba-cache"
+# the bundled modules with numba code: what compiles all of it, and the bundled bots (folder
+# names) that use it
+_ROOT = Path(__file__).resolve().parent.parent
+_ALPHABETA = _ROOT / "bots" / "alphabeta"
+BUNDLED = {
+    _ROOT / "arena" / "solver" / "kernel.py": (
+        "import arena.solver.engine as e; g = e.Engine(7, 6, table_size=1021); "
+        "g.wins_now(0, 1); g.score(0, 1, nodes=10); g.best_moves(0, 1, nodes=10)",
+        ("perfect",)),
+    _ALPHABETA / "compiled.py": (
+        f"import sys; sys.path.insert(0, {str(_ALPHABETA)!r}); import compiled; "
+        "compiled.warm_up()",
+        ("alphabeta", "perfect")),
+}
+WARM_TIMEOUT_S = 180
+
+
+def _cache_folder(module_file: str | Path) -> Path:
+    return Path(module_file).resolve().parent / "__pycache__"
+
+
+def _writable(folder: Path) -> bool:
+    target = folder if folder.is_dir() else folder.parent
+    return os.access(target, os.W_OK)
+
+
+def seed_private_cache(module_file: str | Path) -> None:
+    """Before `module_file`'s functions are compiled: if numba cannot write beside it, point
+    numba at a private cache seeded with the machine code found there (see the module's doc)."""
+    import numba
+    from numba.core.caching import UserProvidedCacheLocator
+
+    source = Path(module_file).resolve()
+    tree = _cache_folder(source)
+    if _writable(tree) or not tree.is_dir():
+        return  # numba writes beside the module, or there is nothing to copy
+    root = Path(numba.config.CACHE_DIR or Path(tempfile.gettempdir()) / PRIVATE_ROOT)
+    target = root / UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in tree.glob(f"{source.stem}.*.nb[ic]"):
+            if not (target / entry.name).exists():
+                shutil.copyfile(entry, target / entry.name)
+    except OSError:
+        return  # no private room either: numba compiles in memory
+    numba.config.CACHE_DIR = str(root)
+
+
+def _stamp(module: Path) -> Path:
+    return _cache_folder(module) / f"{module.stem}.arena-warm"
+
+
+def _stamp_text(module: Path) -> str:
+    import importlib.metadata
+
+    stat = module.stat()
+    version = importlib.metadata.version("numba")
+    return f"{stat.st_mtime_ns} {stat.st_size} numba {version} python {sys.version_info[:2]}\n"
+
+
+def is_warm(module: Path) -> bool:
+    try:
+        return _stamp(module).read_text() == _stamp_text(module)
+    except (OSError, ImportError):
+        return False
+
+
+def warm_for_bot(folder: str | Path) -> list[str]:
+    """Before a sandboxed start of the bundled bot in `folder`: the numba code it uses, compiled
+    where it is stale and can be written (see `warm`); returns the modules compiled now."""
+    name = Path(folder).name
+    return [module.name for module, (_, bots) in BUNDLED.items()
+            if name in bots and warm(module)]
+
+
+@functools.cache
+def warm(module: Path) -> bool:
+    """Compile `module`'s numba code beside it if stale and writable (once per process); True if
+    it was compiled now. Never raises: a failure only costs the bots their compile time."""
+    code, _ = BUNDLED[module]
+    tree = _cache_folder(module)
+    if not module.is_file() or is_warm(module) or not _writable(tree):
+        return False
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    try:
+        # the machine code of an older version of the module goes: bots copy what is there
+        for entry in tree.glob(f"{module.stem}.*.nb[ic]"):
+            entry.unlink()
+        subprocess.run([sys.executable, "-c", code], cwd=_ROOT, env=env,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=WARM_TIMEOUT_S, check=True)
+        _stamp(module).write_text(_stamp_text(module))
+    except (OSError, subprocess.SubprocessError, ImportError):
+        return False
+    return True

@@ -1,0 +1,144 @@
+"""alphabeta's compiled search: the very tree of the Python one, used once loaded, and its machine
+code compiled outside the sandbox and loaded inside it (arena/numba_cache.py)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.game import Game, parse_variant
+
+pytest.importorskip("numba", reason="the compiled search needs numba, a dependency: pip install -e .")
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "bots" / "alphabeta"
+sys.path.insert(0, str(BOT))
+
+import compiled  # noqa: E402
+from player import AlphaBetaPlayer  # noqa: E402
+from search import Searcher, decode_position  # noqa: E402
+
+from arena.bitboard import geometry_for  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def machine_code():
+    compiled.warm_up()
+
+
+def positions(spec: str, count: int, seed: int):
+    """Positions of games between noisy shallow searches (with their move histories)."""
+    variant = parse_variant(spec)
+    geo = geometry_for(variant)
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        game = Game(variant)
+        mover = Searcher(geo, rng.randrange(1000))
+        mover.eval_noise = 30
+        for _ in range(rng.randint(2, 30)):
+            if game.outcome is not None:
+                break
+            cur, opp, side, ply = decode_position(geo, game)
+            mover.tt.clear()
+            game.push(mover.root_search(cur, opp, side, ply, 2, None)[0])
+        if game.outcome is None:
+            found.append(game)
+    return variant, geo, found
+
+
+@pytest.mark.parametrize("spec", ["classic", "popout", "five", "popout-five",
+                                  "classic:9x6,connect=5", "popout:6x5"])
+def test_the_compiled_search_walks_the_very_tree_of_the_python_one(spec):
+    """Same scores of every root move and the same number of nodes, depth after depth (iterative
+    deepening through both tables, the history heuristic and, with pops, the repetition rule)."""
+    variant, geo, games = positions(spec, 4, seed=len(spec))
+    for game in games:
+        history = AlphaBetaPlayer(variant)._history_keys(game)
+        cur, opp, side, ply = decode_position(geo, game)
+        runs = []
+        for searcher in (Searcher(geo, 1), compiled.CompiledSearcher(geo, 1)):
+            searcher.set_history(history)
+            order, trace = None, []
+            for depth in range(1, 5):
+                move, score, scores = searcher.root_search(cur, opp, side, ply, depth, order)
+                order = sorted(scores, key=scores.__getitem__, reverse=True)
+                trace.append((move, score, scores, searcher.nodes))
+            runs.append(trace)
+        assert runs[0] == runs[1], f"{spec} after {game.moves}"
+
+
+def test_a_third_occurrence_is_a_draw_in_the_compiled_search_too():
+    variant = parse_variant("popout:5x4")
+    geo = geometry_for(variant)
+    searcher = compiled.CompiledSearcher(geo)
+    cur, opp = 1, 1 << geo.stride  # one disc each, bottom of columns 1 and 2
+    ccur, copp, _ = geo.apply(cur, opp, 2, 3)  # the mover drops in column 3
+    child_key = Searcher.key(ccur, copp, 1)
+    args = (cur, opp, 0, 2, 3, searcher.g, searcher.column_masks)
+    assert compiled.child(*args, searcher.seen_keys, searcher.seen_counts)[2] is False
+    searcher.set_history([child_key, child_key])  # seen twice: the move makes the third
+    over, score = compiled.child(*args, searcher.seen_keys, searcher.seen_counts)[2:]
+    assert over is True and score == 0
+
+
+def test_the_player_uses_it_once_loaded_and_keeps_to_its_deadline():
+    variant = parse_variant("five")
+    player = AlphaBetaPlayer(variant)
+    game = Game(variant)
+    started = time.monotonic()
+    player.choose(game, started + 0.2)
+    assert time.monotonic() - started < 2.0  # generous: a loaded machine
+    assert player.fast is not None and player.fast.nodes > 0 and player.searcher.nodes == 0
+
+
+def test_only_standard_boards_of_at_most_63_bits_are_compiled():
+    assert compiled.available(parse_variant("popout-five"))  # 9 x 7 = 63 bits
+    assert not compiled.available(parse_variant("classic:10x9"))
+    assert AlphaBetaPlayer(parse_variant("classic:10x9"))._fast() is None  # Python's search
+    assert AlphaBetaPlayer(parse_variant("popout-five"))._fast() is not None
+
+
+SANDBOXED_LOAD = """
+import sys
+sys.path.insert(0, '.')
+import compiled
+compiled.warm_up()
+stats = compiled.node.stats
+print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), stats.cache_path)
+"""
+
+
+def test_a_read_only_bot_folder_loads_the_code_compiled_outside(tmp_path):
+    """seed_private_cache: numba, unable to write beside the module, gets a private cache holding
+    copies of the machine code found there, and loads it (a hit, no compile)."""
+    code = ("import arena.numba_cache as cache; cache._writable = lambda folder: False\n"
+            + SANDBOXED_LOAD)
+    out = subprocess.run([sys.executable, "-c", code], cwd=BOT, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    hits, misses, path = out.stdout.split()
+    assert (int(hits), int(misses)) == (1, 0) and path.startswith(str(tmp_path))
+
+
+def test_a_sandboxed_bundled_bot_loads_machine_code_instead_of_compiling(tmp_path):
+    from arena import numba_cache, sandbox
+
+    policy = sandbox.SandboxPolicy("on")
+    try:
+        enabled = policy.enabled
+    except sandbox.SandboxUnavailable as error:
+        pytest.skip(str(error))
+    assert enabled
+    argv, env = sandbox.wrap([sys.executable, "-c", SANDBOXED_LOAD],
+                             {"PATH": "/usr/bin:/bin"}, BOT, policy)
+    assert numba_cache.is_warm(BOT / "compiled.py")  # wrap compiled it out here
+    out = subprocess.run(argv, cwd=BOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    hits, misses, _ = out.stdout.split()
+    assert (int(hits), int(misses)) == (1, 0)
