@@ -1,7 +1,7 @@
 """Strength against perfect play: alphabeta's blunder rate, and the perfect bot's move times.
 
     python bench/strength.py [--positions 300] [--alphabeta-ms 100 ...] [--perfect-positions 10]
-                             [--budget-ms 1000] [--seed 1]
+                             [--budget-ms 1000] [--seed 1] [--python-search]
 
 Positions come from games between two noisy `alphabeta --level medium` players (in-process,
 seeded), plies 8-30: positions a real game reaches, not random ones. Only positions the exact
@@ -152,10 +152,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget-ms", type=int, default=1000,
                         help="solver time per judged position")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--python-search", action="store_true",
+                        help="alphabeta without its compiled search (as before numba)")
     args = parser.parse_args(argv)
     if args.ladder is not None:
         print("\n".join(ladder_lines(args.ladder)))
         return 0
+    if not args.python_search:
+        import compiled  # as alphabeta.py does at start: its players use it from then on
+
+        compiled.warm_up()
+    print(f"alphabeta_search_compiled: {int(not args.python_search)} bool")
     oracle = Oracle(CLASSIC)
     oracle.score(replay([4, 4, 4, 4, 3, 3, 5, 5, 2]), nodes=1000)  # compile before timing
     positions = game_positions(args.positions, args.seed)
