@@ -376,13 +376,20 @@ def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str
     """
     if not policy.enabled:
         return list(argv), dict(env)
-    if _is_within(Path(cwd).resolve(), BUNDLED_BOTS):
-        # its numba code compiled out here, where it can be kept, not in every sandboxed start
-        numba_cache.warm_for_bot(Path(cwd).resolve())
+    prepare_bundled(cwd)
     inner_env = dict(env)
     inner_env["HOME"] = SANDBOX_TMP
     inner_env["TMPDIR"] = SANDBOX_TMP
     return build_argv(_found_on_path(argv, env, cwd), cwd, policy.limits, uid=_bot_uid()), inner_env
+
+
+def prepare_bundled(cwd: str | os.PathLike[str]) -> None:
+    """Before a sandboxed start of a bot run from `cwd`: if it is a bundled bot, its numba code
+    compiled out here, where the machine code can be kept, not in every sandboxed process
+    (`arena.numba_cache`; once per process, a file check when nothing changed)."""
+    folder = Path(cwd).resolve()
+    if _is_within(folder, BUNDLED_BOTS):
+        numba_cache.warm_for_bot(folder)
 
 
 def _found_on_path(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str]) -> list[str]:

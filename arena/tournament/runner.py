@@ -26,7 +26,7 @@ from pathlib import Path
 from arena import proctree
 from arena.affinity import notes as affinity_notes
 from arena.reasons import FORFEIT_REASONS
-from arena.sandbox import SandboxUnavailable, start_run
+from arena.sandbox import SandboxUnavailable, prepare_bundled, start_run
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.progress import Progress
@@ -239,6 +239,9 @@ class Runner:
             if pending and not self.stop.is_set():
                 # workers are forked before any thread of ours exists (the live display has one)
                 setup = WorkerSetup.from_config(config, self.results_dir / LOG_DIR)
+                if self.sandbox_run.enabled:  # once here, not in every forked worker
+                    for bot in config.bots:
+                        prepare_bundled(bot.spec.cwd)
                 executor = self.executor_factory(setup, min(max(1, config.concurrency),
                                                             len(pending)))
             progress.start()
