@@ -128,8 +128,11 @@ class AlphaBetaPlayer:
         """The compiled searcher once `compiled` is loaded (alphabeta.py loads it in a thread,
         so that numba's import and compile never delay the handshake or a move), else None."""
         if self.fast is None:
-            module = sys.modules.get("compiled")
-            if module is not None and module.ready() and module.available(self.variant):
+            # the module may still be importing in the other thread: only `ready()` says it is
+            # whole (set at the end of its warm_up)
+            ready = getattr(sys.modules.get("compiled"), "ready", None)
+            module = sys.modules["compiled"] if ready is not None and ready() else None
+            if module is not None and module.available(self.variant):
                 self.fast = module.CompiledSearcher(self.geo, self.seed)
                 self.fast.eval_noise = self.level.noise
         return self.fast
