@@ -4,6 +4,7 @@ code compiled outside the sandbox and loaded inside it (arena/numba_cache.py).""
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import time
@@ -142,3 +143,17 @@ def test_a_sandboxed_bundled_bot_loads_machine_code_instead_of_compiling(tmp_pat
     assert out.returncode == 0, out.stderr
     hits, misses, _ = out.stdout.split()
     assert (int(hits), int(misses)) == (1, 0)
+
+
+def test_the_bot_says_how_deep_it_searched_with_each_move():
+    from arena import protocol
+
+    variant = parse_variant("five")
+    lines = [protocol.hello_line(),
+             protocol.game_line("g1", 1, variant.describe(), {"move_ms": 300}, "opponent"),
+             protocol.turn_line([], 300, None), protocol.QUIT_LINE]
+    out = subprocess.run([sys.executable, str(BOT / "alphabeta.py")], cwd=BOT, timeout=120,
+                         input="\n".join(lines) + "\n", capture_output=True, text=True)
+    replies = out.stdout.splitlines()
+    assert replies[-1].startswith("move "), out.stderr
+    assert re.fullmatch(r"info depth \d+ score -?\d+ search (compiled|python)", replies[-2])

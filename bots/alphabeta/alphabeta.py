@@ -37,7 +37,11 @@ def main(argv: list[str] | None = None) -> None:
         player = players.get(turn.variant)
         if player is None:
             player = players[turn.variant] = AlphaBetaPlayer(turn.variant, args.level, args.seed)
-        return player.choose(turn.game, turn.deadline)
+        move = player.choose(turn.game, turn.deadline)
+        if player.last_depth:  # recorded with the move: how deep, and which search
+            search = "compiled" if player.fast is not None else "python"
+            turn.info(f"depth {player.last_depth} score {player.last_score} search {search}")
+        return move
 
     def on_new_game(*_args, **_kwargs) -> None:
         for player in players.values():

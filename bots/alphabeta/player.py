@@ -79,6 +79,7 @@ class AlphaBetaPlayer:
     def choose(self, game, deadline: float) -> int:
         """Best move (engine int) for the side to move in `game`, returned before `deadline`."""
         start = time.monotonic()
+        self.last_depth = 0  # no search yet for this move (a forced or solved one has none)
         legal = game.legal_moves()
         if len(legal) == 1:
             return legal[0]
