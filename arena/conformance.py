@@ -71,6 +71,18 @@ def _stderr_tail(process: BotProcess) -> str:
     return f"; stderr: {lines[-1][:200]}" if lines else ""
 
 
+def _centre_drops(variant, plies: int) -> list[str]:
+    """A legal opening of `plies` drops in `variant`, each into the centre-most open column."""
+    game = Game(variant)
+    centre = (variant.columns + 1) / 2
+    for _ in range(plies):
+        drops = [m for m in game.legal_moves() if m > 0]
+        if not drops or game.outcome is not None:
+            break
+        game.push(min(drops, key=lambda column: (abs(column - centre), column)))
+    return [format_move(m) for m in game.moves]
+
+
 def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
              variant_spec: str = "popout") -> list[CheckResult]:
     """Handshake (with unknown keys), unknown lines, a turn in `variant_spec`, quit: driven line
@@ -94,13 +106,14 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
             return results
         variant = parse_variant(variant_spec)
         game = Game(variant)
+        first = _centre_drops(variant, 1)[0]  # d4 in the presets
         try:
             process.send("news flash=1 of=the-future")
             process.send(protocol.game_line("check-1", 2, variant.describe(), tc.to_dict(),
                                             "checker") + " colour=red")
             process.send("banner hello there")
-            game.push(4)
-            process.send(protocol.turn_line(["d4"], tc.move_ms or 1000, None) + " extra=1")
+            game.push(parse_move(first))
+            process.send(protocol.turn_line([first], tc.move_ms or 1000, None) + " extra=1")
             deadline = time.monotonic() + (tc.startup_ms + (tc.move_ms or 1000) + tc.grace_ms) / 1000
             while True:
                 kind, value = protocol.parse_bot_line(process.read_line(deadline))
@@ -111,7 +124,7 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
                 # It read the lines fine; the move itself is wrong: the illegal-move hint.
                 results.append(CheckResult(
                     "unknown lines", False,
-                    f"illegal move {format_move(move)} after d4 in {variant.spec}",
+                    f"illegal move {format_move(move)} after {first} in {variant.spec}",
                     HINTS["illegal"]))
                 return results
             results.append(CheckResult("unknown lines", True, f"answered {value}"))
@@ -198,8 +211,11 @@ def run_checks(
                                 _hint_for(rec)))
             else:
                 add(CheckResult(f"games: {label}", True, f"{games} games without a forfeit"))
-        opening_variant = extra[0] if only_these and extra else PRESETS["classic"]
-        opening_rec = play_game(opening_variant, bot, other, tc, opening=["d4", "d4", "d3"],
+        opening_variant, opening = PRESETS["classic"], ["d4", "d4", "d3"]
+        if only_these and extra:
+            opening_variant = extra[0]
+            opening = _centre_drops(opening_variant, 3)
+        opening_rec = play_game(opening_variant, bot, other, tc, opening=opening,
                                 game_id="check-opening")
         ok = opening_rec.forfeit_by != 1
         add(CheckResult("opening position (moves set by the arena)", ok,

@@ -6,9 +6,9 @@ CPU for the solver (`arena.solver.kernel`), 4 s for alphabeta's search (`bots/al
 compiled.py`), at every start. Two halves fix that:
 
 - `seed_private_cache(module_file)`, called by such a module before its functions are compiled:
-  where the module's `__pycache__` is read-only, numba gets a private cache folder (in the
-  process's own temporary folder, the sandbox's private tmp) holding copies of the machine code
-  found beside the module, which it then loads instead of compiling;
+  where the module's `__pycache__` is read-only, numba gets a cache folder of the process's own
+  (made in the temporary folder, the sandbox's private tmp, removed at exit) holding copies of
+  the machine code found beside the module, which it then loads instead of compiling;
 - `warm_for_bot(folder)`, called by the arena before it starts a sandboxed bundled bot: compiles the
   bundled numba code outside the sandbox, where the folder is writable (an editable or a user
   install), once per change of the code; a stamp beside the code says it is done.
@@ -19,6 +19,7 @@ before: slower to start, never wrong.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
@@ -46,7 +47,7 @@ WARM_TIMEOUT_S = 180
 
 
 def _cache_folder(module_file: str | Path) -> Path:
-    return Path(module_file).resolve().parent / "__pycache__"
+    return Path(os.path.abspath(module_file)).parent / "__pycache__"
 
 
 def _writable(folder: Path) -> bool:
@@ -60,20 +61,33 @@ def seed_private_cache(module_file: str | Path) -> None:
     import numba
     from numba.core.caching import UserProvidedCacheLocator
 
-    source = Path(module_file).resolve()
+    source = os.path.abspath(module_file)  # the path numba derives its cache folder from
     tree = _cache_folder(source)
     if _writable(tree) or not tree.is_dir():
         return  # numba writes beside the module, or there is nothing to copy
-    root = Path(numba.config.CACHE_DIR or Path(tempfile.gettempdir()) / PRIVATE_ROOT)
-    target = root / UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+    # this process's own folder (in the sandbox, its private tmp): nobody else can plant machine
+    # code in it, and no other process half-writes a file of it
+    root = numba.config.CACHE_DIR or _private_root()
+    if root is None:
+        return  # no room: numba compiles in memory
+    target = Path(root) / UserProvidedCacheLocator.get_suitable_cache_subpath(source)
     try:
         target.mkdir(parents=True, exist_ok=True)
-        for entry in tree.glob(f"{source.stem}.*.nb[ic]"):
-            if not (target / entry.name).exists():
-                shutil.copyfile(entry, target / entry.name)
+        for entry in tree.glob(f"{Path(source).stem}.*.nb[ic]"):
+            shutil.copyfile(entry, target / entry.name)
     except OSError:
-        return  # no private room either: numba compiles in memory
+        return
     numba.config.CACHE_DIR = str(root)
+
+
+@functools.cache
+def _private_root() -> str | None:
+    try:
+        root = tempfile.mkdtemp(prefix=PRIVATE_ROOT + "-")
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, root, True)
+    return root
 
 
 def _stamp(module: Path) -> Path:
@@ -113,9 +127,8 @@ def warm(module: Path) -> bool:
         return False
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     try:
-        # the machine code of an older version of the module goes: bots copy what is there
-        for entry in tree.glob(f"{module.stem}.*.nb[ic]"):
-            entry.unlink()
+        # no stamp until this compile is done: a failed one (another Python, no numba) is retried
+        _stamp(module).unlink(missing_ok=True)
         subprocess.run([sys.executable, "-c", code], cwd=_ROOT, env=env,
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=WARM_TIMEOUT_S, check=True)

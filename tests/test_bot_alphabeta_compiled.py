@@ -103,6 +103,26 @@ def test_only_standard_boards_of_at_most_63_bits_are_compiled():
     assert not compiled.available(parse_variant("classic:10x9"))
     assert AlphaBetaPlayer(parse_variant("classic:10x9"))._fast() is None  # Python's search
     assert AlphaBetaPlayer(parse_variant("popout-five"))._fast() is not None
+    # a line test would shift by 64 (numba, like C, takes shift counts modulo 64)
+    assert not compiled.available(parse_variant("classic:4x14,connect=5"))
+    assert compiled.available(parse_variant("classic:4x13,connect=5"))
+    # more plies than the repetition table has room for
+    assert not compiled.available(parse_variant("popout,max-plies=5000"))
+
+
+def test_a_failed_compile_outside_leaves_no_stamp_and_the_machine_code_in_place(tmp_path,
+                                                                              monkeypatch):
+    from arena import numba_cache
+
+    module = tmp_path / "mod.py"
+    module.write_text("x = 1\n")
+    (tmp_path / "__pycache__").mkdir()
+    code = tmp_path / "__pycache__" / "mod.f-1.py311.nbi"
+    code.write_bytes(b"machine code")
+    numba_cache._stamp(module).write_text("a stamp of an earlier compile\n")
+    monkeypatch.setitem(numba_cache.BUNDLED, module, ("raise SystemExit(3)", ("bot",)))
+    assert numba_cache.warm.__wrapped__(module) is False
+    assert not numba_cache._stamp(module).exists() and code.read_bytes() == b"machine code"
 
 
 SANDBOXED_LOAD = """

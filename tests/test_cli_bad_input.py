@@ -85,6 +85,13 @@ def test_run_refuses_a_corrupt_database_and_leaves_it_untouched(tmp_path):
     assert left == [".arena-run.lock", db.name]
 
 
+def test_a_file_where_the_log_folder_goes_is_a_one_line_error(tmp_path):
+    (tmp_path / "res").mkdir()
+    (tmp_path / "res" / "logs").write_text("not a folder")
+    file = tournament(tmp_path, BOTS)
+    fails(arena("run", str(file), "-o", str(tmp_path / "res")), "cannot make the bots' log folder")
+
+
 def test_league_commands_name_a_damaged_store_as_such(tmp_path):
     corrupt_store(tmp_path / "res")
     fails(arena("league", "status", str(tmp_path / "res")), "damaged or not an arena results")

@@ -34,10 +34,11 @@ def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int,
          config_file: Path | None) -> None:
     """Create a league in FOLDER."""
     from arena.game import VariantError, parse_variant
+    from arena.game.variant import split_variant_list
     from arena.league.registry import LeagueError, init_league
     from arena.tournament.config import ConfigError, load_league_file
 
-    specs = [v.strip() for text in variants for v in text.split(",") if v.strip()] or ["classic"]
+    specs = [v for text in variants for v in split_variant_list(text)] or ["classic"]
     try:
         if config_file is not None:
             settings = load_league_file(config_file)

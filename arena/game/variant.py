@@ -168,6 +168,20 @@ _OPTION_KEYS = {"connect": "connect", "k": "connect", "max-plies": "max_plies", 
 _OPTION_HELP = "use connect=K, max-plies=N or rule=NAME"
 
 
+def split_variant_list(text: str) -> list[str]:
+    """Variant specs of a comma-separated list, where a spec's own options stay with it:
+    `classic,five:9x6,connect=5` is `classic` and `five:9x6,connect=5`."""
+    specs: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if "=" in part and specs:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return specs
+
+
 def parse_variant(spec: str) -> Variant:
     """Parse `PRESET[:COLSxROWS][,connect=K][,max-plies=N][,rule=NAME]`, e.g. `popout:8x7` or
     `classic:9x7,connect=5`; `rule` names registered rules (`arena.game.rules.RULES`).

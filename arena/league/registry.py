@@ -99,7 +99,7 @@ def is_league(folder: str | Path) -> bool:
 @contextmanager
 def _connect(folder: Path, readonly: bool = False) -> Iterator[sqlite3.Connection]:
     path = folder / DB_NAME
-    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+    uri = path.absolute().as_uri() + ("?mode=ro" if readonly else "")  # `#`, `?` escaped
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
     try:
         yield conn

@@ -40,7 +40,7 @@ from arena.tournament.snapshot import (
     take_snapshot,
     unpack,
 )
-from arena.tournament.worker import PlayerPool, play_scheduled
+from arena.tournament.worker import PlayerPool, close_all, play_scheduled
 
 INSTALL_HINT = "the cluster extra is not installed: pip install -e '.[cluster]'"
 CONNECT_TIMEOUT = 30.0  # seconds to reach the scheduler
@@ -310,16 +310,16 @@ class _WorkerRun:
                 return
         pool.close()
 
-    def change_field(self, retired: tuple[str, ...], added: tuple[str, ...]) -> None:
-        """Close the idle pools' processes of the retired bots (busy pools close theirs when
-        given back); an added bot that this worker knew under the same name is learned again
-        from its next game's snapshot."""
-        with self.lock:  # held while they close, so that no game takes a pool meanwhile
+    def change_field(self, retired: tuple[str, ...], added: tuple[str, ...]) -> list:
+        """Note a change of the field; returns the idle pools' players of the retired bots, taken
+        out of them for the caller to close (busy pools close theirs when given back). An added
+        bot that this worker knew under the same name is learned again from its next snapshot.
+        Quick, so that it runs on the worker's event loop, in the order the changes came."""
+        with self.lock:
             self.retired.update(retired)
             self.retired.difference_update(added)
             stale = [name for name in added if self.specs.pop(name, None) is not None]
-            for pool in self.idle:
-                pool.retire((*retired, *stale))
+            return [player for pool in self.idle for player in pool.detach((*retired, *stale))]
 
     def close(self) -> None:
         with self.lock:
@@ -383,9 +383,11 @@ async def _stop_run(run: str) -> None:
 async def _field_changed(run: str, retired: tuple[str, ...], added: tuple[str, ...]) -> None:
     with _runs_lock:
         state = _runs.get(run)
-    if state is not None:  # bots take a moment to close: not on the worker's event loop
-        threading.Thread(target=state.change_field, args=(retired, added),
-                         name="arena-field-change", daemon=True).start()
+    if state is not None:
+        detached = state.change_field(retired, added)
+        if detached:  # bots take a moment to close: not on the worker's event loop
+            threading.Thread(target=close_all, args=(detached,), name="arena-field-change",
+                             daemon=True).start()
 
 
 async def _close_run(run: str) -> None:

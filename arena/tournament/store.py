@@ -195,7 +195,11 @@ class Store:
                 self._add_missing_columns()
                 self._set_meta("schema_version", str(SCHEMA_VERSION))
             # only now: a folder whose database is refused is left exactly as it was
-            (self.dir / LOG_DIR).mkdir(exist_ok=True)
+            try:
+                (self.dir / LOG_DIR).mkdir(exist_ok=True)
+            except OSError as error:
+                raise StoreError(f"{self.dir / LOG_DIR}: cannot make the bots' log folder: "
+                                 f"{error.strerror or error}") from None
         except StoreError:
             self.conn.close()
             raise

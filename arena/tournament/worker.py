@@ -62,19 +62,23 @@ class PlayerPool:
 
     def retire(self, names: Iterable[str]) -> None:
         """Close the warm processes of `names` (the setup is left as it is)."""
-        _close_all([self.players.pop(n) for n in names if n in self.players])
+        close_all(self.detach(names))
+
+    def detach(self, names: Iterable[str]) -> list[Player]:
+        """Take the players of `names` out of the pool, for the caller to close."""
+        return [self.players.pop(n) for n in names if n in self.players]
 
     def close(self) -> None:
         players = list(self.players.values())
         self.players.clear()
-        _close_all(players)
+        close_all(players)
 
 
 def _close(player: Player) -> None:
     _guarded(player.close)
 
 
-def _close_all(players: list[Player]) -> None:
+def close_all(players: list[Player]) -> None:
     """Close players at once: all are asked to quit before any is waited for, so a worker
     holding the whole field waits for one exit, not one after another."""
     for player in players:

@@ -56,8 +56,13 @@ _ready = threading.Event()
 
 
 def available(variant) -> bool:
-    """Whether the compiled search plays `variant` (numba present, standard rules, <= 63 bits)."""
-    return (COMPILED and variant.columns * (variant.rows + 1) <= 63
+    """Whether the compiled search plays `variant`: numba present, the standard rules, at most
+    63 bits, every line test's shift under 64 (numba, like C, takes a shift count modulo 64),
+    and a game short enough for the repetition table (4,096 entries, half full at most)."""
+    stride = variant.rows + 1
+    return (COMPILED and variant.columns * stride <= 63
+            and (variant.connect - 1) * (stride + 1) < 64
+            and variant.max_plies + 64 <= SEEN_SIZE // 2
             and uses_standard_hooks(variant.rules, "poppable_columns", "after_drop", "after_pop",
                                     "repetition_limit"))
 

@@ -19,30 +19,32 @@ VERSION = "1.0"
 HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4" if kernel.COMPILED else f"{VERSION}+search-only-no-numba"
 
 
-def warm_up() -> None:
-    """Load (or compile, the first time) the solver's and the search's machine code before the
-    first move."""
-    if not kernel.COMPILED:
-        return
-    import compiled  # bots/alphabeta's compiled search, the fallback's (on the path by now)
+def warm_up(solver_ready: threading.Event) -> None:
+    """Load (or compile, the first time) the solver's machine code, say so, then the compiled
+    search of the fallback (bots/alphabeta), which the moves use once it is there."""
+    if kernel.COMPILED:
+        engine = Engine(7, 6, table_size=1021)
+        # a few nodes of each entry point, from one opponent disc in column 1
+        engine.score(0, 1, nodes=10)
+        engine.best_moves(0, 1, nodes=10)
+    solver_ready.set()
+    if kernel.COMPILED:
+        import compiled  # bots/alphabeta's (on the path by now)
 
-    compiled.warm_up()
-    engine = Engine(7, 6, table_size=1021)
-    # a few nodes of each entry point, from one opponent disc in column 1
-    engine.score(0, 1, nodes=10)
-    engine.best_moves(0, 1, nodes=10)
+        compiled.warm_up()
 
 
 def main() -> None:
     gc.disable()  # no collector pauses in the middle of a move
-    # compiling (first run) or loading the machine code takes 0.5-10 s: do it while the
-    # handshake is answered, and wait for it in the first move (which has the start-up allowance)
-    warming = threading.Thread(target=warm_up, daemon=True)
-    warming.start()
+    # compiling (first run) or loading the solver's machine code takes 0.2-2 s: do it while the
+    # handshake is answered, and wait for it in the first move (which has the start-up
+    # allowance); the fallback's compiled search (0.2-4 s) is not waited for
+    solver_ready = threading.Event()
+    threading.Thread(target=warm_up, args=(solver_ready,), daemon=True).start()
     players: dict = {}
 
     def choose_move(turn) -> int:
-        warming.join()
+        solver_ready.wait()
         player = players.get(turn.variant)
         if player is None:
             player = players[turn.variant] = PerfectPlayer(turn.variant)

@@ -326,3 +326,11 @@ def test_every_bad_spec_names_the_part_and_lists_the_presets_once(spec, part):
     message = str(error.value)
     assert part in message
     assert message.count(PRESET_LIST) == 1
+
+
+def test_a_comma_separated_variant_list_keeps_each_spec_with_its_options():
+    from arena.game.variant import split_variant_list
+
+    assert split_variant_list("classic, five:9x6,connect=5,max-plies=80 ,popout") == [
+        "classic", "five:9x6,connect=5,max-plies=80", "popout"]
+    assert split_variant_list("") == []

@@ -155,6 +155,21 @@ def test_a_submission_is_checked_in_the_league_variants_only(league: Path, tmp_p
     assert "five" not in refused.stderr and "classic:" not in refused.stderr
 
 
+def test_a_league_whose_first_variant_fixes_column_4_takes_bots(tmp_path: Path):
+    """The check's set opening and first turn are drops the league's first variant allows (in
+    five:4x6 columns 1 and 4 are full from the start, so not d4)."""
+    folder = tmp_path / "narrow"
+    arena("league", "init", str(folder), "--variants", "five:4x6", "--move-ms", "200")
+    assert "submitted random@1" in arena("league", "submit", str(folder), "random").stdout
+
+
+def test_a_league_folder_name_with_uri_characters_works(tmp_path: Path):
+    folder = tmp_path / "club #1?"
+    arena("league", "init", str(folder), "--variants", "classic,classic:9x6,connect=5")
+    status = arena("league", "status", str(folder))
+    assert "0 games" in status.stdout
+
+
 def test_league_errors_are_one_line(tmp_path: Path, league: Path):
     missing = arena("league", "run", str(tmp_path / "nowhere"), check=False)
     assert missing.returncode == 1 and "not a league" in missing.stderr

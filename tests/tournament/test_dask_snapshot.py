@@ -200,12 +200,14 @@ def test_a_worker_closes_retired_bots_now_or_after_their_game(tmp_path: Path) ->
     run = _worker_run(RemoteSetup.of(f"retire-{tmp_path.name}", {}, setup), tmp_path)
     try:
         idle, busy = (PlayerPool(run.setup, factory=FakePlayer) for _ in range(2))
-        a, b = idle.get("a"), idle.get("b")
+        a = idle.get("a")
+        idle.get("b")
         run.idle = [idle, busy]
         assert run.take() is busy
         c = busy.get("c")
-        run.change_field(("a", "c"), ())
-        assert a.closed and not b.closed and not c.closed  # c's game is still on
+        detached = run.change_field(("a", "c"), ())
+        assert detached == [a] and idle.warm() == {"b"}  # for the caller to close
+        assert not c.closed and "c" in busy.warm()  # c's game is still on
         run.give_back(busy)
         assert c.closed and busy.warm() == set() and busy in run.idle
         assert idle.setup.specs is run.specs  # the pools still share the growing field
