@@ -1,10 +1,11 @@
 """The heuristic tree search of `search.Searcher`, compiled by numba: the same moves, order,
-evaluation, table and repetition rule, some 30-60 times faster, so the same time reaches deeper.
+evaluation, table and repetition rule, 15-25 times the nodes per second, so the same time
+reaches 3-4 plies deeper.
 
-Only for variants with the standard rules on boards of at most 63 bits (`available`); the bot
-uses `search.Searcher` elsewhere, and until the machine code is ready (`warm_up`, run in a
-thread while the bot answers the handshake: compiled once and cached beside this file where it
-can write there, else compiled afresh in each process).
+Only where `available` says so (the standard rules, at most 63 bits, shifts under 64, games the
+repetition table holds); the bot uses `search.Searcher` elsewhere, and until the machine code
+is ready (`warm_up`, run in a thread from the bot's start: loaded from the cache beside this
+file, which the arena fills outside the sandbox (`arena/numba_cache.py`), else compiled).
 
 Boards are int64 (at most 63 bits, so never negative); only right shifts of unshifted boards are
 taken, and left shifts are masked, so the arithmetic shift of int64 acts as a logical one.
