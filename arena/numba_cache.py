@@ -35,8 +35,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 _ALPHABETA = _ROOT / "bots" / "alphabeta"
 BUNDLED = {
     _ROOT / "arena" / "solver" / "kernel.py": (
-        "import arena.solver.engine as e; g = e.Engine(7, 6, table_size=1021); "
-        "g.wins_now(0, 1); g.score(0, 1, nodes=10); g.best_moves(0, 1, nodes=10)",
+        "from arena.solver.engine import warm_up; warm_up()",
         ("perfect",)),
     _ALPHABETA / "compiled.py": (
         f"import sys; sys.path.insert(0, {str(_ALPHABETA)!r}); import compiled; "

@@ -193,3 +193,12 @@ class Engine:
             result[c] = -child
         self.nodes = used
         return result
+
+
+def warm_up() -> None:
+    """Load (or compile, the first time) the machine code of every entry point of the kernel:
+    a few nodes of each, from one opponent disc in column 1 of a small table."""
+    engine = Engine(7, 6, table_size=1021)
+    engine.wins_now(0, 1)
+    engine.score(0, 1, nodes=10)
+    engine.best_moves(0, 1, nodes=10)

@@ -24,10 +24,10 @@ import time
 from itertools import combinations
 
 import numpy as np
-from search import Timeout  # bots/alphabeta: the one timeout the player catches
+from search import RootSearch, Searcher, Timeout  # bots/alphabeta
 
 from arena.game.rules import uses_standard_hooks
-from arena.solver.kernel import COMPILED, compiled
+from arena.solver.kernel import COMPILED, compiled, popcount
 
 if COMPILED:
     import numba
@@ -70,14 +70,6 @@ def available(variant) -> bool:
 
 def ready() -> bool:
     return _ready.is_set()
-
-
-@compiled
-def popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
 @compiled
@@ -425,9 +417,10 @@ def node(cur, opp, side, ply, depth, alpha, beta, g, column_masks, drop_order, p
     return best
 
 
-class CompiledSearcher:
+class CompiledSearcher(RootSearch):
     """`search.Searcher`'s interface (root_search, set_history, the tables) on the compiled
-    tree search; the root stays in Python, where the evaluation noise of the levels applies."""
+    tree search; the root (`search.RootSearch`) stays in Python, where the levels' evaluation
+    noise applies."""
 
     def __init__(self, geo, seed: int | None = None) -> None:
         import random
@@ -494,7 +487,7 @@ class CompiledSearcher:
     @staticmethod
     def key(cur: int, opp: int, side: int) -> int:
         """search.Searcher.key as the compiled code computes it: wrapped to int64."""
-        return _int64((cur + (cur | opp)) * 2 + side)
+        return _int64(Searcher.key(cur, opp, side))
 
     def set_history(self, keys) -> None:
         """The game's positions so far, by search.Searcher.key (for the repetition rule)."""
@@ -514,13 +507,9 @@ class CompiledSearcher:
             raise Timeout
         return int(value)
 
-    def root_search(self, cur: int, opp: int, side: int, ply: int, depth: int,
-                    order: list[int] | None,
-                    allowed: set[int] | None = None) -> tuple[int, int, dict[int, int]]:
-        """search.Searcher.root_search on the compiled tree."""
+    def _root_children(self, cur, opp, side, ply):
         geo = self.geo
-        mask = cur | opp
-        possible = (mask + geo.bottom_all) & geo.full
+        possible = ((cur | opp) + geo.bottom_all) & geo.full
         moves = [c + 1 for c in geo.order if possible & geo.column_mask[c]]
         if geo.pops:
             moves += [-(c + 1) for c in geo.poppable if cur & geo.bottom[c]]
@@ -529,40 +518,10 @@ class CompiledSearcher:
             ccur, copp, over, term = child(cur, opp, side, ply, mv, self.g, self.column_masks,
                                            self.seen_keys, self.seen_counts)
             kids.append((mv, int(ccur), int(copp), int(term) if over else None))
-        if allowed is not None:
-            kids = [k for k in kids if k[0] in allowed] or kids
-        if order:
-            rank = {mv: i for i, mv in enumerate(order)}
-            kids.sort(key=lambda k: rank.get(k[0], len(rank)))
-        alpha, beta = -WIN - 1, WIN + 1
-        best, best_move = -WIN - 2, kids[0][0]
-        self.partial = (best_move, best, 0)
-        scores: dict[int, int] = {}
-        noise = self.eval_noise
-        pops = geo.pops
-        for mv, ccur, copp, term in kids:
-            if term is not None:
-                score = term
-            else:
-                ck = self.key(ccur, copp, 1 - side)
-                if pops:
-                    seen_add(self.seen_keys, self.seen_counts, ck, 1)
-                try:
-                    score = -self._node(ccur, copp, 1 - side, ply + 1, depth - 1,
-                                        -beta, -(alpha - noise - 1))
-                finally:
-                    if pops:
-                        seen_add(self.seen_keys, self.seen_counts, ck, -1)
-            if noise and -MATE < score < MATE:
-                score += self.rng.randint(-noise, noise)
-            scores[mv] = score
-            if score > best:
-                best, best_move = score, mv
-                if score > alpha:
-                    alpha = score
-            self.partial = (best_move, best, len(scores))
-        return best_move, best, scores
+        return kids
 
+    def _count(self, key: int, delta: int) -> None:
+        seen_add(self.seen_keys, self.seen_counts, key, delta)
 
 def _int64(key: int) -> int:
     return key - (1 << 64) if key >= 1 << 63 else key

@@ -187,7 +187,72 @@ MATE = WIN - 10_000  # scores beyond this are wins/losses at a known distance
 EXACT, LOWER, UPPER = 0, 1, 2
 
 
-class Searcher:
+class RootSearch:
+    """The root of the search, written once for `Searcher` and `compiled.CompiledSearcher`: the
+    root moves in the previous depth's order, the levels' evaluation noise, the partial result
+    of an interrupted depth. A subclass gives the moves (`_root_children`), the repetition count
+    of the path (`_count`), the position key (`key`) and the tree below (`_node`)."""
+
+    geo: Geometry
+    eval_noise: int
+    rng: random.Random
+    partial: tuple[int, int, int]  # (best move, score, moves searched)
+
+    def _root_children(self, cur: int, opp: int, side: int,
+                       ply: int) -> list[tuple[int, int, int, int | None]]:
+        """(move, child cur, child opp, terminal score for the mover or None) of each move."""
+        raise NotImplementedError
+
+    def _count(self, key: int, delta: int) -> None:
+        raise NotImplementedError
+
+    def key(self, cur: int, opp: int, side: int) -> int:
+        raise NotImplementedError
+
+    def _node(self, cur: int, opp: int, side: int, ply: int, depth: int, alpha: int,
+              beta: int) -> int:
+        raise NotImplementedError
+
+    def root_search(self, cur: int, opp: int, side: int, ply: int, depth: int,
+                    order: list[int] | None,
+                    allowed: set[int] | None = None) -> tuple[int, int, dict[int, int]]:
+        """Search every root move to `depth`; returns (best move, best score, move scores)."""
+        kids = self._root_children(cur, opp, side, ply)
+        if allowed is not None:
+            kids = [k for k in kids if k[0] in allowed] or kids
+        if order:
+            rank = {mv: i for i, mv in enumerate(order)}
+            kids.sort(key=lambda k: rank.get(k[0], len(rank)))
+        alpha, beta = -WIN - 1, WIN + 1
+        best, best_move = -WIN - 2, kids[0][0]
+        self.partial = (best_move, best, 0)
+        scores: dict[int, int] = {}
+        noise = self.eval_noise
+        for mv, ccur, copp, term in kids:
+            if term is not None:
+                score = term
+            else:
+                ck = self.key(ccur, copp, 1 - side)
+                self._count(ck, 1)
+                try:
+                    # a window just below the best so far keeps scores of near-best moves exact
+                    score = -self._node(ccur, copp, 1 - side, ply + 1, depth - 1,
+                                        -beta, -(alpha - noise - 1))
+                finally:
+                    self._count(ck, -1)
+            if noise and -MATE < score < MATE:
+                score += self.rng.randint(-noise, noise)
+            scores[mv] = score
+            if score > best:
+                best, best_move = score, mv
+                if score > alpha:
+                    alpha = score
+            # what an interrupted search can still use: the best of the moves searched so far
+            self.partial = (best_move, best, len(scores))
+        return best_move, best, scores
+
+
+class Searcher(RootSearch):
     """Iterative-deepening negamax with a heuristic evaluation, for every variant."""
 
     def __init__(self, geo: Geometry, seed: int | None = None) -> None:
@@ -213,6 +278,14 @@ class Searcher:
 
     def table_size(self) -> int:
         return len(self.tt)
+
+    # -- the root's hooks ----------------------------------------------------------------------
+    def _root_children(self, cur, opp, side, ply):
+        mask = cur | opp
+        return self._children(cur, opp, side, ply, mask, (mask + self.geo.bottom_all) & self.geo.full)
+
+    def _count(self, key: int, delta: int) -> None:
+        self.seen[key] = self.seen.get(key, 0) + delta
 
     # -- position keys -------------------------------------------------------------------------
     @staticmethod
@@ -450,48 +523,6 @@ class Searcher:
 
         self._children = children
         return node
-
-    def root_search(self, cur: int, opp: int, side: int, ply: int, depth: int,
-                    order: list[int] | None,
-                    allowed: set[int] | None = None) -> tuple[int, int, dict[int, int]]:
-        """Search every root move to `depth`; returns (best move, best score, move scores)."""
-        geo = self.geo
-        mask = cur | opp
-        possible = (mask + geo.bottom_all) & geo.full
-        kids = self._children(cur, opp, side, ply, mask, possible)
-        if allowed is not None:
-            kids = [k for k in kids if k[0] in allowed] or kids
-        if order:
-            rank = {mv: i for i, mv in enumerate(order)}
-            kids.sort(key=lambda k: rank.get(k[0], len(rank)))
-        alpha, beta = -WIN - 1, WIN + 1
-        best, best_move = -WIN - 2, kids[0][0]
-        self.partial = (best_move, best, 0)
-        scores: dict[int, int] = {}
-        seen = self.seen
-        noise = self.eval_noise
-        for mv, ccur, copp, term in kids:
-            if term is not None:
-                score = term
-            else:
-                ck = ((ccur + (ccur | copp)) << 1) | (1 - side)
-                seen[ck] = seen.get(ck, 0) + 1
-                try:
-                    # a window just below the best so far keeps scores of near-best moves exact
-                    score = -self._node(ccur, copp, 1 - side, ply + 1, depth - 1,
-                                        -beta, -(alpha - noise - 1))
-                finally:
-                    seen[ck] -= 1
-            if noise and -MATE < score < MATE:
-                score += self.rng.randint(-noise, noise)
-            scores[mv] = score
-            if score > best:
-                best, best_move = score, mv
-                if score > alpha:
-                    alpha = score
-            # what an interrupted search can still use: the best of the moves searched so far
-            self.partial = (best_move, best, len(scores))
-        return best_move, best, scores
 
 
 def decode_position(geo: Geometry, game) -> tuple[int, int, int, int]:

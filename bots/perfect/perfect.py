@@ -10,8 +10,7 @@ import threading
 from perfect_player import PerfectPlayer
 
 from arena.sdk import run_bot
-from arena.solver import kernel
-from arena.solver.engine import Engine
+from arena.solver import engine, kernel
 
 VERSION = "1.0"
 # the hello can only name the bot: its version says where the play is exact (nowhere without
@@ -23,10 +22,7 @@ def warm_up(solver_ready: threading.Event) -> None:
     """Load (or compile, the first time) the solver's machine code, say so, then the compiled
     search of the fallback (bots/alphabeta), which the moves use once it is there."""
     if kernel.COMPILED:
-        engine = Engine(7, 6, table_size=1021)
-        # a few nodes of each entry point, from one opponent disc in column 1
-        engine.score(0, 1, nodes=10)
-        engine.best_moves(0, 1, nodes=10)
+        engine.warm_up()
     solver_ready.set()
     if kernel.COMPILED:
         import compiled  # bots/alphabeta's (on the path by now)
