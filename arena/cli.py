@@ -119,9 +119,14 @@ class _Entry:
     def __call__(self, args: list[str] | None = None, **extra) -> object:
         arguments = list(sys.argv[1:] if args is None else args)
         if not extra:
-            status = _fast(arguments)
+            try:
+                status = _fast(arguments)
+                if status is not None:
+                    sys.stdout.flush()
+            except BrokenPipeError:  # `arena --help | head -1`: quiet, as click's own path is
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                status = 1
             if status is not None:
-                sys.stdout.flush()
                 sys.exit(status)
         return group()(args, **extra)
 

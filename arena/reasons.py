@@ -2,42 +2,69 @@
 
 Everything that stores, counts or shows a reason imports it from here (the engine, the referee,
 the store, ratings, progress displays, the site). It imports nothing, so bots can use it too.
+
+Each reason is a plain string constant (`LINE == "line"`, what the games table's `reason` column
+holds), and `Reason` is the same vocabulary as a StrEnum (`Reason.LINE`, iteration, `Reason(s)`).
+The engine and the SDK use the constants: `enum` and building the class cost about 2.5 ms, paid by
+every Python bot at every start, so `Reason` is built on its first use.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
+# The rules ended the game (arena.game.Outcome.reason).
+LINE = "line"
+FULL = "full"
+EMPTY = "empty"
+REPETITION = "repetition"
+MAX_PLIES = "max-plies"
+# A bot lost by forfeit (`forfeit_by` names its seat).
+TIMEOUT = "timeout"
+ILLEGAL = "illegal"
+PROTOCOL = "protocol"
+CRASH = "crash"
+HANDSHAKE = "handshake"
+# The referee ended a game whose result the exact solver proved (like tablebase adjudication).
+ADJUDICATED = "adjudicated"
+# Neither bot could play (e.g. neither started): not rated, played again on resume.
+VOID = "void"
 
-
-class Reason(StrEnum):
-    """Why a game ended; the value is what the games table's `reason` column holds."""
-
-    # The rules ended the game (arena.game.Outcome.reason).
-    LINE = "line"
-    FULL = "full"
-    EMPTY = "empty"
-    REPETITION = "repetition"
-    MAX_PLIES = "max-plies"
-    # A bot lost by forfeit (`forfeit_by` names its seat).
-    TIMEOUT = "timeout"
-    ILLEGAL = "illegal"
-    PROTOCOL = "protocol"
-    CRASH = "crash"
-    HANDSHAKE = "handshake"
-    # The referee ended a game whose result the exact solver proved (like tablebase adjudication).
-    ADJUDICATED = "adjudicated"
-    # Neither bot could play (e.g. neither started): not rated, played again on resume.
-    VOID = "void"
-
-
-END_REASONS: tuple[str, ...] = tuple(r.value for r in (
-    Reason.LINE, Reason.FULL, Reason.EMPTY, Reason.REPETITION, Reason.MAX_PLIES))
-FORFEIT_REASONS: tuple[str, ...] = tuple(r.value for r in (
-    Reason.TIMEOUT, Reason.ILLEGAL, Reason.PROTOCOL, Reason.CRASH, Reason.HANDSHAKE))
-REFEREE_REASONS: tuple[str, ...] = (Reason.ADJUDICATED.value,)
-ALL_REASONS: tuple[str, ...] = (*END_REASONS, *FORFEIT_REASONS, *REFEREE_REASONS, Reason.VOID.value)
+END_REASONS: tuple[str, ...] = (LINE, FULL, EMPTY, REPETITION, MAX_PLIES)
+FORFEIT_REASONS: tuple[str, ...] = (TIMEOUT, ILLEGAL, PROTOCOL, CRASH, HANDSHAKE)
+REFEREE_REASONS: tuple[str, ...] = (ADJUDICATED,)
+ALL_REASONS: tuple[str, ...] = (*END_REASONS, *FORFEIT_REASONS, *REFEREE_REASONS, VOID)
 ADJUDICATION_BUDGET_S = 0.05  # solver time per position when adjudicating (`adjudicate = "solver"`)
 
 
 def is_forfeit(reason: str) -> bool:
     return reason in FORFEIT_REASONS
+
+
+def _reason_enum() -> type:
+    from enum import StrEnum
+
+    class Reason(StrEnum):
+        """Why a game ended; the value is what the games table's `reason` column holds."""
+
+        LINE = LINE
+        FULL = FULL
+        EMPTY = EMPTY
+        REPETITION = REPETITION
+        MAX_PLIES = MAX_PLIES
+        TIMEOUT = TIMEOUT
+        ILLEGAL = ILLEGAL
+        PROTOCOL = PROTOCOL
+        CRASH = CRASH
+        HANDSHAKE = HANDSHAKE
+        ADJUDICATED = ADJUDICATED
+        VOID = VOID
+
+    Reason.__module__ = __name__
+    return Reason
+
+
+def __getattr__(name: str) -> object:
+    # PEP 562: `from arena.reasons import Reason` builds the enum on first use
+    if name == "Reason":
+        reason = globals()["Reason"] = _reason_enum()
+        return reason
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

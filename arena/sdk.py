@@ -24,9 +24,10 @@ import time
 from collections.abc import Callable
 
 from arena import protocol
+from arena.botoptions import Option, parse_options
 from arena.game import Game, Variant, format_move, parse_move, parse_variant
 
-__all__ = ["GameSetup", "Turn", "run_bot", "variant_from_setup"]
+__all__ = ["GameSetup", "Option", "Turn", "parse_options", "run_bot", "variant_from_setup"]
 
 SAFETY_MIN_MS = 30.0
 SAFETY_FRACTION = 0.15

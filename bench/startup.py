@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 1.6
 
-# The `arena` commands run through the installed console script, as users run them (`python -m
+# The `arena` commands run through the installed `arena` script, as users run them (`python -m
 # arena` would add runpy's imports); without an installed script, through `-m arena`.
 _SCRIPT = Path(sys.executable).with_name("arena")
 ARENA = [str(_SCRIPT)] if _SCRIPT.is_file() else ["-m", "arena"]
@@ -31,12 +31,15 @@ COMMANDS: dict[str, list[str]] = {
     "arena_help": [*ARENA, "--help"],
     "arena_replay": [*ARENA, "replay", "4455"],
     "import_sdk": ["-c", "import arena.sdk"],
+    # a whole bundled bot start to its end of input (its options parsed, the SDK's loop entered):
+    # what every start costs under restart = "every-game"
+    "bot_random": [str(ROOT / "bots" / "random" / "bot.py"), "--seed", "1"],
 }
 
 
 def time_once(args: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, *args], env=env, cwd=ROOT, check=True,
+    subprocess.run([sys.executable, *args], env=env, cwd=ROOT, check=True, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start
 

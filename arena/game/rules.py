@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from arena.reasons import END_REASONS, Reason
+from arena.reasons import EMPTY, END_REASONS, FULL, LINE
 
 TYPE_CHECKING = False  # typing is not imported at run time: `import arena.game` stays light
 if TYPE_CHECKING:
@@ -70,10 +70,10 @@ class Verdict:
         return f"Verdict({self.score}, {self.reason!r})"
 
 
-MOVER_WINS = Verdict(1.0, Reason.LINE)
-MOVER_LOSES = Verdict(0.0, Reason.LINE)
-DRAW_FULL = Verdict(0.5, Reason.FULL)
-DRAW_EMPTY = Verdict(0.5, Reason.EMPTY)
+MOVER_WINS = Verdict(1.0, LINE)
+MOVER_LOSES = Verdict(0.0, LINE)
+DRAW_FULL = Verdict(0.5, FULL)
+DRAW_EMPTY = Verdict(0.5, EMPTY)
 
 
 class Rules:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from arena.game.moves import format_move
 from arena.game.rules import Outcome, uses_standard_hooks
 from arena.game.variant import Variant
-from arena.reasons import Reason
+from arena.reasons import FULL, LINE, MAX_PLIES, REPETITION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # only for annotations: the engine imports nothing it does not run
@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # only for annotations: the engine imports nothing it does no
 
 __all__ = ["Game", "IllegalMoveError", "Outcome", "geometry"]
 
-_REPETITION = Outcome(None, Reason.REPETITION.value)
-_MAX_PLIES = Outcome(None, Reason.MAX_PLIES.value)
+_REPETITION = Outcome(None, REPETITION)
+_MAX_PLIES = Outcome(None, MAX_PLIES)
 
 
 class IllegalMoveError(ValueError):
@@ -332,9 +332,9 @@ class Game:
             moves.append(c + 1)
             me = 1 - me
             if has_line(b):
-                outcome = Outcome(2 - me, Reason.LINE.value)
+                outcome = Outcome(2 - me, LINE)
             elif (boards[0] | boards[1]) == full:
-                outcome = Outcome(None, Reason.FULL.value)
+                outcome = Outcome(None, FULL)
             elif len(moves) >= cap:
                 outcome = _MAX_PLIES
         self.to_move = me + 1

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import threading
 
 from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer
 
-from arena.sdk import run_bot
+from arena.sdk import Option, parse_options, run_bot
 
 VERSION = "1.0"
 
@@ -22,10 +21,9 @@ def load_compiled() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="alphabeta", description=__doc__)
-    parser.add_argument("--level", choices=sorted(LEVELS), default=DEFAULT_LEVEL)
-    parser.add_argument("--seed", type=int, default=None)
-    args = parser.parse_args(argv)
+    options = parse_options({"level": Option(str, DEFAULT_LEVEL, sorted(LEVELS), "strength"),
+                             "seed": Option(int, help="seed of the tie-breaks")},
+                            argv, prog="alphabeta", description=__doc__)
     # the search makes no reference cycles: no collector pauses in the middle of a move
     gc.disable()
     # loading (or, the first time, compiling) the compiled search takes 0.2-4 s: the Python
@@ -36,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     def choose_move(turn) -> int:
         player = players.get(turn.variant)
         if player is None:
-            player = players[turn.variant] = AlphaBetaPlayer(turn.variant, args.level, args.seed)
+            player = players[turn.variant] = AlphaBetaPlayer(turn.variant, options["level"], options["seed"])
         move = player.choose(turn.game, turn.deadline)
         if player.last_depth:  # recorded with the move: how deep, and which search
             search = "compiled" if player.fast is not None else "python"
@@ -48,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
             player.new_game()
         gc.collect()  # between games, outside any move's time
 
-    name = "alphabeta" if args.level == DEFAULT_LEVEL else f"alphabeta-{args.level}"
+    name = "alphabeta" if options["level"] == DEFAULT_LEVEL else f"alphabeta-{options['level']}"
     run_bot(choose_move, name=name, version=VERSION, author="arena", on_new_game=on_new_game)
 
 

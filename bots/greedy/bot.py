@@ -1,10 +1,9 @@
 """greedy: win now; else block the opponent's immediate win; else avoid a move that lets the
 opponent win next; else prefer the centre. Works for every variant (drops and pops)."""
 
-import argparse
 import random
 
-from arena.sdk import run_bot
+from arena.sdk import Option, parse_options, run_bot
 
 
 def wins_now(game, move, me):
@@ -47,10 +46,8 @@ def choose_greedy(game, rng):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seed", type=int, default=None)
-    args = parser.parse_args()
-    rng = random.Random(args.seed)
+    options = parse_options({"seed": Option(int, help="seed of the tie-breaks")}, description=__doc__)
+    rng = random.Random(options["seed"])
     run_bot(lambda turn: choose_greedy(turn.game, rng), name="greedy", version="1.0",
             author="arena")
 

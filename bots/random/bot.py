@@ -1,16 +1,13 @@
 """random: plays a uniformly random legal move. Seedable with `--seed N`."""
 
-import argparse
 import random
 
-from arena.sdk import run_bot
+from arena.sdk import Option, parse_options, run_bot
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seed", type=int, default=None)
-    args = parser.parse_args()
-    rng = random.Random(args.seed)
+    options = parse_options({"seed": Option(int, help="seed of the moves")}, description=__doc__)
+    rng = random.Random(options["seed"])
 
     def choose(turn):
         return rng.choice(turn.game.legal_moves())
