@@ -15,8 +15,16 @@ import numpy as np
 
 from arena.solver import kernel
 
-TABLE_SIZE = 8_388_593  # a prime near 2**23: 64 MiB of keys + 16 MiB of values
+TABLE_SIZE = 8_388_593  # a prime near 2**23: 64 MiB, one int64 entry each (see kernel)
 UNLIMITED = np.iinfo(np.int64).max
+
+
+def table_entries(wanted: int) -> int:
+    """The table size used for `wanted` entries: odd, and large enough that an entry's key bits
+    (kernel.KEY_MASK) and its slot (key % size) tell every key below 2**63 apart (the Chinese
+    remainder theorem: size * 2**53 > 2**63)."""
+    smallest = (1 << 63) // (kernel.KEY_MASK + 1) + 1
+    return max(wanted, smallest) | 1
 
 
 def fits(columns: int, rows: int, connect: int) -> bool:
@@ -40,14 +48,13 @@ class Engine:
         centre = (columns - 1) / 2
         self.order_list = sorted(range(columns), key=lambda c: (abs(c - centre), c))
         self.order = np.array(self.order_list, dtype=np.int64)
-        self.tt_keys = np.zeros(table_size, dtype=np.int64)
-        self.tt_vals = np.zeros(table_size, dtype=np.int16)
+        self.table = np.zeros(table_entries(table_size), dtype=np.int64)
         self.scratch = np.zeros((self.cells + 1, 2 * columns), dtype=np.int64)
         self.stats = np.zeros(3, dtype=np.int64)
         self.nodes = 0  # nodes searched by the last call
 
     def clear(self) -> None:
-        self.tt_keys[:] = 0
+        self.table[:] = 0
 
     # -- position helpers -----------------------------------------------------------------------
     def possible(self, mask: int) -> int:
@@ -62,8 +69,7 @@ class Engine:
         stats[0], stats[1], stats[2] = 0, UNLIMITED if nodes is None else nodes, 0
         moves = mask.bit_count()
         value = kernel.solve(cur, mask, moves, weak, self.columns, self.rows, self.bottom,
-                             self.board_mask, self.order, self.tt_keys, self.tt_vals,
-                             self.scratch, stats)
+                             self.board_mask, self.order, self.table, self.scratch, stats)
         self.nodes = int(stats[0])
         return None if stats[2] else int(value)
 
@@ -73,8 +79,8 @@ class Engine:
         stats = self.stats
         stats[0], stats[1], stats[2] = 0, UNLIMITED if nodes is None else nodes, 0
         r = kernel.negamax(cur, mask, mask.bit_count(), bound, bound + 1, self.columns,
-                           self.rows, self.bottom, self.board_mask, self.order, self.tt_keys,
-                           self.tt_vals, self.scratch, stats)
+                           self.rows, self.bottom, self.board_mask, self.order, self.table,
+                           self.scratch, stats)
         self.nodes = int(stats[0])
         return None if stats[2] else bool(r <= bound)
 
@@ -198,7 +204,7 @@ class Engine:
 def warm_up() -> None:
     """Load (or compile, the first time) the machine code of every entry point of the kernel:
     a few nodes of each, from one opponent disc in column 1 of a small table."""
-    engine = Engine(7, 6, table_size=1021)
+    engine = Engine(7, 6, table_size=1031)
     engine.wins_now(0, 1)
     engine.score(0, 1, nodes=10)
     engine.best_moves(0, 1, nodes=10)

@@ -44,10 +44,16 @@ def compiled(function):
         return numba.njit(function)
 
 NODES, LIMIT, ABORTED = 0, 1, 2
-# table values (int16): an upper bound u is stored as u + BIAS, a lower bound l as
-# l + BIAS + LOWER_BOUND (scores lie within +-64 on any board the solver takes)
+# The transposition table is one int64 array, an entry `(key & KEY_MASK) << VALUE_BITS | value`
+# (0: empty), so a probe touches one cache line, not one in a key array and one in a value array.
+# value: an upper bound u is stored as u + BIAS, a lower bound l as l + BIAS + LOWER_BOUND
+# (scores lie within +-64 on any board the solver takes). The low 53 bits of a key (< 2**63) and
+# its slot (key % size, for an odd size of at least 1025, see `engine.Engine`) determine it.
 BIAS = 128
 LOWER_BOUND = 256
+VALUE_BITS = 10
+VALUE_MASK = (1 << VALUE_BITS) - 1
+KEY_MASK = (1 << 53) - 1
 
 
 @compiled
@@ -81,8 +87,7 @@ def _trunc_half(x):
 
 
 @compiled
-def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_keys, tt_vals,
-            scratch, stats):
+def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, table, scratch, stats):
     """Score of a position whose side to move cannot win at once, within [alpha, beta]."""
     stats[NODES] += 1
     if stats[NODES] > stats[LIMIT]:
@@ -108,9 +113,11 @@ def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_k
             return alpha
     hi = (cells - 1 - moves) // 2
     key = cur + mask + bottom  # + bottom: never 0, the key of an empty slot
-    slot = key % tt_keys.shape[0]
-    if tt_keys[slot] == key:
-        v = np.int64(tt_vals[slot])
+    slot = key % table.shape[0]
+    tag = (key & KEY_MASK) << VALUE_BITS
+    entry = table[slot]
+    if entry ^ tag <= VALUE_MASK:  # the same key: only the value bits differ
+        v = entry & VALUE_MASK
         if v >= LOWER_BOUND:
             lo = v - LOWER_BOUND - BIAS
             if alpha < lo:
@@ -147,23 +154,20 @@ def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tt_k
     for i in range(count):
         m = row[2 * i]
         score = -negamax(cur ^ mask, mask | m, moves + 1, -beta, -alpha, w, h, bottom, board_mask,
-                         order, tt_keys, tt_vals, scratch, stats)
+                         order, table, scratch, stats)
         if stats[ABORTED]:
             return 0
         if score >= beta:
-            tt_keys[slot] = key
-            tt_vals[slot] = score + BIAS + LOWER_BOUND
+            table[slot] = tag | (score + BIAS + LOWER_BOUND)
             return score
         if score > alpha:
             alpha = score
-    tt_keys[slot] = key
-    tt_vals[slot] = alpha + BIAS
+    table[slot] = tag | (alpha + BIAS)
     return alpha
 
 
 @compiled
-def solve(cur, mask, moves, weak, w, h, bottom, board_mask, order, tt_keys, tt_vals, scratch,
-          stats):
+def solve(cur, mask, moves, weak, w, h, bottom, board_mask, order, table, scratch, stats):
     """Exact score of a position that is not over (weak: only -1/0/+1)."""
     cells = w * h
     possible = (mask + bottom) & board_mask
@@ -181,8 +185,8 @@ def solve(cur, mask, moves, weak, w, h, bottom, board_mask, order, tt_keys, tt_v
             med = _trunc_half(lo)
         elif med >= 0 and _trunc_half(hi) > med:
             med = _trunc_half(hi)
-        r = negamax(cur, mask, moves, med, med + 1, w, h, bottom, board_mask, order, tt_keys,
-                    tt_vals, scratch, stats)
+        r = negamax(cur, mask, moves, med, med + 1, w, h, bottom, board_mask, order, table,
+                    scratch, stats)
         if stats[ABORTED]:
             return 0
         if r <= med:

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from arena.game import PRESETS, Game, parse_variant
+from arena.solver import kernel
 from arena.solver.book import Book, book_key, mirror
-from arena.solver.engine import Engine, fits
+from arena.solver.engine import Engine, fits, table_entries
 from arena.solver.oracle import Oracle, solvable
 
 pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
@@ -194,3 +195,32 @@ def test_weak_best_moves_are_the_moves_that_keep_the_result(engine):
             assert best == list(scores), moves  # lost: every move
         else:
             assert best == [c for c, s in scores.items() if (s > 0) - (s < 0) >= sign], moves
+
+
+def test_a_small_table_on_a_63_bit_board_gives_exact_scores():
+    """The table keeps 53 bits of a key and finds the rest from the slot (kernel.KEY_MASK): on
+    9x6, keys reach 2**63, and a 1025-entry table makes slots collide all the time."""
+    import random
+
+    variant = parse_variant("classic:9x6")
+    engine = Engine(9, 6, table_size=1000)  # made odd and large enough
+    size = engine.table.shape[0]
+    assert size % 2 == 1 and size * (kernel.KEY_MASK + 1) >= 1 << 63, size
+    assert table_entries(1 << 20) == (1 << 20) + 1 and table_entries(8_388_593) == 8_388_593
+    solver = Solver(geometry_for(variant))
+    rng = random.Random(5)
+    checked = long_keys = 0
+    while checked < 12:
+        game = Game(variant)
+        while len(game.moves) < 38 and game.outcome is None:
+            game.push(rng.choice(game.legal_moves()))
+        cur, mask = Oracle.position(game)
+        if game.outcome is not None or engine.wins_now(cur, mask):
+            continue
+        long_keys += cur + mask + engine.bottom >= 1 << 53
+        engine.clear()
+        solver.reset()
+        side = game.to_move - 1
+        assert engine.score(cur, mask) == solver.solve(game.boards[side], game.boards[1 - side])
+        checked += 1
+    assert long_keys >= 6
