@@ -1,7 +1,7 @@
 """Strength against perfect play: alphabeta's blunder rate, and the perfect bot's move times.
 
     python bench/strength.py [--positions 300] [--alphabeta-ms 100 ...] [--perfect-positions 10]
-                             [--budget-ms 1000] [--seed 1] [--python-search]
+                             [--perfect-plies 8 ...] [--budget-ms 1000] [--seed 1] [--python-search]
 
 Positions come from games between two noisy `alphabeta --level medium` players (in-process,
 seeded), plies 8-30: positions a real game reaches, not random ones. Only positions the exact
@@ -10,8 +10,9 @@ bundled alphabeta (level hard) chooses a move in the given time; the move is a b
 turns a win into a draw or loss, or a draw into a loss (judged by `arena.solver`).
 
 Then the perfect bot (in-process, its own tables, as in a game) chooses a move from the empty
-board and from `--perfect-positions` 8-ply positions with a 1 s deadline: the time it took and
-whether the move was proven exact (else it came from its fallback search).
+board and from `--perfect-positions` positions of each of `--perfect-plies` (default: 8 plies)
+with a 1 s deadline: the time it took and whether the move was proven exact (else it came from
+its fallback search). `--positions 0 --perfect-plies 4 6 8 10 12` measures only that.
 
 With `--ladder RESULTS` (a results folder of `arena run tournaments/ladder.toml`, or any
 other tournament of the bundled bots) it prints instead, per variant, the score of each bot
@@ -148,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the ladder's adjacent scores per variant from these results")
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--alphabeta-ms", type=int, nargs="+", default=[100])
-    parser.add_argument("--perfect-positions", type=int, default=10)
+    parser.add_argument("--perfect-positions", type=int, default=10, help="positions per ply")
+    parser.add_argument("--perfect-plies", type=int, nargs="+", default=[8], metavar="PLY",
+                        help="plies of the positions the perfect bot is timed on (default 8)")
     parser.add_argument("--budget-ms", type=int, default=1000,
                         help="solver time per judged position")
     parser.add_argument("--seed", type=int, default=1)
@@ -167,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     oracle.score(replay([4, 4, 4, 4, 3, 3, 5, 5, 2]), nodes=1000)  # compile before timing
     positions = game_positions(args.positions, args.seed)
     budget = args.budget_ms / 1000
-    for ms in args.alphabeta_ms:
+    for ms in args.alphabeta_ms if positions else []:  # --positions 0: the perfect bot only
         judged, blunders, unsettled = blunder_rate(oracle, positions, ms, budget)
         low, high = wilson(blunders, judged)
         name = f"alphabeta_{ms}ms"
@@ -179,12 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     times, exact = perfect_times([[]])
     print(f"perfect_empty_board_move_time: {1000.0 * times[0]:.0f} ms")
     print(f"perfect_empty_board_exact: {exact} count")
-    eight = [m[:8] for m in game_positions(args.perfect_positions, args.seed + 1, 8, 9)]
-    times, exact = perfect_times(eight)
-    print(f"perfect_8ply_positions: {len(eight)} count")
-    print(f"perfect_8ply_move_time_mean: {1000.0 * sum(times) / len(times):.0f} ms")
-    print(f"perfect_8ply_move_time_max: {1000.0 * max(times):.0f} ms")
-    print(f"perfect_8ply_exact: {100.0 * exact / len(eight):.0f} %")
+    for ply in args.perfect_plies:
+        found = [m[:ply] for m in game_positions(args.perfect_positions, args.seed + ply - 7, ply, ply + 1)]
+        times, exact = perfect_times(found)
+        name = f"perfect_{ply}ply"
+        print(f"{name}_positions: {len(found)} count")
+        print(f"{name}_move_time_mean: {1000.0 * sum(times) / len(times):.0f} ms")
+        print(f"{name}_move_time_max: {1000.0 * max(times):.0f} ms")
+        print(f"{name}_exact: {100.0 * exact / len(found):.0f} %")
     return 0
 
 

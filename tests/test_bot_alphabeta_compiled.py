@@ -98,6 +98,26 @@ def test_the_player_uses_it_once_loaded_and_keeps_to_its_deadline():
     assert player.fast is not None and player.fast.nodes > 0 and player.searcher.nodes == 0
 
 
+def test_a_table_entry_gives_back_what_was_stored():
+    """Key, value, depth, flag and move share one entry (two int64): every field's range."""
+    import numpy as np
+
+    tt = np.zeros((compiled.TT_SETS * compiled.WAYS, 2), np.int64)
+    cases = [(value, depth, flag, move)
+             for value in (-compiled.WIN, -compiled.MATE - 7, -1, 0, 5, compiled.WIN - 3)
+             for depth in (-2, 0, 1, 42, 1000)
+             for flag in (compiled.EXACT, compiled.LOWER, compiled.UPPER)
+             for move in (-20, -1, 0, 1, 20)]
+    for i, (value, depth, flag, move) in enumerate(cases):
+        key = 1 + i * 7919
+        compiled._tt_store(tt, key, depth, flag, value, move)
+        slot = compiled._tt_find(tt, key)
+        data = tt[slot, 1]
+        assert tt[slot, 0] == key
+        assert (data >> 32, compiled._tt_depth(data), compiled._tt_flag(data),
+                compiled._tt_move(data)) == (value, depth, flag, move)
+
+
 def test_only_standard_boards_of_at_most_63_bits_are_compiled():
     assert compiled.available(parse_variant("popout-five"))  # 9 x 7 = 63 bits
     assert not compiled.available(parse_variant("classic:10x9"))

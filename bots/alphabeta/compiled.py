@@ -43,7 +43,10 @@ NODES, ABORTED = 0, 1  # stats slots
 CHECK_EVERY = 4095  # nodes between clock reads (a mask)
 WAYS = 4
 TT_BITS = 18
-TT_SETS = 1 << TT_BITS  # x 4 ways: 1 M entries, 16 MB
+TT_SETS = 1 << TT_BITS  # x 4 ways: 1 M entries of two int64 (key, data), 16 MB
+# An entry's data: value (32 bits, signed) << 32 | depth (16 bits) << 16 | flag << 8 | move (8
+# bits, signed). Key and data side by side, a set's 4 ways in one 64-byte cache line: a probe
+# and a store touch one line (five arrays, one per field, took up to five).
 SEEN_BITS = 12
 SEEN_SIZE = 1 << SEEN_BITS  # repetition table
 GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit number
@@ -262,38 +265,49 @@ def child(cur, opp, side, ply, mv, g, column_masks, seen_keys, seen_counts):
 
 
 @compiled
-def _tt_find(tt_keys, key):
+def _tt_find(tt, key):
     base = _hash(key, TT_BITS) * WAYS
     for i in range(base, base + WAYS):
-        if tt_keys[i] == key:
+        if tt[i, 0] == key:
             return i
     return -1
 
 
 @compiled
-def _tt_store(tt_keys, tt_depth, tt_flag, tt_val, tt_move, key, depth, flag, val, move):
+def _tt_depth(data):
+    return (((data >> 16) & 0xFFFF) ^ 0x8000) - 0x8000
+
+
+@compiled
+def _tt_flag(data):
+    return (data >> 8) & 0xFF
+
+
+@compiled
+def _tt_move(data):
+    return ((data & 0xFF) ^ 0x80) - 0x80
+
+
+@compiled
+def _tt_store(tt, key, depth, flag, val, move):
     base = _hash(key, TT_BITS) * WAYS
     slot = -1
     shallowest = base
     for i in range(base, base + WAYS):
-        if tt_keys[i] == key or tt_keys[i] == 0:
+        if tt[i, 0] == key or tt[i, 0] == 0:
             slot = i
             break
-        if tt_depth[i] < tt_depth[shallowest]:
+        if _tt_depth(tt[i, 1]) < _tt_depth(tt[shallowest, 1]):
             shallowest = i
     if slot < 0:
         slot = shallowest
-    tt_keys[slot] = key
-    tt_depth[slot] = depth
-    tt_flag[slot] = flag
-    tt_val[slot] = val
-    tt_move[slot] = move
+    tt[slot, 0] = key
+    tt[slot, 1] = (val << 32) | ((depth & 0xFFFF) << 16) | ((flag & 0xFF) << 8) | (move & 0xFF)
 
 
 @compiled
 def node(cur, opp, side, ply, depth, alpha, beta, g, column_masks, drop_order, pop_order,
-         groups, centre_w, centre_m, tt_keys, tt_depth, tt_flag, tt_val, tt_move, history,
-         seen_keys, seen_counts, stats, deadline):
+         groups, centre_w, centre_m, tt, work, history, seen_keys, seen_counts, stats, deadline):
     """Negamax value for the side to move of a position that is not over (search.Searcher's
     `node`, move for move); 0 with stats[ABORTED] set once past `deadline`."""
     stats[NODES] += 1
@@ -326,18 +340,19 @@ def node(cur, opp, side, ply, depth, alpha, beta, g, column_masks, drop_order, p
     if depth <= 0:
         return evaluate(cur, opp, side, my, op, g, groups, centre_w, centre_m)
     key = position_key(cur, opp, side)
-    slot = _tt_find(tt_keys, key)
+    slot = _tt_find(tt, key)
     best_move = 0
     alpha0 = alpha
     if slot >= 0:
-        best_move = tt_move[slot]
-        val = tt_val[slot]
+        data = tt[slot, 1]
+        best_move = _tt_move(data)
+        val = data >> 32
         if val > MATE:
             val -= ply
         elif val < -MATE:
             val += ply
-        if tt_depth[slot] >= depth:
-            flag = tt_flag[slot]
+        if _tt_depth(data) >= depth:
+            flag = _tt_flag(data)
             if flag == EXACT:
                 return val
             if flag == LOWER:
@@ -348,7 +363,10 @@ def node(cur, opp, side, ply, depth, alpha, beta, g, column_masks, drop_order, p
             if alpha >= beta:
                 return val
     width = g[G_W]
-    moves = np.empty(2 * width, np.int64)
+    # this node's move list and sort keys: a row of `work` (no allocation per node); the plies
+    # of the nodes on the current line are consecutive, so rows taken modulo never meet
+    row = work[ply % work.shape[0]]
+    moves = row[:2 * width]
     n = 0
     for c in drop_order:
         if possible & column_masks[c]:
@@ -361,7 +379,7 @@ def node(cur, opp, side, ply, depth, alpha, beta, g, column_masks, drop_order, p
                 n += 1
     if best_move or depth >= 2:
         # stable sort, best first: the table's move, then by history (as Python's sorted)
-        keys = np.empty(n, np.int64)
+        keys = row[2 * width:]
         for i in range(n):
             mv = moves[i]
             keys[i] = (mv == best_move) * 1_000_000 + history[mv + width]
@@ -387,8 +405,7 @@ def node(cur, opp, side, ply, depth, alpha, beta, g, column_masks, drop_order, p
                 seen_add(seen_keys, seen_counts, ck, 1)
             score = -node(ccur, copp, 1 - side, ply + 1, ndepth, -beta, -alpha, g,
                           column_masks, drop_order, pop_order, groups, centre_w, centre_m,
-                          tt_keys, tt_depth, tt_flag, tt_val, tt_move, history, seen_keys,
-                          seen_counts, stats, deadline)
+                          tt, work, history, seen_keys, seen_counts, stats, deadline)
             if pops:
                 seen_add(seen_keys, seen_counts, ck, -1)
             if stats[ABORTED]:
@@ -413,7 +430,7 @@ def node(cur, opp, side, ply, depth, alpha, beta, g, column_masks, drop_order, p
         store = best - ply
     else:
         store = best
-    _tt_store(tt_keys, tt_depth, tt_flag, tt_val, tt_move, key, depth, flag, store, bm)
+    _tt_store(tt, key, depth, flag, store, bm)
     return best
 
 
@@ -459,11 +476,9 @@ class CompiledSearcher(RootSearch):
         self.centre_w = np.array([wt for wt, _ in centre], np.int64)
         self.centre_m = np.array([m for _, m in centre], np.int64)
         size = TT_SETS * WAYS
-        self.tt_keys = np.zeros(size, np.int64)
-        self.tt_depth = np.zeros(size, np.int16)
-        self.tt_flag = np.zeros(size, np.int8)
-        self.tt_val = np.zeros(size, np.int32)
-        self.tt_move = np.zeros(size, np.int8)  # moves are -20..20
+        self.tt = np.zeros((size, 2), np.int64)
+        # a row per ply of the game (moves and their sort keys), see `node`
+        self.work = np.zeros((geo.max_plies + 2, 4 * geo.width), np.int64)
         self.history_table = np.zeros(2 * w + 1, np.int64)
         self.seen_keys = np.full(SEEN_SIZE, SEEN_EMPTY, np.int64)
         self.seen_counts = np.zeros(SEEN_SIZE, np.int64)
@@ -475,7 +490,7 @@ class CompiledSearcher(RootSearch):
 
     # what player.py clears between games and decays between moves
     def clear_tables(self) -> None:
-        self.tt_keys[:] = 0
+        self.tt[:, 0] = 0
         self.history_table[:] = 0
 
     def decay_history(self) -> None:
@@ -500,7 +515,7 @@ class CompiledSearcher(RootSearch):
         deadline = self.deadline if self.deadline is not None else float("inf")
         value = node(cur, opp, side, ply, depth, alpha, beta, self.g, self.column_masks,
                      self.drop_order, self.pop_order, self.groups, self.centre_w, self.centre_m,
-                     self.tt_keys, self.tt_depth, self.tt_flag, self.tt_val, self.tt_move,
+                     self.tt, self.work,
                      self.history_table, self.seen_keys, self.seen_counts, self.stats, deadline)
         if self.stats[ABORTED]:
             self.stats[ABORTED] = 0
