@@ -140,7 +140,7 @@ def test_the_book_is_consistent_with_itself():
 
     oracle = Oracle(PRESETS["classic"])
     book, engine = oracle.book, oracle.engine
-    checked = 0
+    checked = {}
     for length in range(0, 4):
         for moves in product(range(1, 8), repeat=length):
             game = Game(PRESETS["classic"])
@@ -151,5 +151,6 @@ def test_the_book_is_consistent_with_itself():
             derived = engine.value_from_children(cur, mask, book.score)
             if booked is not None and derived is not None:
                 assert booked == derived, moves
-                checked += 1
-    assert checked >= 3  # the empty board, d4, d4 d4 at least
+                checked[length] = checked.get(length, 0) + 1
+    # the empty board and every first move (their children are booked), and lines after them
+    assert checked.get(0) == 1 and checked.get(1) == 7 and checked.get(2, 0) >= 7, checked

@@ -7,7 +7,7 @@ chess. Pure: the referee decides when to ask and records the game with reason `a
 
 Only positions of a variant the exact solver handles (`arena.solver.oracle.solvable`) are
 adjudicated, and only when the solve fits in the budget; otherwise the answer is None and the
-game goes on. One solver (and its table, about 80 MiB) is kept per variant and reused, so that
+game goes on. One solver (and its table, 64 MiB) is kept per variant and reused, so that
 asking after every move costs little once the positions get solvable.
 """
 
