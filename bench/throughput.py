@@ -16,7 +16,7 @@ kernel spreading 2 x 16 idle bot processes over the cores (more migrations, cold
 `--sweep-games 2400` shows the steady state. The pinned sweep doubles the sweep's time.
 
     python bench/throughput.py [--games 100] [--bots 4] [--variant classic] [--cores N]
-    python bench/throughput.py --sweep-only [--sweep-games 240]
+    python bench/throughput.py --sweep-only [--sweep-games 240] [--sandbox off]
 
 CPU affinity (issue 13): the same tournament at one game per core with `affinity = true` and
 without, in alternating runs (best of `--repeat` each), printing `throughput_pinned`,
@@ -40,9 +40,10 @@ from arena.tournament.progress import Progress
 from arena.tournament.runner import Runner
 
 
-def make_file(folder: Path, bots: int, games: int, variant: str) -> Path:
+def make_file(folder: Path, bots: int, games: int, variant: str, sandbox: str = "auto") -> Path:
     lines = [
         'name = "bench"',
+        f'sandbox = "{sandbox}"',
         f'variants = ["{variant}"]',
         f"games = {games}",
         "[time]",
@@ -80,14 +81,15 @@ def run_once(path: Path, concurrency: int, output: Path,
 
 
 def field_sweep(folder: Path, total_games: int, cores: int, variant: str, mode: str,
-                repeat: int, pinned: bool = False) -> dict[int, tuple[float, float]]:
+                repeat: int, pinned: bool = False,
+                sandbox: str = "auto") -> dict[int, tuple[float, float]]:
     """{field size: (best games/s, starts per game)} for about `total_games` games each;
     `pinned`: with `affinity = true`."""
     out = {}
     for bots in (4, 16):
         pairings = bots * (bots - 1) // 2
         games = max(2, 2 * round(total_games / pairings / 2))
-        path = make_file(folder / f"field{bots}", bots, games, variant)
+        path = make_file(folder / f"field{bots}", bots, games, variant, sandbox)
         best, per_game = 0.0, 0.0
         for i in range(repeat):
             rate, played, starts = run_once(path, cores, folder / f"field{bots}-{pinned}-{i}",
@@ -134,31 +136,35 @@ def main() -> None:
                         help="games per field size in the field-size sweep")
     parser.add_argument("--sweep-only", action="store_true",
                         help="only the field-size sweep (4 vs 16 bots)")
+    parser.add_argument("--sandbox", choices=["auto", "on", "off"], default="auto",
+                        help="the bots' sandbox (default auto: bubblewrap where installed; each "
+                        "sandboxed start costs about 7 ms more)")
     parser.add_argument("--affinity-only", action="store_true",
                         help="only the gain of CPU affinity (pinned vs unpinned games/s)")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"load_average_before: {load:.2f} processes")
     print(f"cores: {args.cores} cores")
+    print(f"sandbox_{args.sandbox}: 1 bool")
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as scratch:
         folder = Path(scratch)
         if args.affinity_only:
-            path = make_file(folder, args.bots, args.games, args.variant)
+            path = make_file(folder, args.bots, args.games, args.variant, args.sandbox)
             print_affinity_gain(folder, path, args.cores, args.mode, args.repeat)
             return
         sweep = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
-                            args.repeat)
+                            args.repeat, sandbox=args.sandbox)
         for bots, (rate, per_game) in sweep.items():
             print(f"throughput_field_{bots}: {rate:.2f} games/s")
             print(f"restarts_per_game_field_{bots}: {per_game:.3f} starts/game")
         print(f"field_16_vs_4: {sweep[16][0] / sweep[4][0]:.2f} ratio")
         if affinity.available():  # the same sweep with each worker and its bots on one core
             pinned = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
-                                 args.repeat, pinned=True)
+                                 args.repeat, pinned=True, sandbox=args.sandbox)
             print(f"field_16_vs_4_pinned: {pinned[16][0] / pinned[4][0]:.2f} ratio")
         if args.sweep_only:
             return
-        path = make_file(folder, args.bots, args.games, args.variant)
+        path = make_file(folder, args.bots, args.games, args.variant, args.sandbox)
         one = many = 0.0
         n_games = 0
         for i in range(args.repeat):  # alternate, keep the best: other load on the machine
