@@ -104,17 +104,19 @@ def blunder_rate(oracle: Oracle, positions: list[list[int]], move_ms: int,
     return judged, blunders, unsettled
 
 
-def perfect_times(positions: list[list[int]]) -> tuple[list[float], int]:
-    """(seconds per move, how many were proven exact) of the perfect bot, 1 s per move."""
+def perfect_times(positions: list[list[int]]) -> tuple[list[float], int, int]:
+    """(seconds per move, how many moves had their exact score proven, how many at least their
+    win/draw/loss result) of the perfect bot, 1 s per move."""
     player = PerfectPlayer(CLASSIC)
-    times, exact = [], 0
+    times, exact, proven = [], 0, 0
     for moves in positions:
         game = replay(moves)
         start = time.monotonic()
         player.choose(game, start + 1.0)
         times.append(time.monotonic() - start)
-        exact += player.last.startswith("exact")
-    return times, exact
+        exact += player.last.startswith("exact score")
+        proven += player.last.startswith(("exact", "search within the proven result"))
+    return times, exact, proven
 
 
 def ladder_lines(results: Path) -> list[str]:
@@ -179,17 +181,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}_blunder_rate: {100.0 * blunders / max(1, judged):.2f} %")
         print(f"{name}_blunder_rate_low95: {100.0 * low:.2f} %")
         print(f"{name}_blunder_rate_high95: {100.0 * high:.2f} %")
-    times, exact = perfect_times([[]])
+    times, exact, _ = perfect_times([[]])
     print(f"perfect_empty_board_move_time: {1000.0 * times[0]:.0f} ms")
     print(f"perfect_empty_board_exact: {exact} count")
     for ply in args.perfect_plies:
         found = [m[:ply] for m in game_positions(args.perfect_positions, args.seed + ply - 7, ply, ply + 1)]
-        times, exact = perfect_times(found)
+        times, exact, proven = perfect_times(found)
         name = f"perfect_{ply}ply"
         print(f"{name}_positions: {len(found)} count")
         print(f"{name}_move_time_mean: {1000.0 * sum(times) / len(times):.0f} ms")
         print(f"{name}_move_time_max: {1000.0 * max(times):.0f} ms")
         print(f"{name}_exact: {100.0 * exact / len(found):.0f} %")
+        print(f"{name}_result_proven: {100.0 * proven / len(found):.0f} %")
     return 0
 
 
