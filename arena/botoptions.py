@@ -9,7 +9,9 @@ of a small Python bot. This is the SDK's light replacement for the few options b
     options = parse_options({"seed": Option(int), "level": Option(str, "hard", ("easy", "hard"))})
     options["seed"]    # None when not given
 
-Errors are argparse's: `prog: error: ...` on stderr and exit status 2; `--help` lists the options.
+As with argparse: `--name VALUE` or `--name=VALUE`, any unique prefix of a name, the last of a
+repeated option wins, and a text default is converted like a given value. Errors are argparse's:
+`prog: error: ...` on stderr and exit status 2; `--help` lists the options.
 """
 
 from __future__ import annotations
@@ -36,17 +38,22 @@ class OptionError(ValueError):
 def parse(spec: Mapping[str, Option], argv: Sequence[str]) -> dict[str, object]:
     """The value of every option of `spec` from `argv` (defaults for those not given); raises
     OptionError for an unknown option, a missing or bad value, or a stray argument."""
-    values = {name: option.default for name, option in spec.items()}
+    values = {name: _default(name, option) for name, option in spec.items()}
+    flags = {f"--{name.replace('_', '-')}": name for name in spec}
     args = list(argv)
     while args:
         arg = args.pop(0)
         if not arg.startswith("--") or arg == "--":
             raise OptionError(f"unrecognized argument: {arg}")
-        name, has_value, text = arg[2:].partition("=")
-        option = spec.get(name.replace("-", "_"))
-        if option is None:
-            known = ", ".join(f"--{key.replace('_', '-')}" for key in spec) or "none"
-            raise OptionError(f"unrecognized argument: {arg} (options: {known})")
+        flag, has_value, text = arg.partition("=")
+        # as argparse: an option may be shortened to any prefix that names only it
+        found = [flag] if flag in flags else [known for known in flags if known.startswith(flag)]
+        if len(found) > 1:
+            raise OptionError(f"ambiguous option: {flag} could match {', '.join(found)}")
+        if not found:
+            raise OptionError(f"unrecognized argument: {arg} (options: {', '.join(flags) or 'none'})")
+        name = found[0][2:]
+        option = spec[flags[found[0]]]
         if not has_value:
             if not args:
                 raise OptionError(f"argument --{name}: expected one argument")
@@ -55,11 +62,22 @@ def parse(spec: Mapping[str, Option], argv: Sequence[str]) -> dict[str, object]:
             wanted = ", ".join(repr(choice) for choice in option.choices)
             raise OptionError(f"argument --{name}: invalid choice: {text!r} (choose from {wanted})")
         try:
-            values[name.replace("-", "_")] = option.kind(text)
+            values[flags[found[0]]] = option.kind(text)
         except ValueError:
             kind = getattr(option.kind, "__name__", "value")
             raise OptionError(f"argument --{name}: invalid {kind} value: {text!r}") from None
     return values
+
+
+def _default(name: str, option: Option) -> object:
+    """The default, converted like a given value when it is text (as argparse does)."""
+    if isinstance(option.default, str) and option.kind is not str:
+        try:
+            return option.kind(option.default)
+        except ValueError:
+            raise OptionError(f"argument --{name.replace('_', '-')}: invalid default "
+                              f"{option.default!r}") from None
+    return option.default
 
 
 def usage(prog: str, spec: Mapping[str, Option], description: str = "") -> str:

@@ -11,6 +11,10 @@ every Python bot at every start, so `Reason` is built on its first use.
 
 from __future__ import annotations
 
+__all__ = ["ADJUDICATED", "ADJUDICATION_BUDGET_S", "ALL_REASONS", "CRASH", "EMPTY", "END_REASONS",
+           "FORFEIT_REASONS", "FULL", "HANDSHAKE", "ILLEGAL", "LINE", "MAX_PLIES", "PROTOCOL",
+           "REFEREE_REASONS", "REPETITION", "Reason", "TIMEOUT", "VOID", "is_forfeit"]  # noqa: F822 (built by __getattr__)
+
 # The rules ended the game (arena.game.Outcome.reason).
 LINE = "line"
 FULL = "full"
@@ -58,13 +62,14 @@ def _reason_enum() -> type:
         ADJUDICATED = ADJUDICATED
         VOID = VOID
 
-    Reason.__module__ = __name__
+    # found by pickle (and named in reprs) as arena.reasons.Reason, through `__getattr__`
+    Reason.__module__, Reason.__qualname__ = __name__, "Reason"
     return Reason
 
 
 def __getattr__(name: str) -> object:
     # PEP 562: `from arena.reasons import Reason` builds the enum on first use
     if name == "Reason":
-        reason = globals()["Reason"] = _reason_enum()
-        return reason
+        # setdefault: threads that race here all get the class the first of them stored
+        return globals().setdefault("Reason", _reason_enum())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -99,10 +99,11 @@ def test_the_player_uses_it_once_loaded_and_keeps_to_its_deadline():
 
 
 def test_a_table_entry_gives_back_what_was_stored():
-    """Key, value, depth, flag and move share one entry (two int64): every field's range."""
-    import numpy as np
-
-    tt = np.zeros((compiled.TT_SETS * compiled.WAYS, 2), np.int64)
+    """Key, value, depth, flag and move share one entry (two int64): every field's range; a
+    set's four entries are one 64-byte cache line."""
+    tt = compiled.CompiledSearcher(geometry_for(parse_variant("classic"))).tt
+    assert tt.ctypes.data % 64 == 0 and tt.shape == (compiled.TT_SETS * compiled.WAYS, 2)
+    assert tt.flags.c_contiguous and not tt.any()
     cases = [(value, depth, flag, move)
              for value in (-compiled.WIN, -compiled.MATE - 7, -1, 0, 5, compiled.WIN - 3)
              for depth in (-2, 0, 1, 42, 1000)

@@ -54,3 +54,24 @@ def test_schema_frame_columns_are_a_prefix_order_of_the_stored_ones():
     assert FRAME_COLUMNS[:3] == ("game_id", "seq", "variant")
     sql = create_table_sql()
     assert all(f"\n    {name} " in sql for name in STORED_COLUMNS)
+
+
+def test_the_lazily_built_reason_enum_is_one_class_that_pickles():
+    import pickle
+    import subprocess
+    import sys
+
+    from arena.reasons import Reason
+
+    assert pickle.loads(pickle.dumps(Reason.LINE)) is Reason.LINE
+    assert repr(Reason.VOID) == "<Reason.VOID: 'void'>"
+    # threads that ask for it first, all at once, get one class (a fresh interpreter: here it
+    # is built already)
+    probe = ("import threading, arena.reasons as r\n"
+             "barrier = threading.Barrier(8); seen = []\n"
+             "def ask():\n    barrier.wait(); seen.append(r.Reason)\n"
+             "threads = [threading.Thread(target=ask) for _ in range(8)]\n"
+             "[t.start() for t in threads]; [t.join() for t in threads]\n"
+             "print(len({id(c) for c in seen}), seen[0] is r.Reason, 'Reason' in dir(r))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["1", "True", "True"], out.stderr
