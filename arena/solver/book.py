@@ -6,10 +6,13 @@ to move (Pons' scale, see `arena.solver.kernel`). The file holds two sorted arra
 (int64) and `scores` (int8), plus the board size; lookups are binary searches.
 
     python -m arena.solver.book POSITIONS_FILE OUT.npz [--nodes N]
+    python -m arena.solver.book --ply N OUT.npz [--processes 2]
 
-solves each position of a file (one move string of 1-based column digits per line, e.g. `4453`,
-`-` for the empty board) and every position one move after it, and writes those it solves
-within the node budget (the file is rewritten after each, so an interrupted run keeps its work).
+The first solves each position of a file (one move string of 1-based column digits per line,
+e.g. `4453`, `-` for the empty board) and every position one move after it; the second every
+position N plies in (up to mirror images and transpositions) that the book lacks, on several
+processes. Both write what they solve within the node budget, the file rewritten after each, so
+an interrupted run keeps its work (and a rerun resumes).
 """
 
 from __future__ import annotations
@@ -105,22 +108,79 @@ def _position(moves: str) -> tuple[int, int] | None:
     return game.boards[side], game.boards[0] | game.boards[1]
 
 
+def positions_at_ply(ply: int) -> dict[int, str]:
+    """Every classic position `ply` plies in that is not over, by book key (a position and its
+    mirror image share one), each with one move string that reaches it."""
+    level = {book_key(0, 0, 7, 6): ""}
+    for _ in range(ply):
+        deeper: dict[int, str] = {}
+        for moves in level.values():
+            for column in range(1, 8):
+                position = _position(moves + str(column))
+                if position is not None:
+                    deeper.setdefault(book_key(*position, 7, 6), moves + str(column))
+        level = deeper
+    return level
+
+
+_worker_engine = None
+
+
+def _solve(moves: str, nodes: int | None) -> tuple[str, int | None]:
+    """One position's score in a worker process (its engine and table kept between positions: a
+    stored bound holds for its position whatever the search's root)."""
+    global _worker_engine
+    from arena.solver.engine import Engine
+
+    if _worker_engine is None:
+        _worker_engine = Engine(7, 6)
+    return moves, _worker_engine.score(*_position(moves), nodes=nodes)
+
+
+def build_ply(ply: int, out: Path, processes: int, nodes: int | None) -> int:
+    """Solve every position `ply` plies in that the book at `out` lacks (see the module doc)."""
+    from functools import partial
+    from multiprocessing import get_context
+
+    from arena.solver.engine import Engine
+
+    entries = Book.load(out).entries() if out.is_file() else {}
+    wins_now = Engine(7, 6, table_size=1).wins_now  # a tiny table: only for the immediate wins
+    todo = sorted(moves for key, moves in positions_at_ply(ply).items()
+                  if key not in entries and not wins_now(*_position(moves)))
+    print(f"ply {ply}: {len(todo)} positions to solve", file=sys.stderr, flush=True)
+    with get_context("fork").Pool(processes) as pool:
+        for moves, score in pool.imap_unordered(partial(_solve, nodes=nodes), todo):
+            print(f"{moves}: {score}", file=sys.stderr, flush=True)
+            if score is not None:
+                entries[book_key(*_position(moves), 7, 6)] = score
+                Book.from_entries(7, 6, entries).save(out)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from arena.solver.engine import Engine
 
     parser = argparse.ArgumentParser(description="Add solved positions to a classic book.")
-    parser.add_argument("positions", type=Path)
-    parser.add_argument("out", type=Path)
+    parser.add_argument("files", type=Path, nargs="+", metavar="[POSITIONS] OUT",
+                        help="a positions file and the book, or only the book with --ply")
+    parser.add_argument("--ply", type=int, default=None, help="solve every position N plies in")
+    parser.add_argument("--processes", type=int, default=2, help="with --ply (default 2)")
     parser.add_argument("--nodes", type=int, default=None, help="node budget per position")
     args = parser.parse_args(argv)
+    if len(args.files) != (1 if args.ply is not None else 2):
+        parser.error("give POSITIONS OUT, or --ply N OUT")
+    if args.ply is not None:
+        return build_ply(args.ply, args.files[0], max(1, args.processes), args.nodes)
+    positions, out = args.files
     engine = Engine(7, 6)
-    book = Book.load(args.out) if args.out.is_file() else Book(7, 6)
+    book = Book.load(out) if out.is_file() else Book(7, 6)
     entries = book.entries()
 
     def known(cur: int, mask: int) -> int | None:
         return entries.get(book_key(cur, mask, 7, 6))
 
-    for line in args.positions.read_text().split("\n"):
+    for line in positions.read_text().split("\n"):
         moves = line.split("#")[0].strip()
         if not moves:
             continue
@@ -142,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
             if score is not None:
                 entries[key] = score
-                Book.from_entries(7, 6, entries).save(args.out)
+                Book.from_entries(7, 6, entries).save(out)
     return 0
 
 

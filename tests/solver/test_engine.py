@@ -224,3 +224,42 @@ def test_a_small_table_on_a_63_bit_board_gives_exact_scores():
         assert engine.score(cur, mask) == solver.solve(game.boards[side], game.boards[1 - side])
         checked += 1
     assert long_keys >= 6
+
+
+def test_the_positions_of_a_ply_are_the_reference_counts_up_to_mirror_images():
+    """`positions_at_ply` (the book builder's `--ply`): one entry per position and mirror image;
+    counting a non-symmetric position twice gives OEIS A212693 (shared reference data)."""
+    from arena.solver.book import _position, positions_at_ply
+
+    counts = {}
+    path = REFERENCE / "c4_position_counts.tsv"
+    if not path.is_file():
+        pytest.skip("shared reference data not found")
+    for line in path.read_text().splitlines():
+        parts = line.split("\t")
+        if len(parts) == 2 and parts[0].isdigit():
+            counts[int(parts[0])] = int(parts[1])
+    for ply in range(0, 5):
+        total = 0
+        for moves in positions_at_ply(ply).values():
+            cur, mask = _position(moves)
+            symmetric = (mirror(cur, 7, 6), mirror(mask, 7, 6)) == (cur, mask)
+            total += 1 if symmetric else 2
+        assert total == counts[ply], ply
+
+
+def test_the_ply_builder_solves_only_what_the_book_lacks(tmp_path):
+    import shutil
+
+    from arena.solver.book import CLASSIC_BOOK
+    from arena.solver.book import main as build
+
+    out = tmp_path / "book.npz"
+    shutil.copy(CLASSIC_BOOK, out)
+    assert build(["--ply", "2", str(out)]) == 0  # every 2-ply position is booked: nothing to do
+    assert out.read_bytes() == CLASSIC_BOOK.read_bytes()
+    fresh = tmp_path / "fresh.npz"
+    assert build(["--ply", "1", str(fresh), "--nodes", "10", "--processes", "1"]) == 0
+    assert not fresh.exists()  # nothing solved within 10 nodes: nothing written
+    with pytest.raises(SystemExit):
+        build(["--ply", "1"])  # no book file
