@@ -18,6 +18,7 @@ an interrupted run keeps its work (and a rerun resumes).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -73,9 +74,12 @@ class Book:
         return {int(k): int(s) for k, s in zip(self.keys, self.scores, strict=True)}
 
     def save(self, path: Path) -> None:
+        """Write the book; atomically, so that a builder stopped mid-write keeps the last book."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, keys=self.keys, scores=self.scores,
+        partial = path.with_name(path.name + ".partial.npz")
+        np.savez_compressed(partial, keys=self.keys, scores=self.scores,
                             size=np.array([self.columns, self.rows], dtype=np.int64))
+        os.replace(partial, path)
 
     @classmethod
     def load(cls, path: Path) -> Book:

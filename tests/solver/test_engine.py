@@ -138,6 +138,7 @@ def test_book_lookup_serves_the_mirror_image_and_survives_a_round_trip(tmp_path)
     assert book_key(cur, mask, 7, 6) == book_key(mcur, mmask, 7, 6)
     book = Book.from_entries(7, 6, {book_key(cur, mask, 7, 6): -3})
     book.save(tmp_path / "book.npz")
+    assert [p.name for p in tmp_path.iterdir()] == ["book.npz"]  # written aside, then renamed
     loaded = Book.load(tmp_path / "book.npz")
     assert loaded.score(mcur, mmask) == -3 and loaded.score(cur, mask) == -3
     assert loaded.score(*Oracle.position(classic_position("4"))) is None
