@@ -35,11 +35,16 @@ class OptionError(ValueError):
     """A bad command line; the message names the option."""
 
 
+def _flag(name: str) -> str:
+    """How option `name` is written on the command line (`think_ms` is `--think-ms`)."""
+    return "--" + name.replace("_", "-")
+
+
 def parse(spec: Mapping[str, Option], argv: Sequence[str]) -> dict[str, object]:
     """The value of every option of `spec` from `argv` (defaults for those not given); raises
     OptionError for an unknown option, a missing or bad value, or a stray argument."""
     values = {name: _default(name, option) for name, option in spec.items()}
-    flags = {f"--{name.replace('_', '-')}": name for name in spec}
+    flags = {_flag(name): name for name in spec}
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -52,20 +57,20 @@ def parse(spec: Mapping[str, Option], argv: Sequence[str]) -> dict[str, object]:
             raise OptionError(f"ambiguous option: {flag} could match {', '.join(found)}")
         if not found:
             raise OptionError(f"unrecognized argument: {arg} (options: {', '.join(flags) or 'none'})")
-        name = found[0][2:]
-        option = spec[flags[found[0]]]
+        flag, name = found[0], flags[found[0]]
+        option = spec[name]
         if not has_value:
             if not args:
-                raise OptionError(f"argument --{name}: expected one argument")
+                raise OptionError(f"argument {flag}: expected one argument")
             text = args.pop(0)
         if option.choices and text not in option.choices:
             wanted = ", ".join(repr(choice) for choice in option.choices)
-            raise OptionError(f"argument --{name}: invalid choice: {text!r} (choose from {wanted})")
+            raise OptionError(f"argument {flag}: invalid choice: {text!r} (choose from {wanted})")
         try:
-            values[flags[found[0]]] = option.kind(text)
+            values[name] = option.kind(text)
         except ValueError:
             kind = getattr(option.kind, "__name__", "value")
-            raise OptionError(f"argument --{name}: invalid {kind} value: {text!r}") from None
+            raise OptionError(f"argument {flag}: invalid {kind} value: {text!r}") from None
     return values
 
 
@@ -75,13 +80,13 @@ def _default(name: str, option: Option) -> object:
         try:
             return option.kind(option.default)
         except ValueError:
-            raise OptionError(f"argument --{name.replace('_', '-')}: invalid default "
+            raise OptionError(f"argument {_flag(name)}: invalid default "
                               f"{option.default!r}") from None
     return option.default
 
 
 def usage(prog: str, spec: Mapping[str, Option], description: str = "") -> str:
-    lines = [f"usage: {prog} " + " ".join(f"[--{name.replace('_', '-')} VALUE]" for name in spec)]
+    lines = [f"usage: {prog} " + " ".join(f"[{_flag(name)} VALUE]" for name in spec)]
     if description:
         lines += ["", description.strip()]
     if spec:
@@ -89,7 +94,7 @@ def usage(prog: str, spec: Mapping[str, Option], description: str = "") -> str:
     for name, option in spec.items():
         allowed = f" (one of: {', '.join(option.choices)})" if option.choices else ""
         default = "" if option.default is None else f" (default: {option.default})"
-        lines.append(f"  --{name.replace('_', '-')} VALUE  {option.help}{allowed}{default}".rstrip())
+        lines.append(f"  {_flag(name)} VALUE  {option.help}{allowed}{default}".rstrip())
     return "\n".join(lines)
 
 

@@ -44,27 +44,14 @@ def is_forfeit(reason: str) -> bool:
 
 
 def _reason_enum() -> type:
+    """`Reason`: a member per reason of ALL_REASONS, named after its value (`max-plies` is
+    MAX_PLIES), with the module and name pickle finds it by (through `__getattr__`)."""
     from enum import StrEnum
 
-    class Reason(StrEnum):
-        """Why a game ended; the value is what the games table's `reason` column holds."""
-
-        LINE = LINE
-        FULL = FULL
-        EMPTY = EMPTY
-        REPETITION = REPETITION
-        MAX_PLIES = MAX_PLIES
-        TIMEOUT = TIMEOUT
-        ILLEGAL = ILLEGAL
-        PROTOCOL = PROTOCOL
-        CRASH = CRASH
-        HANDSHAKE = HANDSHAKE
-        ADJUDICATED = ADJUDICATED
-        VOID = VOID
-
-    # found by pickle (and named in reprs) as arena.reasons.Reason, through `__getattr__`
-    Reason.__module__, Reason.__qualname__ = __name__, "Reason"
-    return Reason
+    reason = StrEnum("Reason", [(value.upper().replace("-", "_"), value) for value in ALL_REASONS],
+                     module=__name__, qualname="Reason")
+    reason.__doc__ = "Why a game ended; the value is what the games table's `reason` column holds."
+    return reason
 
 
 def __getattr__(name: str) -> object:

@@ -48,7 +48,7 @@ NODES, LIMIT, ABORTED = 0, 1, 2
 # (0: empty), so a probe touches one cache line, not one in a key array and one in a value array.
 # value: an upper bound u is stored as u + BIAS, a lower bound l as l + BIAS + LOWER_BOUND
 # (scores lie within +-64 on any board the solver takes). The low 53 bits of a key (< 2**63) and
-# its slot (key % size, for an odd size of at least 1025, see `engine.Engine`) determine it.
+# its slot (key % size, for the sizes `engine.table_entries` gives) determine it.
 BIAS = 128
 LOWER_BOUND = 256
 VALUE_BITS = 10
