@@ -7,6 +7,8 @@ For each set it solves every position (exact score on Pons' scale, from a cleare
 table), checks the score against the reference, finds a winning move in each won position and
 checks it (the position after it must be lost for the opponent), and prints `name: value unit`
 lines: share solved (correct and within the budget), mean and worst time, nodes per second.
+The same positions are then solved by the compiled engine that `perfect`, `analyze` and the book
+use (`arena.solver.engine`, a cleared table each): `{set}_compiled_*` lines.
 The test sets (1000 positions each) are read from ../shared/reference/connect4 (relative to the
 project root) or `--reference DIR`; without them it runs on the few positions shipped in
 bench/data/connect4 (the first lines of the same sets, from Pascal Pons' benchmark,
@@ -138,7 +140,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}_worst_time: {1000.0 * worst:.3f} ms")
         print(f"{name}_mean_nodes: {total_nodes / n:.0f} nodes")
         print(f"{name}_nodes_per_second: {total_nodes / total_time:.0f} nodes/s")
+        failed |= compiled_lines(name, rows)
     return 1 if failed else 0
+
+
+def compiled_lines(name: str, rows: list[tuple[str, int]]) -> bool:
+    """Print the compiled engine's lines for one set; True if it got a score wrong."""
+    from arena.solver.engine import Engine, warm_up
+
+    warm_up()  # the machine code loaded (or compiled) before the clock starts
+    engine = Engine(7, 6)
+    wrong = 0
+    total_time = worst = 0.0
+    total_nodes = 0
+    for moves, expected in rows:
+        cur, opp = position(moves)
+        engine.clear()
+        start = time.perf_counter()
+        score = engine.score(cur, cur | opp)
+        seconds = time.perf_counter() - start
+        total_time += seconds
+        worst = max(worst, seconds)
+        total_nodes += engine.nodes
+        if score != expected:
+            wrong += 1
+            print(f"wrong (compiled): {moves} expected {expected} got {score}", file=sys.stderr)
+    n = len(rows)
+    print(f"{name}_compiled_wrong: {wrong} count")
+    print(f"{name}_compiled_mean_time: {1000.0 * total_time / n:.3f} ms")
+    print(f"{name}_compiled_worst_time: {1000.0 * worst:.3f} ms")
+    print(f"{name}_compiled_mean_nodes: {total_nodes / n:.0f} nodes")
+    print(f"{name}_compiled_nodes_per_second: {total_nodes / total_time:.0f} nodes/s")
+    return wrong > 0
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ def test_without_the_shared_data_it_uses_the_shipped_positions(solver_bench, tmp
     assert solver_bench.main(["--limit", "3"]) == 0
     out, err = capsys.readouterr()
     assert "Test_L3_R1_positions: 3 count" in out and "Test_L2_R1_solved: 100.0 %" in out
+    assert "Test_L3_R1_compiled_wrong: 0 count" in out and "Test_L2_R1_compiled_mean_nodes" in out
     assert "not found" in err and "bench/data/connect4" in err and len(err.splitlines()) == 1
 
 
