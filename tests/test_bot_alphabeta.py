@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bots" / "alphabeta"
 sys.path.insert(0, str(BOT))
 
+import player as player_module  # noqa: E402
 from player import LEVELS, AlphaBetaPlayer  # noqa: E402
 from search import Searcher, Solver  # noqa: E402
 
@@ -150,3 +151,43 @@ def test_bot_modules_stay_light():
 def test_bot_script_runs_under_the_sdk():
     out = bot_help(BOT / "alphabeta.py")
     assert out.returncode == 0 and "--level" in out.stdout, out.stderr
+
+
+@pytest.fixture
+def book_loaded(monkeypatch):
+    """The classic book loaded, as alphabeta.py's loader thread does (undone afterwards)."""
+    monkeypatch.setattr(player_module, "_book", None)
+    player_module.load_book()
+    return player_module._book
+
+
+@pytest.mark.parametrize("moves", ["", "4", "1", "4 4", "3 5", "7 1", "2 6"])
+def test_hard_plays_the_books_best_move_at_once(book_loaded, moves):
+    """Where the book settles every move, hard plays one of the best exact score with no search
+    (a deadline already past leaves no time for one), and says so; lower levels search."""
+    from arena.solver.oracle import Oracle
+
+    game = position("classic", moves)
+    scores = book_loaded.move_scores(*Oracle.position(game))
+    assert scores is not None
+    best = max(scores.values())
+    player = AlphaBetaPlayer(game.variant, "hard")
+    move = player.choose(game.copy(), time.monotonic())
+    assert scores[move - 1] == best and player.book_score == best and player.last_depth == 0
+    medium = AlphaBetaPlayer(game.variant, "medium")
+    medium.choose(game.copy(), time.monotonic() + 0.02)
+    assert medium.book_score is None
+
+
+def test_the_book_is_for_classic_7x6_only(book_loaded):
+    for spec in ("classic:6x6", "popout", "five"):
+        player = AlphaBetaPlayer(parse_variant(spec), "hard")
+        player.choose(Game(parse_variant(spec)), time.monotonic() + 0.02)
+        assert not player.booked and player.book_score is None
+
+
+def test_without_the_book_loaded_hard_searches(monkeypatch):
+    monkeypatch.setattr(player_module, "_book", None)
+    player = AlphaBetaPlayer(parse_variant("classic"), "hard")
+    player.choose(Game(parse_variant("classic")), time.monotonic() + 0.05)
+    assert player.book_score is None and player.last_depth > 0

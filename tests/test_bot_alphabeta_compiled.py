@@ -198,3 +198,49 @@ def test_the_bot_says_how_deep_it_searched_with_each_move():
     replies = out.stdout.splitlines()
     assert replies[-1].startswith("move "), out.stderr
     assert re.fullmatch(r"info depth \d+ score -?\d+ search (compiled|python)", replies[-2])
+
+
+def test_the_bot_plays_the_book_in_classic_and_says_so():
+    """A real alphabeta process plays the book's best move, with an `info book score S` line,
+    from its first move on: it waits there, within the start-up allowance, for the book its
+    loader thread reads."""
+    from arena import protocol
+    from arena.game.moves import format_move, parse_move
+    from arena.solver.book import load_classic
+    from arena.solver.oracle import Oracle
+
+    variant = parse_variant("classic")
+    book = load_classic()
+    proc = subprocess.Popen([sys.executable, str(BOT / "alphabeta.py")], cwd=BOT, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    try:
+        def send(line: str) -> None:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+
+        def reply_to_turn() -> list[str]:
+            lines = []
+            while not lines or not lines[-1].startswith("move "):
+                line = proc.stdout.readline()
+                assert line, "the bot exited"
+                lines.append(line.strip())
+            return lines
+
+        send(protocol.hello_line())
+        assert proc.stdout.readline().startswith("hello")
+        send(protocol.game_line("g1", 1, variant.describe(), {"move_ms": 200, "startup_ms": 5000},
+                                    "opponent"))
+        game = Game(variant)
+        for reply in (4, 1):  # the opponent's replies
+            send(protocol.turn_line([format_move(m) for m in game.moves], 200, None))
+            lines = reply_to_turn()
+            scores = book.move_scores(*Oracle.position(game))
+            best = max(scores.values())
+            move = parse_move(lines[-1].split()[1])
+            assert lines[-2] == f"info book score {best}" and scores[move - 1] == best, lines
+            game.push(move)
+            game.push(reply)
+    finally:
+        proc.kill()
+        proc.wait()

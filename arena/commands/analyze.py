@@ -43,7 +43,7 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
     of games skipped because it does not (pops, other line lengths, boards over 63 bits)."""
     from arena.game import VariantError, parse_variant
     from arena.solver.analysis_store import game_key
-    from arena.solver.oracle import solvable
+    from arena.solver.scope import solvable
 
     todo, unsupported = [], 0
     for record in games.to_dict("records"):

@@ -85,7 +85,8 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
     with --balanced only draws, so that paired games test play rather than
     the opening's verdict; with --all every value, labelled."""
     from arena.game import VariantError, format_move, parse_variant
-    from arena.solver.oracle import Oracle, solvable
+    from arena.solver.oracle import Oracle
+    from arena.solver.scope import solvable
 
     if balanced == every:
         raise click.UsageError("give one of --balanced or --all")

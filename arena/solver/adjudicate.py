@@ -5,7 +5,7 @@ chess. Pure: the referee decides when to ask and records the game with reason `a
     if verdict is not None:      # the result with perfect play from here on is proven
         ... end the game: verdict.winner (1, 2 or None for a draw), verdict.result (seat 1's score)
 
-Only positions of a variant the exact solver handles (`arena.solver.oracle.solvable`) are
+Only positions of a variant the exact solver handles (`arena.solver.scope.solvable`) are
 adjudicated, and only when the solve fits in the budget; otherwise the answer is None and the
 game goes on. One solver (and its table, 64 MiB) is kept per variant and reused, so that
 asking after every move costs little once the positions get solvable.
@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.game import Game, Variant
-from arena.solver.oracle import Oracle, solvable
+from arena.solver.oracle import Oracle
+from arena.solver.scope import solvable
 
 _ORACLES: dict[Variant, Oracle] = {}
 

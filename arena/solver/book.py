@@ -64,6 +64,39 @@ class Book:
             return int(self.scores[i])
         return None
 
+    def move_scores(self, cur: int, mask: int) -> dict[int, int] | None:
+        """{0-based column: the mover's score after it} when the book settles every move of a
+        position (four in a row), else None. Pure Python, no solver: a bot can afford it within
+        a move's first milliseconds. A move that wins at once, fills the board or lets the
+        opponent win at once is settled by the rules (the book holds no position with a win on
+        the move); every other move needs its position in the book."""
+        stride = self.rows + 1
+        bottom = sum(1 << (c * stride) for c in range(self.columns))
+        full = bottom * ((1 << self.rows) - 1)
+        cells = self.columns * self.rows
+        moves = mask.bit_count()
+        possible = (mask + bottom) & full
+        opponent = cur ^ mask
+        scores: dict[int, int] = {}
+        for column in range(self.columns):
+            move = possible & (((1 << self.rows) - 1) << (column * stride))
+            if not move:
+                continue
+            after = mask | move
+            if _has_line(cur | move, stride):
+                scores[column] = (cells - moves + 1) // 2
+            elif after == full:
+                scores[column] = 0
+            elif any(_has_line(opponent | reply, stride)
+                     for reply in _cells_of((after + bottom) & full)):
+                scores[column] = -((cells - moves) // 2)  # the opponent's win with its next disc
+            else:
+                child = self.score(opponent, after)
+                if child is None:
+                    return None
+                scores[column] = -child
+        return scores
+
     @classmethod
     def from_entries(cls, columns: int, rows: int, entries: dict[int, int]) -> Book:
         keys = np.array(sorted(entries), dtype=np.int64)
@@ -86,6 +119,22 @@ class Book:
         with np.load(path) as data:
             columns, rows = (int(x) for x in data["size"])
             return cls(columns, rows, data["keys"].astype(np.int64), data["scores"].astype(np.int8))
+
+
+def _has_line(board: int, stride: int) -> bool:
+    """Four in a row (across, up or diagonal) among the discs of `board`."""
+    for shift in (1, stride - 1, stride, stride + 1):
+        pairs = board & (board >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
+def _cells_of(board: int):
+    while board:
+        low = board & -board
+        yield low
+        board ^= low
 
 
 def load_classic() -> Book:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from arena.solver import kernel
+from arena.solver.scope import fits
 
 TABLE_SIZE = 8_388_593  # a prime near 2**23: 64 MiB, one int64 entry each (see kernel)
 UNLIMITED = np.iinfo(np.int64).max
@@ -25,11 +26,6 @@ def table_entries(wanted: int) -> int:
     remainder theorem: size * 2**53 > 2**63)."""
     smallest = (1 << 63) // (kernel.KEY_MASK + 1) + 1
     return max(wanted, smallest) | 1
-
-
-def fits(columns: int, rows: int, connect: int) -> bool:
-    """Whether the engine handles this board (four in a row, every cell in one 63-bit word)."""
-    return connect == 4 and columns * (rows + 1) <= 63 and columns >= 1 and rows >= 1
 
 
 class Engine:

@@ -1,9 +1,9 @@
 """`Oracle`: exact values of `arena.game.Game` positions, from the book or the solver.
 
-It settles a position when its variant is one the exact solver handles (`solvable`: drop-only,
-four in a row, standard rules, a board of at most 63 bits, a ply cap that cannot cut the game
-short) and the solve fits in the node budget. Scores are Pons' (see `arena.solver.kernel`) for
-the side to move; `outcome_of` turns one into a win/draw/loss for seat 1.
+It settles a position when its variant is one the exact solver handles (`scope.solvable`:
+drop-only, four in a row, standard rules, a board of at most 63 bits, a ply cap that cannot cut
+the game short) and the solve fits in the node budget. Scores are Pons' (see
+`arena.solver.kernel`) for the side to move; `outcome_of` turns one into a win/draw/loss for seat 1.
 """
 
 from __future__ import annotations
@@ -11,19 +11,9 @@ from __future__ import annotations
 import time
 
 from arena.game import Game, Variant
-from arena.game.rules import STANDARD
 from arena.solver.book import Book, load_classic
-from arena.solver.engine import Engine, fits
-
-
-def solvable(variant: Variant) -> bool:
-    """Whether positions of `variant` can be solved exactly by `Engine`."""
-    return (
-        not variant.pops
-        and variant.rules is STANDARD
-        and fits(variant.columns, variant.rows, variant.connect)
-        and variant.max_plies >= variant.columns * variant.rows
-    )
+from arena.solver.engine import Engine
+from arena.solver.scope import solvable
 
 
 def sign(score: int) -> int:

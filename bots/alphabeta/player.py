@@ -4,7 +4,9 @@ Levels (`--level`):
 - `easy`: heuristic search to depth 2 with a noisy evaluation, no exact solving.
 - `medium`: depth at most 4, a little noise, exact solving only of the last 12 empty cells.
 - `hard` (default): the whole time budget, iterative deepening as deep as it goes, exact solving
-  (win/draw/loss) of drop-only positions as soon as it finishes in time.
+  (win/draw/loss) of drop-only positions as soon as it finishes in time; in classic 7x6, the
+  move of the best exact score wherever the opening book (`arena/solver/book.py`) settles every
+  move, once `load_book` has run (alphabeta.py calls it in its loader thread).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from search import MATE, Searcher, Solver, Timeout
 
 from arena.bitboard import Geometry, geometry_for
+from arena.solver.scope import solvable
 
 
 @dataclass(frozen=True)
@@ -24,14 +27,26 @@ class Level:
     noise: int  # +- evaluation noise at the root, in evaluation units (a threat is ~24-40)
     solve_empties: int  # try exact solving at most this many empty cells (0: never)
     time_share: float  # share of the move budget used
+    book: bool = False  # play the opening book's moves in classic 7x6
 
 
 LEVELS = {
     "easy": Level(max_depth=2, noise=60, solve_empties=0, time_share=0.3),
     "medium": Level(max_depth=4, noise=8, solve_empties=12, time_share=0.5),
-    "hard": Level(max_depth=64, noise=0, solve_empties=30, time_share=1.0),
+    "hard": Level(max_depth=64, noise=0, solve_empties=30, time_share=1.0, book=True),
 }
 DEFAULT_LEVEL = "hard"
+
+_book = None  # the classic 7x6 book, once `load_book` has run
+
+
+def load_book() -> None:
+    """Load the classic opening book (numpy and a file read: kept off the first move's clock by
+    running in alphabeta.py's loader thread; until then the search plays)."""
+    global _book
+    from arena.solver.book import load_classic
+
+    _book = load_classic()
 
 
 class AlphaBetaPlayer:
@@ -51,6 +66,8 @@ class AlphaBetaPlayer:
         self.last_depth = 0
         self.last_score = 0
         self.solved: int | None = None  # exact (weak) value found for the last move, if any
+        self.booked = self.level.book and solvable(variant) and (variant.columns, variant.rows) == (7, 6)
+        self.book_score: int | None = None  # the exact score of the last move, if from the book
 
     def new_game(self) -> None:
         """Between games (outside any move's time): empty the tables, whose clearing or
@@ -80,6 +97,7 @@ class AlphaBetaPlayer:
         """Best move (engine int) for the side to move in `game`, returned before `deadline`."""
         start = time.monotonic()
         self.last_depth = 0  # no search yet for this move (a forced or solved one has none)
+        self.book_score = None
         legal = game.legal_moves()
         if len(legal) == 1:
             return legal[0]
@@ -92,6 +110,11 @@ class AlphaBetaPlayer:
         for c in geo.order:
             if wins & geo.column_mask[c]:
                 return c + 1
+        if self.booked and _book is not None:
+            scores = _book.move_scores(cur, mask)
+            if scores:
+                self.book_score = max(scores.values())
+                return next(c for c in geo.order if scores.get(c) == self.book_score) + 1
         remaining = max(0.0, deadline - start)
         # keep a little for returning the move: never rely on the last few milliseconds
         budget = max(0.0, remaining - max(0.003, 0.05 * remaining)) * self.level.time_share

@@ -1,6 +1,6 @@
 """The perfect bot's move choice: book, then solving under a node budget, then search.
 
-In a variant the exact solver handles (`arena.solver.oracle.solvable`, classic 7x6 among them) it
+In a variant the exact solver handles (`arena.solver.scope.solvable`, classic 7x6 among them) it
 plays the move of the best exact score: the fastest win, else a draw, else the slowest loss, the
 centre-most column among equals. It first proves the result (win/draw/loss, cheaper), then the
 exact score. When only the result fits in the time, it plays the alphabeta bot's move if that
@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "alphabeta"))
 from player import AlphaBetaPlayer  # bots/alphabeta
 
 from arena.solver import kernel
-from arena.solver.oracle import Oracle, solvable
+from arena.solver.oracle import Oracle
+from arena.solver.scope import solvable
 
 # Shares of the move's budget: the exact solve may use the first half; if it runs out, the
 # win/draw/loss solve (which reuses the table the first search filled) what is left of 85%; the

@@ -11,8 +11,9 @@ import pytest
 from arena.game import PRESETS, Game, parse_variant
 from arena.solver import kernel
 from arena.solver.book import Book, book_key, mirror
-from arena.solver.engine import Engine, fits, table_entries
-from arena.solver.oracle import Oracle, solvable
+from arena.solver.engine import Engine, table_entries
+from arena.solver.oracle import Oracle
+from arena.solver.scope import fits, solvable
 
 pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
 
@@ -160,6 +161,45 @@ def test_a_position_whose_children_are_all_booked_needs_no_search():
     oracle = Oracle(variant, engine=fresh, book=Book.from_entries(5, 4, entries))
     value, best = oracle.best_moves(root, nodes=10)  # far too few nodes to search anything
     assert (value, [c - 1 for c in best]) == exact
+
+
+def test_book_move_scores_equal_the_solved_scores_of_every_move():
+    """Book.move_scores (pure Python, for bots) against the engine, on 5x4 positions from random
+    play (immediate wins, moves that hand the opponent a win, a last empty cell), with a book of
+    the children the builder would store: none over, none with a win on the move."""
+    import random
+
+    variant = parse_variant("classic:5x4")
+    engine = Engine(5, 4, table_size=1 << 20)
+    rng = random.Random(5)
+    positions = []
+    while len(positions) < 60:
+        game = Game(variant)
+        for _ in range(rng.randrange(0, 19)):
+            game.push(rng.choice(game.legal_moves()))
+            if game.outcome is not None:
+                break
+        if game.outcome is None:
+            positions.append(Oracle.position(game))
+    entries = {}
+    for cur, mask in positions:
+        for column in range(5):
+            move = engine.possible(mask) & engine.column_masks[column]
+            after = mask | move
+            if move and not move & engine.wins_now(cur, mask) and after != engine.board_mask \
+                    and not engine.wins_now(cur ^ mask, after):
+                entries[book_key(cur ^ mask, after, 5, 4)] = engine.score(cur ^ mask, after)
+    book = Book.from_entries(5, 4, entries)
+    kinds = set()
+    for cur, mask in positions:
+        expected = engine.move_scores(cur, mask)
+        assert book.move_scores(cur, mask) == expected
+        kinds.update("win" if s == (20 - mask.bit_count() + 1) // 2 else
+                     "handed" if s == -((20 - mask.bit_count()) // 2) else "booked"
+                     for s in expected.values())
+    assert kinds == {"win", "handed", "booked"}  # every way a move is settled was met
+    cur, mask = positions[0]
+    assert Book(5, 4).move_scores(cur, mask) is None  # a move outside the book: not settled
 
 
 def test_book_builder_stores_a_position_and_its_children(tmp_path):
