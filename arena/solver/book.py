@@ -199,8 +199,11 @@ def build_ply(ply: int, out: Path, processes: int, nodes: int | None) -> int:
 
     entries = Book.load(out).entries() if out.is_file() else {}
     wins_now = Engine(7, 6, table_size=1).wins_now  # a tiny table: only for the immediate wins
-    todo = sorted(moves for key, moves in positions_at_ply(ply).items()
-                  if key not in entries and not wins_now(*_position(moves)))
+    # central lines first: real games take them most, so an interrupted build has the most
+    # useful positions (each line is the position's first move string found, centre first)
+    todo = sorted((moves for key, moves in positions_at_ply(ply).items()
+                   if key not in entries and not wins_now(*_position(moves))),
+                  key=lambda moves: (sum(abs(int(d) - 4) for d in moves), moves))
     print(f"ply {ply}: {len(todo)} positions to solve", file=sys.stderr, flush=True)
     with get_context("fork").Pool(processes) as pool:
         for moves, score in pool.imap_unordered(partial(_solve, nodes=nodes), todo):
