@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import threading
 
@@ -12,21 +13,35 @@ from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer, load_book
 from arena.sdk import Option, parse_options, run_bot
 
 VERSION = "1.0"
+COMPILED_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compiled.py")
 
 
-BOOK_READY = threading.Event()  # set once the loader thread is done with the book
-BOOK_WAIT_SHARE = 0.4  # of the start-up allowance, at most spent waiting for the book
+# set once the loader thread has loaded the book and imported numba: the first move waits for it
+HEAVY_LOADED = threading.Event()
+FIRST_MOVE_WAIT_SHARE = 0.4  # of the start-up allowance, at most spent waiting for it
 
 
 def load_compiled() -> None:
-    """Load the opening book, then import numba and the compiled search (the player uses each
-    from its next move on)."""
+    """Load the opening book, numba and the compiled search (the player uses each from its next
+    move on), in an order that keeps the moves on time: numba's import holds the GIL for up to
+    0.2 s (it maps LLVM), so it comes first, while the first move waits; a compile (no machine
+    code cached yet: a copy of this bot, or every run of one in the sandbox) runs in a child
+    process, as in this one it would cost the search the GIL for 4-40 s (moves of 100 ms took up
+    to 200 ms, and games were lost on time)."""
     try:
-        load_book()
-    except Exception as error:  # a damaged book file: play on without it, and say so
-        print(f"alphabeta: no opening book ({error})", file=sys.stderr, flush=True)
+        try:
+            load_book()
+        except Exception as error:  # a damaged book file: play on without it, and say so
+            print(f"alphabeta: no opening book ({error})", file=sys.stderr, flush=True)
+        try:
+            import numba  # noqa: F401
+        except ImportError:  # the Python search plays every move
+            return
     finally:
-        BOOK_READY.set()
+        HEAVY_LOADED.set()
+    from arena import numba_cache  # here, not at the top: off the start's clock
+
+    numba_cache.compile_aside(COMPILED_PY, "import compiled; compiled.warm_up()")
     import compiled
 
     compiled.warm_up()
@@ -38,8 +53,8 @@ def main(argv: list[str] | None = None) -> None:
                             argv, prog="alphabeta", description=__doc__)
     # the search makes no reference cycles: no collector pauses in the middle of a move
     gc.disable()
-    # loading (or, the first time, compiling) the compiled search takes 0.2-4 s: the Python
-    # search plays the moves until it is ready
+    # loading the compiled search takes 0.2-0.6 s, compiling it (where never done) 4 s and more:
+    # the Python search plays the moves until it is ready
     threading.Thread(target=load_compiled, name="compile", daemon=True).start()
     players: dict = {}
     first_move = True  # of this process
@@ -49,9 +64,9 @@ def main(argv: list[str] | None = None) -> None:
         if first_move:
             first_move = False
             # the first move of a process has the start-up allowance on top of its time
-            # (PROTOCOL.md): a little of it lets the book arrive (0.1-0.2 s; a search running
-            # beside the loader would starve it of the GIL for a second or more)
-            BOOK_READY.wait(BOOK_WAIT_SHARE * turn.setup.startup_ms / 1000)
+            # (PROTOCOL.md): a little of it lets the book and numba arrive (0.2-0.6 s; beside a
+            # search the loader would get the GIL only now and then, for a second or more)
+            HEAVY_LOADED.wait(FIRST_MOVE_WAIT_SHARE * turn.setup.startup_ms / 1000)
         player = players.get(turn.variant)
         if player is None:
             player = players[turn.variant] = AlphaBetaPlayer(turn.variant, options["level"], options["seed"])

@@ -5,6 +5,7 @@ drop-only four-in-a-row boards of at most 63 bits), alphabeta's search elsewhere
 from __future__ import annotations
 
 import gc
+import os
 import threading
 
 from perfect_player import PerfectPlayer
@@ -13,6 +14,8 @@ from arena.sdk import run_bot
 from arena.solver import engine, kernel
 
 VERSION = "1.0"
+COMPILED_PY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "alphabeta", "compiled.py")
 # the hello can only name the bot: its version says where the play is exact (nowhere without
 # numba: the solver would be too slow to play in time, so it only searches)
 HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4" if kernel.COMPILED else f"{VERSION}+search-only-no-numba"
@@ -25,6 +28,11 @@ def warm_up(solver_ready: threading.Event) -> None:
         engine.warm_up()
     solver_ready.set()
     if kernel.COMPILED:
+        # as alphabeta.py does: where never compiled, compiled in a child process, so that the
+        # fallback search in this one keeps the GIL
+        from arena import numba_cache
+
+        numba_cache.compile_aside(COMPILED_PY, "import compiled; compiled.warm_up()")
         import compiled  # bots/alphabeta's (on the path by now)
 
         compiled.warm_up()
