@@ -86,13 +86,15 @@ class Engine:
         return self._run(cur, mask, weak, nodes)
 
     def best_moves(self, cur: int, mask: int, *, nodes: int | None = None, known=None,
-                   weak: bool = False) -> tuple[int, list[int]] | None:
+                   weak: bool = False, first: bool = False) -> tuple[int, list[int]] | None:
         """(score of the position, the 0-based columns that keep it, centre first); None when
         the budget ran out. One exact solve, then a null-window test per column: much cheaper
         than `move_scores`. `known(cur, mask)` may give a position's score (a book).
 
         weak: the score is only its sign (-1, 0, 1) and the columns those that keep it (every
-        column of a lost position): no blunder, but not the fastest win. Often much cheaper."""
+        column of a lost position): no blunder, but not the fastest win. Often much cheaper.
+        first: only the centre-most column that keeps it (the tests stop there): what a player
+        needs, for a fraction of the tests."""
         moves = mask.bit_count()
         possible = self.possible(mask)
         wins = self.wins_now(cur, mask)
@@ -119,14 +121,15 @@ class Engine:
             if not m:
                 continue
             child_cur, child_mask = cur ^ mask, mask | m
-            if child_mask == self.board_mask:
-                if value == 0:
+            if child_mask == self.board_mask or self.wins_now(child_cur, child_mask):
+                if child_mask == self.board_mask:
+                    keeps = value == 0
+                else:  # the opponent wins with its next disc
+                    keeps = -(1 if weak else (self.cells - moves) // 2) >= value
+                if keeps:
                     best.append(c)
-                continue
-            if self.wins_now(child_cur, child_mask):
-                child = 1 if weak else (self.cells - moves - 1 + 1) // 2
-                if -child >= value:
-                    best.append(c)
+                    if first:
+                        break
                 continue
             child = known(child_cur, child_mask) if known is not None else None
             if child is not None:
@@ -142,6 +145,8 @@ class Engine:
                     return None
             if keeps:
                 best.append(c)
+                if first:
+                    break
         self.nodes = used
         return value, best
 

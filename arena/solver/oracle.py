@@ -84,13 +84,15 @@ class Oracle:
             return None
         return {c + 1: s for c, s in scores.items()}
 
-    def best_moves(self, game: Game, nodes: int | None = None,
-                   weak: bool = False) -> tuple[int, list[int]] | None:
+    def best_moves(self, game: Game, nodes: int | None = None, weak: bool = False,
+                   first: bool = False) -> tuple[int, list[int]] | None:
         """(score for the side to move, the moves that keep it, centre first), or None if not
         settled: the perfect moves (fastest win, slowest loss, a draw when that is best); weak:
-        the moves that keep the result (see `Engine.best_moves`)."""
+        the moves that keep the result; first: only the first of them (see
+        `Engine.best_moves`)."""
         cur, mask = self.position(game)
-        found = self.engine.best_moves(cur, mask, nodes=nodes, known=self.known, weak=weak)
+        found = self.engine.best_moves(cur, mask, nodes=nodes, known=self.known, weak=weak,
+                                       first=first)
         if found is None:
             return None
         return found[0], [c + 1 for c in found[1]]

@@ -59,7 +59,8 @@ class PerfectPlayer:
             budget = deadline - start
             early = game.ply < EARLY_PLIES
             exact = oracle.timed(oracle.best_moves, game,
-                                 budget * (EARLY_EXACT_SHARE if early else EXACT_SHARE))
+                                 budget * (EARLY_EXACT_SHARE if early else EXACT_SHARE),
+                                 first=True)
             if exact is not None:
                 score, moves = exact
                 self.last = f"exact score {score}"

@@ -85,6 +85,25 @@ def test_best_moves_are_the_moves_of_the_best_score(engine):
         value, best = engine.best_moves(cur, mask)
         assert value == expected == max(scores.values()), moves
         assert best == [c for c, s in scores.items() if s == value], moves
+        assert engine.best_moves(cur, mask, first=True) == (value, best[:1]), moves
+
+
+def test_the_first_best_move_costs_fewer_tests_than_all():
+    """`first=True` stops at the centre-most move that keeps the score: the same move, fewer
+    nodes wherever it is not the last one tested (cleared tables: no help from an earlier
+    search)."""
+    saved = 0
+    for moves, _ in pons_rows("Test_L1_R1", 10):
+        cur, mask = Oracle.position(classic_position(moves))
+        engine = Engine(7, 6, table_size=1 << 16)
+        all_best = engine.best_moves(cur, mask)
+        all_nodes = engine.nodes
+        engine.clear()
+        first = engine.best_moves(cur, mask, first=True)
+        assert first == (all_best[0], all_best[1][:1]), moves
+        assert engine.nodes <= all_nodes, moves
+        saved += all_nodes - engine.nodes
+    assert saved > 0
 
 
 def test_move_scores_agree_with_the_python_solver():
