@@ -17,8 +17,8 @@ Where neither can write (a read-only system-wide install), bots compile in each 
 before: slower to start, never wrong.
 
 A third helper is for the bot itself: `compile_aside(module_file, code)`, called by a bot's
-loader thread, compiles in a child process where no machine code is cached yet (a copy of a
-bundled bot, its first run, or every run in the sandbox). Compiling in the bot's own process
+loader thread, compiles in a child process unless the machine code is known fresh (a copy or an
+edit of a bundled bot, its first run, or every run of a copy in the sandbox). Compiling in the bot's own process
 starves its search thread of the GIL: measured, 100 ms moves took up to 200 ms for the 4-40 s of
 alphabeta's compile, and a bot lost games on time.
 """
@@ -39,8 +39,9 @@ PRIVATE_ROOT = "arena-numba-cache"
 # names) that use it
 _ROOT = Path(__file__).resolve().parent.parent
 _ALPHABETA = _ROOT / "bots" / "alphabeta"
+KERNEL = _ROOT / "arena" / "solver" / "kernel.py"
 BUNDLED = {
-    _ROOT / "arena" / "solver" / "kernel.py": (
+    KERNEL: (
         "from arena.solver.engine import warm_up; warm_up()",
         ("perfect",)),
     _ALPHABETA / "compiled.py": (
@@ -60,6 +61,13 @@ def _writable(folder: Path) -> bool:
     return os.access(target, os.W_OK)
 
 
+def _seeds(module_file: str | Path) -> bool:
+    """Whether `seed_private_cache` gives numba a private folder for `module_file`: machine code
+    lies beside it, read-only."""
+    tree = _cache_folder(module_file)
+    return tree.is_dir() and not _writable(tree)
+
+
 def seed_private_cache(module_file: str | Path) -> None:
     """Before `module_file`'s functions are compiled: if numba cannot write beside it, point
     numba at a private cache seeded with the machine code found there (see the module's doc)."""
@@ -68,7 +76,7 @@ def seed_private_cache(module_file: str | Path) -> None:
 
     source = os.path.abspath(module_file)  # the path numba derives its cache folder from
     tree = _cache_folder(source)
-    if _writable(tree) or not tree.is_dir():
+    if not _seeds(source):
         return  # numba writes beside the module, or there is nothing to copy
     # this process's own folder (in the sandbox, its private tmp): nobody else can plant machine
     # code in it, and no other process half-writes a file of it
@@ -79,7 +87,10 @@ def seed_private_cache(module_file: str | Path) -> None:
     try:
         target.mkdir(parents=True, exist_ok=True)
         for entry in tree.glob(f"{Path(source).stem}.*.nb[ic]"):
-            shutil.copyfile(entry, target / entry.name)
+            # a file already there came from this process or its child (`compile_aside`),
+            # newer than what lies beside the module: kept
+            if not (target / entry.name).exists():
+                shutil.copyfile(entry, target / entry.name)
     except OSError:
         return
     numba.config.CACHE_DIR = str(root)
@@ -143,29 +154,36 @@ def warm(module: Path) -> bool:
     return True
 
 
-def has_machine_code(module_file: str | Path) -> bool:
-    """Whether numba finds cached machine code of `module_file`: beside it, or in the cache
-    folder the environment names (as a sandboxed bot's private folder would be seeded)."""
-    source = Path(os.path.abspath(module_file))
-    pattern = f"{source.stem}.*.nbi"
-    if any(_cache_folder(source).glob(pattern)):
-        return True
-    root = os.environ.get("NUMBA_CACHE_DIR")
-    return bool(root) and any(Path(root).rglob(pattern))
-
-
 def compile_aside(module_file: str | Path, code: str) -> bool:
-    """Where `module_file` has no cached machine code, run `code` (which compiles it) in a child
-    process, so that this process only loads the result; True if it ran and succeeded. The child
-    shares this process's environment, so numba writes where this process will look (beside the
-    module, or the private HOME's cache in the sandbox). Never raises: a failure only means the
-    caller compiles in its own process, as before."""
-    if has_machine_code(module_file):
+    """Unless `module_file`'s machine code is known fresh (`is_warm`), run `code`, which compiles
+    it, in a child process, so that this process only loads the result; True if it ran and
+    succeeded. Never raises: a failure only means the caller compiles in its own process.
+
+    numba keeps one cache folder per process. Where the child can write beside the module and
+    no private folder is in play, it does, and a stamp marks the code fresh. Otherwise (the
+    sandbox, a read-only install) both processes use this process's private folder, named to
+    the child, which would else write into a folder of its own, removed at its exit."""
+    module = Path(os.path.abspath(module_file))
+    if is_warm(module):
         return False
     try:
-        subprocess.run([sys.executable, "-c", code], cwd=Path(module_file).resolve().parent,
+        import numba
+    except ImportError:
+        return False
+    env = dict(os.environ)
+    beside = (_writable(_cache_folder(module)) and not numba.config.CACHE_DIR
+              and not _seeds(KERNEL))
+    if not beside:
+        root = numba.config.CACHE_DIR or _private_root()
+        if root is None:
+            return False
+        numba.config.CACHE_DIR = env["NUMBA_CACHE_DIR"] = str(root)
+    try:
+        subprocess.run([sys.executable, "-c", code], cwd=module.parent, env=env,
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        timeout=WARM_TIMEOUT_S, check=True)
-    except (OSError, subprocess.SubprocessError):
+        if beside:
+            _stamp(module).write_text(_stamp_text(module))
+    except (OSError, subprocess.SubprocessError, ImportError):
         return False
     return True

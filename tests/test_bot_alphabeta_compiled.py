@@ -244,3 +244,21 @@ def test_the_bot_plays_the_book_in_classic_and_says_so():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_first_move_keeps_its_own_time_after_waiting_for_the_loader():
+    """The first move of a process waits for the book and numba within the start-up allowance,
+    then searches for its whole time: it must not have spent its time on the wait."""
+    from arena import protocol
+
+    variant = parse_variant("five")  # no book: the move is searched
+    lines = [protocol.hello_line(),
+             protocol.game_line("g1", 1, variant.describe(),
+                                {"move_ms": 300, "startup_ms": 5000}, "opponent"),
+             protocol.turn_line([], 300, None), protocol.QUIT_LINE]
+    out = subprocess.run([sys.executable, str(BOT / "alphabeta.py")], cwd=BOT, timeout=120,
+                         input="\n".join(lines) + "\n", capture_output=True, text=True)
+    replies = out.stdout.splitlines()
+    assert replies[-1].startswith("move "), out.stderr
+    depth = int(re.fullmatch(r"info depth (\d+) score -?\d+ search \w+", replies[-2])[1])
+    assert depth >= 3, replies  # depth 1: the wait took the move's time

@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 import threading
+import time
 
 from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer, load_book
 
@@ -61,16 +62,20 @@ def main(argv: list[str] | None = None) -> None:
 
     def choose_move(turn) -> int:
         nonlocal first_move
+        deadline = turn.deadline
         if first_move:
             first_move = False
             # the first move of a process has the start-up allowance on top of its time
             # (PROTOCOL.md): a little of it lets the book and numba arrive (0.2-0.6 s; beside a
-            # search the loader would get the GIL only now and then, for a second or more)
+            # search the loader would get the GIL only now and then, for a second or more); the
+            # move keeps its own time after the wait
+            waited = time.monotonic()
             HEAVY_LOADED.wait(FIRST_MOVE_WAIT_SHARE * turn.setup.startup_ms / 1000)
+            deadline += time.monotonic() - waited
         player = players.get(turn.variant)
         if player is None:
             player = players[turn.variant] = AlphaBetaPlayer(turn.variant, options["level"], options["seed"])
-        move = player.choose(turn.game, turn.deadline)
+        move = player.choose(turn.game, deadline)
         if player.book_score is not None:
             turn.info(f"book score {player.book_score}")
         elif player.last_depth:  # recorded with the move: how deep, and which search
