@@ -161,7 +161,7 @@ def book_loaded(monkeypatch):
     return player_module._book
 
 
-@pytest.mark.parametrize("moves", ["", "4", "1", "4 4", "3 5", "7 1", "2 6"])
+@pytest.mark.parametrize("moves", ["", "4", "1", "4 4", "3 5", "7 1", "2 6", "4 4 4", "2 2 6"])
 def test_hard_plays_the_books_best_move_at_once(book_loaded, moves):
     """Where the book settles every move, hard plays one of the best exact score with no search
     (a deadline already past leaves no time for one), and says so; lower levels search."""

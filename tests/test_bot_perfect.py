@@ -141,7 +141,7 @@ def test_the_book_is_consistent_with_itself():
     oracle = Oracle(PRESETS["classic"])
     book, engine = oracle.book, oracle.engine
     checked = {}
-    for length in range(0, 4):
+    for length in range(0, 5):
         for moves in product(range(1, 8), repeat=length):
             game = Game(PRESETS["classic"])
             for m in moves:
@@ -152,5 +152,7 @@ def test_the_book_is_consistent_with_itself():
             if booked is not None and derived is not None:
                 assert booked == derived, moves
                 checked[length] = checked.get(length, 0) + 1
-    # every position up to ply 2 (their children, up to ply 3, are all booked)
-    assert checked.get(0) == 1 and checked.get(1) == 7 and checked.get(2) == 49, checked
+    # every position up to ply 3 (their children, up to ply 4, are all booked), and the ply-4
+    # positions whose children the partial ply 5 holds
+    assert (checked.get(0), checked.get(1), checked.get(2), checked.get(3)) == (1, 7, 49, 343), \
+        checked
