@@ -12,7 +12,9 @@
 rebuilds the variant from the `game` line (no preset names needed), replays the move list of each
 `turn` into an `arena.game.Game`, calls `choose_move(turn)` and sends the answer. It ignores lines
 it does not know. Exceptions in `choose_move` are printed to stderr and the bot then plays the
-first legal move, so that a bug costs a bad move rather than a forfeit.
+first legal move, so that a bug costs a bad move rather than a forfeit. `on_new_game(setup)` runs
+at each `game` line; the arena's clock for a first turn sent right behind it runs meanwhile, so
+such a turn's `deadline` counts from when `on_new_game` began.
 
 The import is kept light (start-up time counts): only the engine and the protocol module.
 """
@@ -31,6 +33,8 @@ __all__ = ["GameSetup", "Option", "Turn", "parse_options", "run_bot", "variant_f
 
 SAFETY_MIN_MS = 30.0
 SAFETY_FRACTION = 0.15
+# a `readline` back within this found its line waiting in the pipe
+LINE_WAITING_S = 0.001
 
 
 class _WireVariant(Variant):
@@ -227,11 +231,20 @@ def run_bot(
     position: _Position | None = None
     slack = 0.0  # arena-measured time minus our own, for the previous move
     own_last_ms: float | None = None
+    busy_since: float | None = None  # when a slow on_new_game began
     while True:
+        asked = time.monotonic()
         raw = stdin.readline()
         if not raw:
             return
         received = time.monotonic()
+        if busy_since is not None:
+            # the arena sends a first turn right behind the game line: a line that was there at
+            # once may have waited for on_new_game, and counts from when that began (the
+            # arena's clock ran meanwhile)
+            if received - asked < LINE_WAITING_S:
+                received = busy_since
+            busy_since = None
         line = raw.decode("utf-8", "replace").strip()
         word = line.split(" ", 1)[0]
         if word == "turn":
@@ -274,6 +287,8 @@ def run_bot(
             position = _Position(setup.variant)
             if on_new_game is not None:
                 on_new_game(setup)
+                if time.monotonic() - received > LINE_WAITING_S:
+                    busy_since = received
         elif word == "hello":
             _write(protocol.hello_reply(name, version, author))
         elif word == "quit":

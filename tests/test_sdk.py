@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from arena.game import PRESETS
 from arena.sdk import GameSetup, _budget_ms, run_bot
 from tests.conftest import ROOT
@@ -131,3 +133,52 @@ def test_sdk_starts_over_when_the_move_list_is_not_a_continuation(monkeypatch):
 
     _session(monkeypatch, lines, choose)
     assert boards == ["12.....", "...1...", "......."]
+
+
+class _Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.mark.parametrize("turn_arrives_after_s, counts_from", [(0.0, "game"), (0.05, "turn")])
+def test_a_first_turn_waiting_behind_a_slow_on_new_game_counts_from_its_start(
+        monkeypatch, turn_arrives_after_s, counts_from):
+    """The arena sends seat 1's first turn right behind the game line, and its clock runs while
+    the bot's on_new_game works (alphabeta's gc.collect took 70-90 ms): that turn's deadline
+    counts from when on_new_game began. A turn that arrives later counts from its arrival."""
+    import io
+    import types
+
+    import arena.sdk as sdk
+
+    clock = _Clock()
+    monkeypatch.setattr(sdk, "time", types.SimpleNamespace(monotonic=clock.monotonic))
+    lines = iter([b"hello protocol=fiar version=1\n", GAME_LINE.encode() + b"\n",
+                  b"turn ply=0 moves=- time_ms=1000 opponent_time_ms=- last_ms=-\n",
+                  b"quit\n"])
+
+    class _Buffer:
+        def readline(self) -> bytes:
+            line = next(lines)
+            if line.startswith(b"turn"):
+                clock.now += turn_arrives_after_s  # how long the read waited for it
+            return line
+
+    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=_Buffer()))
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    game_read_at = clock.now
+    turns = []
+
+    def on_new_game(setup) -> None:
+        clock.now += 0.2  # slow work between games
+
+    run_bot(lambda turn: turns.append(turn) or 4, name="t", on_new_game=on_new_game)
+    (turn,) = turns
+    expected = game_read_at if counts_from == "game" else game_read_at + 0.2 + turn_arrives_after_s
+    assert turn.received_at == pytest.approx(expected)
+    assert turn.deadline == pytest.approx(expected + turn.budget_ms / 1000)

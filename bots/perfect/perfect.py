@@ -26,6 +26,7 @@ def warm_up(solver_ready: threading.Event) -> None:
     search of the fallback (bots/alphabeta), which the moves use once it is there."""
     if kernel.COMPILED:
         engine.warm_up()
+    gc.freeze()
     solver_ready.set()
     if kernel.COMPILED:
         # as alphabeta.py does: where never compiled, compiled in a child process, so that the
@@ -36,6 +37,9 @@ def warm_up(solver_ready: threading.Event) -> None:
         import compiled  # bots/alphabeta's (on the path by now)
 
         compiled.warm_up()
+    # numba's objects out of the collector's sight: the collection between games took 70-90 ms
+    # (as in alphabeta.py)
+    gc.freeze()
 
 
 def main() -> None:
