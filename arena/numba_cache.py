@@ -18,9 +18,9 @@ before: slower to start, never wrong.
 
 A third helper is for the bot itself: `compile_aside(module_file, code)`, called by a bot's
 loader thread, compiles in a child process unless the machine code is known fresh (a copy or an
-edit of a bundled bot, its first run, or every run of a copy in the sandbox). Compiling in the bot's own process
-starves its search thread of the GIL: measured, 100 ms moves took up to 200 ms for the 4-40 s of
-alphabeta's compile, and a bot lost games on time.
+edit of a bundled bot, its first run, or every run of a copy in the sandbox). Compiling in the
+bot's own process starves its search thread of the GIL: measured, 100 ms moves took up to
+200 ms for the 4-40 s of alphabeta's compile, and a bot lost games on time.
 """
 
 from __future__ import annotations
