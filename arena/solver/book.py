@@ -51,6 +51,7 @@ class Book:
         self.columns, self.rows = columns, rows
         self.keys = np.zeros(0, dtype=np.int64) if keys is None else keys
         self.scores = np.zeros(0, dtype=np.int8) if scores is None else scores
+        self._geo = None  # arena.bitboard.Geometry, made at the first `move_scores`
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
@@ -70,25 +71,22 @@ class Book:
         a move's first milliseconds. A move that wins at once, fills the board or lets the
         opponent win at once is settled by the rules (the book holds no position with a win on
         the move); every other move needs its position in the book."""
-        stride = self.rows + 1
-        bottom = sum(1 << (c * stride) for c in range(self.columns))
-        full = bottom * ((1 << self.rows) - 1)
+        geo = self._geometry()
         cells = self.columns * self.rows
         moves = mask.bit_count()
-        possible = (mask + bottom) & full
+        possible = (mask + geo.bottom_all) & geo.full
         opponent = cur ^ mask
         scores: dict[int, int] = {}
         for column in range(self.columns):
-            move = possible & (((1 << self.rows) - 1) << (column * stride))
+            move = possible & geo.column_mask[column]
             if not move:
                 continue
             after = mask | move
-            if _has_line(cur | move, stride):
+            if geo.has_line(cur | move):
                 scores[column] = (cells - moves + 1) // 2
-            elif after == full:
+            elif after == geo.full:
                 scores[column] = 0
-            elif any(_has_line(opponent | reply, stride)
-                     for reply in _cells_of((after + bottom) & full)):
+            elif geo.win_spots(opponent, after) & (after + geo.bottom_all) & geo.full:
                 scores[column] = -((cells - moves) // 2)  # the opponent's win with its next disc
             else:
                 child = self.score(opponent, after)
@@ -96,6 +94,15 @@ class Book:
                     return None
                 scores[column] = -child
         return scores
+
+    def _geometry(self):
+        """The board's line tests (arena.bitboard's, shared with the bots), made once."""
+        if self._geo is None:
+            from arena.bitboard import geometry_for
+            from arena.game import parse_variant
+
+            self._geo = geometry_for(parse_variant(f"classic:{self.columns}x{self.rows}"))
+        return self._geo
 
     @classmethod
     def from_entries(cls, columns: int, rows: int, entries: dict[int, int]) -> Book:
@@ -119,22 +126,6 @@ class Book:
         with np.load(path) as data:
             columns, rows = (int(x) for x in data["size"])
             return cls(columns, rows, data["keys"].astype(np.int64), data["scores"].astype(np.int8))
-
-
-def _has_line(board: int, stride: int) -> bool:
-    """Four in a row (across, up or diagonal) among the discs of `board`."""
-    for shift in (1, stride - 1, stride, stride + 1):
-        pairs = board & (board >> shift)
-        if pairs & (pairs >> (2 * shift)):
-            return True
-    return False
-
-
-def _cells_of(board: int):
-    while board:
-        low = board & -board
-        yield low
-        board ^= low
 
 
 def load_classic() -> Book:

@@ -116,23 +116,17 @@ class Engine:
                 self.nodes = used
                 return value, [c for c in self.order_list if possible & self.column_masks[c]]
         best = []
+        lookup = known or (lambda _cur, _mask: None)
         for c in self.order_list:
             m = possible & self.column_masks[c]
             if not m:
                 continue
             child_cur, child_mask = cur ^ mask, mask | m
-            if child_mask == self.board_mask or self.wins_now(child_cur, child_mask):
-                if child_mask == self.board_mask:
-                    keeps = value == 0
-                else:  # the opponent wins with its next disc
-                    keeps = -(1 if weak else (self.cells - moves) // 2) >= value
-                if keeps:
-                    best.append(c)
-                    if first:
-                        break
-                continue
-            child = known(child_cur, child_mask) if known is not None else None
-            if child is not None:
+            if child_mask == self.board_mask:
+                keeps = value == 0
+            elif self.wins_now(child_cur, child_mask):  # the opponent wins with its next disc
+                keeps = -(1 if weak else (self.cells - moves) // 2) >= value
+            elif (child := lookup(child_cur, child_mask)) is not None:
                 if weak:
                     child = (child > 0) - (child < 0)
                 keeps = -child >= value
