@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import gc
-import os
 import sys
 import threading
 import time
@@ -14,7 +13,6 @@ from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer, load_book
 from arena.sdk import Option, parse_options, run_bot
 
 VERSION = "1.0"
-COMPILED_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compiled.py")
 
 
 # set once the loader thread has loaded the book and imported numba: the first move waits for it
@@ -25,10 +23,8 @@ FIRST_MOVE_WAIT_SHARE = 0.4  # of the start-up allowance, at most spent waiting 
 def load_compiled() -> None:
     """Load the opening book, numba and the compiled search (the player uses each from its next
     move on), in an order that keeps the moves on time: numba's import holds the GIL for up to
-    0.2 s (it maps LLVM), so it comes first, while the first move waits; a compile (no machine
-    code cached yet: a copy of this bot, or every run of one in the sandbox) runs in a child
-    process, as in this one it would cost the search the GIL for 4-40 s (moves of 100 ms took up
-    to 200 ms, and games were lost on time)."""
+    0.2 s (it maps LLVM), so it comes first, while the first move waits; then
+    `compiled_loader.load_compiled_search`."""
     try:
         try:
             load_book()
@@ -38,18 +34,12 @@ def load_compiled() -> None:
             import numba  # noqa: F401
         except ImportError:  # the Python search plays every move
             return
-        gc.freeze()  # see below
+        gc.freeze()  # numba's objects: see compiled_loader
     finally:
         HEAVY_LOADED.set()
-    from arena import numba_cache  # here, not at the top: off the start's clock
+    from compiled_loader import load_compiled_search
 
-    numba_cache.compile_aside(COMPILED_PY, "import compiled; compiled.warm_up()")
-    import compiled
-
-    compiled.warm_up()
-    # numba's 100,000 objects out of the collector's sight: the collection between games took
-    # 70-90 ms, on the clock of a first turn sent right behind the game line
-    gc.freeze()
+    load_compiled_search()
 
 
 def main(argv: list[str] | None = None) -> None:

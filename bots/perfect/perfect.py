@@ -5,7 +5,6 @@ drop-only four-in-a-row boards of at most 63 bits), alphabeta's search elsewhere
 from __future__ import annotations
 
 import gc
-import os
 import threading
 
 from perfect_player import PerfectPlayer
@@ -14,8 +13,6 @@ from arena.sdk import run_bot
 from arena.solver import engine, kernel
 
 VERSION = "1.0"
-COMPILED_PY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                           "alphabeta", "compiled.py")
 # the hello can only name the bot: its version says where the play is exact (nowhere without
 # numba: the solver would be too slow to play in time, so it only searches)
 HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4" if kernel.COMPILED else f"{VERSION}+search-only-no-numba"
@@ -26,20 +23,12 @@ def warm_up(solver_ready: threading.Event) -> None:
     search of the fallback (bots/alphabeta), which the moves use once it is there."""
     if kernel.COMPILED:
         engine.warm_up()
-    gc.freeze()
+    gc.freeze()  # numba's objects out of the collector's sight (see compiled_loader)
     solver_ready.set()
     if kernel.COMPILED:
-        # as alphabeta.py does: where never compiled, compiled in a child process, so that the
-        # fallback search in this one keeps the GIL
-        from arena import numba_cache
+        from compiled_loader import load_compiled_search  # bots/alphabeta's (on the path now)
 
-        numba_cache.compile_aside(COMPILED_PY, "import compiled; compiled.warm_up()")
-        import compiled  # bots/alphabeta's (on the path by now)
-
-        compiled.warm_up()
-    # numba's objects out of the collector's sight: the collection between games took 70-90 ms
-    # (as in alphabeta.py)
-    gc.freeze()
+        load_compiled_search()
 
 
 def main() -> None:
