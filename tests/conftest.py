@@ -11,6 +11,10 @@ ROOT = Path(__file__).resolve().parent.parent
 MISBEHAVE = ROOT / "tests" / "bots_misbehaving" / "misbehave.py"
 # Published reference data (solver scores, rating vectors), kept beside the project, not in it.
 REFERENCE_ROOT = ROOT.parent / "shared" / "reference"
+# Tables printed by `arena` fit themselves to COLUMNS when it is set, and pytest-xdist's workers
+# set it to 80 (a shell may export it too): the commands under test write to pipes, and tests
+# that read their tables expect the pipe's layout whatever ran the suite.
+os.environ.pop("COLUMNS", None)
 
 
 def reference_path(*parts: str) -> Path:

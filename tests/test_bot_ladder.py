@@ -17,9 +17,13 @@ if importlib.util.find_spec("arena.commands.play") is None:
 
 
 def play(bot_a: str, bot_b: str, variant: str, games: int, move_ms: int = 150) -> list[dict]:
+    # The bots aim at `move_ms`; the grace is wide because these tests check clean games, not
+    # clocks, and the suite runs one test per core: a busy core can hold a bot back for a few
+    # hundred ms (a hung bot still forfeits, after about 2 s).
     out = subprocess.run(
         [sys.executable, "-c", "from arena.cli import main; main()", "play", bot_a, bot_b,
-         "--variant", variant, "--games", str(games), "--move-ms", str(move_ms), "--json"],
+         "--variant", variant, "--games", str(games), "--move-ms", str(move_ms),
+         "--grace-ms", "2000", "--json"],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
     )
     records = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]

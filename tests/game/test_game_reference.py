@@ -54,8 +54,11 @@ def test_terminal_vectors():
 def test_distinct_positions_per_ply_match_oeis_a212693():
     expected = {int(n): int(count) for n, count in data_lines("c4_position_counts.tsv")[1:]}
     frontier = {Game(PRESETS["classic"]).key(): Game(PRESETS["classic"])}
-    for ply in range(9):
+    last = 8
+    for ply in range(last + 1):
         assert len(frontier) == expected[ply], f"ply {ply}"
+        if ply == last:
+            break  # the next ply's ~80,000 positions would be built only to be dropped
         following: dict[int, Game] = {}
         for game in frontier.values():
             if game.outcome is not None:
