@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,18 @@ REFERENCE_ROOT = ROOT.parent / "shared" / "reference"
 # set it to 80 (a shell may export it too): the commands under test write to pipes, and tests
 # that read their tables expect the pipe's layout whatever ran the suite.
 os.environ.pop("COLUMNS", None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Dask keeps a scratch folder (lock files) in /tmp/dask-scratch-space unless told otherwise:
+    # the cluster tests' schedulers, workers and `local:N` runs keep it in a folder of this
+    # pytest process instead (a hook, not module code: tests import this module a second time).
+    config.dask_scratch = tempfile.mkdtemp(prefix="arena-tests-dask-")
+    os.environ["DASK_TEMPORARY_DIRECTORY"] = config.dask_scratch
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(getattr(config, "dask_scratch", ""), ignore_errors=True)
 
 
 def reference_path(*parts: str) -> Path:
