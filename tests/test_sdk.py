@@ -72,17 +72,27 @@ def test_sdk_session_by_hand():
                                        "move d1", "move d3"]  # win now; then block 1-1-_ (connect 3)
 
 
-def _session(monkeypatch, lines: list[str], choose) -> list[str]:
-    """Run `run_bot` in this process on the given arena lines; returns what it wrote."""
+def _session(monkeypatch, lines: list[str], choose, on_read=None, **options) -> list[str]:
+    """Run `run_bot` in this process on the given arena lines (`on_read(line)` called as each is
+    read; `options` passed on to `run_bot`); returns what it wrote."""
     import io
 
+    pending = iter([(line + "\n").encode() for line in lines])
+
+    class _Buffer:
+        def readline(self) -> bytes:
+            line = next(pending, b"")
+            if on_read is not None and line:
+                on_read(line)
+            return line
+
     class _Stdin:
-        buffer = io.BytesIO(("\n".join(lines) + "\n").encode())
+        buffer = _Buffer()
 
     out = io.StringIO()
     monkeypatch.setattr(sys, "stdin", _Stdin())
     monkeypatch.setattr(sys, "stdout", out)
-    run_bot(choose, name="t")
+    run_bot(choose, name="t", **options)
     return out.getvalue().splitlines()
 
 
@@ -151,33 +161,27 @@ def test_a_first_turn_waiting_behind_a_slow_on_new_game_counts_from_its_start(
     """The arena sends seat 1's first turn right behind the game line, and its clock runs while
     the bot's on_new_game works (alphabeta's gc.collect took 70-90 ms): that turn's deadline
     counts from when on_new_game began. A turn that arrives later counts from its arrival."""
-    import io
     import types
 
     import arena.sdk as sdk
 
     clock = _Clock()
     monkeypatch.setattr(sdk, "time", types.SimpleNamespace(monotonic=clock.monotonic))
-    lines = iter([b"hello protocol=fiar version=1\n", GAME_LINE.encode() + b"\n",
-                  b"turn ply=0 moves=- time_ms=1000 opponent_time_ms=- last_ms=-\n",
-                  b"quit\n"])
+    lines = ["hello protocol=fiar version=1", GAME_LINE,
+             "turn ply=0 moves=- time_ms=1000 opponent_time_ms=- last_ms=-", "quit"]
 
-    class _Buffer:
-        def readline(self) -> bytes:
-            line = next(lines)
-            if line.startswith(b"turn"):
-                clock.now += turn_arrives_after_s  # how long the read waited for it
-            return line
+    def on_read(line: bytes) -> None:
+        if line.startswith(b"turn"):
+            clock.now += turn_arrives_after_s  # how long the read waited for it
 
-    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=_Buffer()))
-    monkeypatch.setattr(sys, "stdout", io.StringIO())
     game_read_at = clock.now
     turns = []
 
     def on_new_game(setup) -> None:
         clock.now += 0.2  # slow work between games
 
-    run_bot(lambda turn: turns.append(turn) or 4, name="t", on_new_game=on_new_game)
+    _session(monkeypatch, lines, lambda turn: turns.append(turn) or 4, on_read=on_read,
+             on_new_game=on_new_game)
     (turn,) = turns
     expected = game_read_at if counts_from == "game" else game_read_at + 0.2 + turn_arrives_after_s
     assert turn.received_at == pytest.approx(expected)
