@@ -65,18 +65,10 @@ def _sweep_stale_homes() -> None:
     _homes_swept_by = os.getpid()
     for folder in Path(tempfile.gettempdir()).glob(f"{HOME_PREFIX}*-*"):
         owner = folder.name[len(HOME_PREFIX):].partition("-")[0]
-        if owner.isdigit() and not _pid_exists(int(owner)):
+        # A zombie owner is gone too: a killed arena whose parent has not waited for it yet
+        # (a supervisor, or a test runner made a subreaper) keeps its pid until it is reaped.
+        if owner.isdigit() and not proctree.is_running(int(owner)):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _pid_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def minimal_env(home: str, token: str) -> dict[str, str]:

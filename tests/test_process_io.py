@@ -250,15 +250,28 @@ def test_bot_homes_left_by_a_killed_arena_are_swept(tmp_path):
     dead.wait()
     stale = tmp_path / f"arena-bot-{dead.pid}-abc"
     (stale / "cache").mkdir(parents=True)
+    # A killed arena that nobody has waited for yet is a zombie: its pid exists, its folders
+    # are still left behind.
+    zombie = subprocess.Popen(["true"])
+    deadline = time.monotonic() + 30
+    while pid_alive(zombie.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert process_state(zombie.pid) == "Z"
+    of_zombie = tmp_path / f"arena-bot-{zombie.pid}-def"
+    of_zombie.mkdir()
     alive = tmp_path / f"arena-bot-{os.getpid()}-keep"
     alive.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    result = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "random", "random", "--games", "1"],
-        env=env, capture_output=True, text=True, timeout=120,
-    )
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "arena", "play", "random", "random", "--games", "1"],
+            env=env, capture_output=True, text=True, timeout=120,
+        )
+    finally:
+        zombie.wait()
     assert result.returncode == 0, result.stderr
     assert not stale.exists()
+    assert not of_zombie.exists()
     assert alive.exists()  # its owner (this test process) is alive
     # The arena's own HOME folders are gone after a clean exit.
     assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name]
