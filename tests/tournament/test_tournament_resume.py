@@ -3,6 +3,7 @@ changed files. Bots are private copies of the random bot, so their processes can
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections import Counter
@@ -89,8 +90,14 @@ def test_sigkill_at_several_points_then_resume(tour):
         while runners_in(tmp_path) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert runners_in(tmp_path) == []
-    done = run_cli("run", str(path), "--quiet", cwd=tmp_path)
+    # the killed runs' bot HOME folders (in the folder start_cli gives them) are swept by the
+    # next run that starts bots there
+    killed_tmp = tmp_path / ".tmp"
+    assert list(killed_tmp.glob("arena-bot-*"))
+    done = run_cli("run", str(path), "--quiet", cwd=tmp_path,
+                   env={**os.environ, "TMPDIR": str(killed_tmp)})
     assert done.returncode == 0, done.stderr
+    assert list(killed_tmp.glob("arena-bot-*")) == []
     check_complete(results, path)
     # an uninterrupted run gives exactly the same games
     other = run_cli("run", str(path), "--quiet", "--output", str(tmp_path / "clean"),
