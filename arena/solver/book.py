@@ -7,12 +7,16 @@ to move (Pons' scale, see `arena.solver.kernel`). The file holds two sorted arra
 
     python -m arena.solver.book POSITIONS_FILE OUT.npz [--nodes N]
     python -m arena.solver.book --ply N OUT.npz [--processes 2]
+    python -m arena.solver.book --best-moves (--ply N | POSITIONS_FILE) OUT.npz
 
 The first solves each position of a file (one move string of 1-based column digits per line,
 e.g. `4453`, `-` for the empty board) and every position one move after it; the second every
 position N plies in (up to mirror images and transpositions) that the book lacks, on several
-processes. Both write what they solve within the node budget, the file rewritten after each, so
-an interrupted run keeps its work (and a rerun resumes).
+processes. The third books, for each position, its score and one best child (the centre-most
+move of the best score, found by null-window tests): enough for a player to move exactly with
+no search, at a fraction of the cost of every child. All write what they solve within the node
+budget, the file rewritten after each, so an interrupted run keeps its work (and a rerun
+resumes).
 """
 
 from __future__ import annotations
@@ -65,12 +69,13 @@ class Book:
             return int(self.scores[i])
         return None
 
-    def move_scores(self, cur: int, mask: int) -> dict[int, int] | None:
+    def move_scores(self, cur: int, mask: int, *, partial: bool = False) -> dict[int, int] | None:
         """{0-based column: the mover's score after it} when the book settles every move of a
-        position (four in a row), else None. Pure Python, no solver: a bot can afford it within
-        a move's first milliseconds. A move that wins at once, fills the board or lets the
-        opponent win at once is settled by the rules (the book holds no position with a win on
-        the move); every other move needs its position in the book."""
+        position (four in a row), else None (partial: the moves it settles). Pure Python, no
+        solver: a bot can afford it within a move's first milliseconds. A move that wins at
+        once, fills the board or lets the opponent win at once is settled by the rules (the book
+        holds no position with a win on the move); every other move needs its position in the
+        book."""
         geo = self._geometry()
         cells = self.columns * self.rows
         moves = mask.bit_count()
@@ -90,9 +95,10 @@ class Book:
                 scores[column] = -((cells - moves) // 2)  # the opponent's win with its next disc
             else:
                 child = self.score(opponent, after)
-                if child is None:
+                if child is not None:
+                    scores[column] = -child
+                elif not partial:
                     return None
-                scores[column] = -child
         return scores
 
     def _geometry(self):
@@ -181,6 +187,75 @@ def _solve(moves: str, nodes: int | None) -> tuple[str, int | None]:
     return moves, _worker_engine.score(*_position(moves), nodes=nodes)
 
 
+_worker_entries: dict[int, int] = {}  # the book as it was when the pool started (forked)
+
+
+def _solve_best(moves: str, nodes: int | None) -> tuple[str, int | None, str | None]:
+    """A position's score and the move string of its centre-most best child, in a worker
+    process: the position's score from the book (or a solve), then null-window tests of its
+    children, centre first (`Engine.best_moves(first=True)`)."""
+    global _worker_engine
+    from arena.solver.engine import Engine
+
+    if _worker_engine is None:
+        _worker_engine = Engine(7, 6)
+
+    def known(cur: int, mask: int) -> int | None:
+        return _worker_entries.get(book_key(cur, mask, 7, 6))
+
+    found = _worker_engine.best_moves(*_position(moves), known=known, first=True, nodes=nodes)
+    if found is None:
+        return moves, None, None
+    value, (column,) = found
+    return moves, value, moves + str(column + 1)
+
+
+def _settled_best(book: Book, moves: str) -> bool:
+    """Whether the book gives a best move of the position with no search: its score and a
+    child that keeps it (by the book or by the rules)."""
+    cur, mask = _position(moves)
+    value = book.score(cur, mask)
+    scores = book.move_scores(cur, mask, partial=True) if value is not None else {}
+    return value in scores.values()
+
+
+def build_best(lines: list[str], out: Path, processes: int, nodes: int | None) -> int:
+    """Book one best child of each position of `lines` (and the position's score), so that a
+    player finds its exact move there without a search (see the module doc)."""
+    from functools import partial
+    from multiprocessing import get_context
+
+    from arena.solver.engine import Engine
+
+    global _worker_entries
+    book = Book.load(out) if out.is_file() else Book(7, 6)
+    entries = book.entries()
+    wins_now = Engine(7, 6, table_size=1).wins_now
+    todo = [moves for moves in lines if (position := _position(moves)) is not None
+            and not wins_now(*position) and not _settled_best(book, moves)]
+    print(f"{len(todo)} positions without a booked best move", file=sys.stderr, flush=True)
+    _worker_entries = entries
+    with get_context("fork").Pool(processes) as pool:
+        for moves, value, child in pool.imap_unordered(partial(_solve_best, nodes=nodes), todo):
+            print(f"{moves}: {value} {child and child[-1]}", file=sys.stderr, flush=True)
+            if value is None:
+                continue
+            entries[book_key(*_position(moves), 7, 6)] = value
+            after = _position(child)
+            # a child that is over or lets the opponent win at once is settled by the rules
+            # (and the book holds no position with a win on the move)
+            if after is not None and not wins_now(*after):
+                entries[book_key(*after, 7, 6)] = -value
+            Book.from_entries(7, 6, entries).save(out)
+    return 0
+
+
+def central_first(lines) -> list[str]:
+    """Move strings, central lines first: real games take them most, so an interrupted build
+    has the most useful positions."""
+    return sorted(lines, key=lambda moves: (sum(abs(int(d) - 4) for d in moves), moves))
+
+
 def build_ply(ply: int, out: Path, processes: int, nodes: int | None) -> int:
     """Solve every position `ply` plies in that the book at `out` lacks (see the module doc)."""
     from functools import partial
@@ -190,11 +265,9 @@ def build_ply(ply: int, out: Path, processes: int, nodes: int | None) -> int:
 
     entries = Book.load(out).entries() if out.is_file() else {}
     wins_now = Engine(7, 6, table_size=1).wins_now  # a tiny table: only for the immediate wins
-    # central lines first: real games take them most, so an interrupted build has the most
-    # useful positions (each line is the position's first move string found, centre first)
-    todo = sorted((moves for key, moves in positions_at_ply(ply).items()
-                   if key not in entries and not wins_now(*_position(moves))),
-                  key=lambda moves: (sum(abs(int(d) - 4) for d in moves), moves))
+    # each line is the position's first move string found, centre first
+    todo = central_first(moves for key, moves in positions_at_ply(ply).items()
+                         if key not in entries and not wins_now(*_position(moves)))
     print(f"ply {ply}: {len(todo)} positions to solve", file=sys.stderr, flush=True)
     with get_context("fork").Pool(processes) as pool:
         for moves, score in pool.imap_unordered(partial(_solve, nodes=nodes), todo):
@@ -203,6 +276,16 @@ def build_ply(ply: int, out: Path, processes: int, nodes: int | None) -> int:
                 entries[book_key(*_position(moves), 7, 6)] = score
                 Book.from_entries(7, 6, entries).save(out)
     return 0
+
+
+def _position_lines(positions: Path) -> list[str]:
+    """The move strings of a positions file (`-` is the empty board, `#` starts a comment)."""
+    lines = []
+    for line in positions.read_text().split("\n"):
+        moves = line.split("#")[0].strip()
+        if moves:
+            lines.append("" if moves == "-" else moves)
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,11 +297,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ply", type=int, default=None, help="solve every position N plies in")
     parser.add_argument("--processes", type=int, default=2, help="with --ply (default 2)")
     parser.add_argument("--nodes", type=int, default=None, help="node budget per position")
+    parser.add_argument("--best-moves", action="store_true",
+                        help="book one best child of each position instead of every child")
     args = parser.parse_args(argv)
     if len(args.files) != (1 if args.ply is not None else 2):
         parser.error("give POSITIONS OUT, or --ply N OUT")
+    processes = max(1, args.processes)
+    if args.best_moves:
+        if args.ply is not None:
+            lines = central_first(positions_at_ply(args.ply).values())
+        else:
+            lines = _position_lines(args.files[0])
+        return build_best(lines, args.files[-1], processes, args.nodes)
     if args.ply is not None:
-        return build_ply(args.ply, args.files[0], max(1, args.processes), args.nodes)
+        return build_ply(args.ply, args.files[0], processes, args.nodes)
     positions, out = args.files
     engine = Engine(7, 6)
     book = Book.load(out) if out.is_file() else Book(7, 6)
@@ -227,12 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     def known(cur: int, mask: int) -> int | None:
         return entries.get(book_key(cur, mask, 7, 6))
 
-    for line in positions.read_text().split("\n"):
-        moves = line.split("#")[0].strip()
-        if not moves:
-            continue
-        if moves == "-":  # the empty board
-            moves = ""
+    for moves in _position_lines(positions):
         # the children first: a position whose children are all known needs no search
         for extra in [str(c) for c in range(1, 8)] + [""]:
             position = _position(moves + extra)

@@ -93,7 +93,8 @@ class Engine:
 
         weak: the score is only its sign (-1, 0, 1) and the columns those that keep it (every
         column of a lost position): no blunder, but not the fastest win. Often much cheaper.
-        first: only the centre-most column that keeps it (the tests stop there): what a player
+        first: only one column that keeps it: the centre-most one settled by `known` or the
+        rules if there is one, else the centre-most (the tests stop there). What a player
         needs, for a fraction of the tests."""
         moves = mask.bit_count()
         possible = self.possible(mask)
@@ -117,22 +118,20 @@ class Engine:
                 return value, [c for c in self.order_list if possible & self.column_masks[c]]
         best = []
         lookup = known or (lambda _cur, _mask: None)
-        for c in self.order_list:
-            m = possible & self.column_masks[c]
-            if not m:
-                continue
-            child_cur, child_mask = cur ^ mask, mask | m
-            if child_mask == self.board_mask:
-                keeps = value == 0
-            elif self.wins_now(child_cur, child_mask):  # the opponent wins with its next disc
-                keeps = -(1 if weak else (self.cells - moves) // 2) >= value
-            elif (child := lookup(child_cur, child_mask)) is not None:
-                if weak:
-                    child = (child > 0) - (child < 0)
-                keeps = -child >= value
-            else:
-                keeps = self._at_most(child_cur, child_mask, -value,
-                                      None if nodes is None else max(1, nodes - used))
+        columns = [c for c in self.order_list if possible & self.column_masks[c]]
+        settled = {c: self._settled_keeps(cur, mask, c, value, lookup, weak) for c in columns}
+        if first:
+            # a move the book or the rules settle needs no search: the book's builder stores
+            # one best child of each position it can (`arena.solver.book --best-moves`)
+            for c in columns:
+                if settled[c]:
+                    self.nodes = used
+                    return value, [c]
+        for c in columns:
+            keeps = settled[c]
+            if keeps is None:
+                keeps = self._at_most(cur ^ mask, mask | (possible & self.column_masks[c]),
+                                      -value, None if nodes is None else max(1, nodes - used))
                 used += self.nodes
                 if keeps is None:
                     self.nodes = used
@@ -143,6 +142,23 @@ class Engine:
                     break
         self.nodes = used
         return value, best
+
+    def _settled_keeps(self, cur: int, mask: int, column: int, value: int, lookup,
+                       weak: bool) -> bool | None:
+        """Whether the move in `column` keeps the position's `value`, when the rules or the
+        book settle it without a search (else None)."""
+        moves = mask.bit_count()
+        child_cur, child_mask = cur ^ mask, mask | (self.possible(mask) & self.column_masks[column])
+        if child_mask == self.board_mask:
+            return value == 0
+        if self.wins_now(child_cur, child_mask):  # the opponent wins with its next disc
+            return -(1 if weak else (self.cells - moves) // 2) >= value
+        child = lookup(child_cur, child_mask)
+        if child is None:
+            return None
+        if weak:
+            child = (child > 0) - (child < 0)
+        return -child >= value
 
     def value_from_children(self, cur: int, mask: int, known) -> int | None:
         """The score of a position whose every child is `known` (the book's first level)."""

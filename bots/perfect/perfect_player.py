@@ -1,8 +1,8 @@
 """The perfect bot's move choice: book, then solving under a node budget, then search.
 
 In a variant the exact solver handles (`arena.solver.scope.solvable`, classic 7x6 among them) it
-plays the move of the best exact score: the fastest win, else a draw, else the slowest loss, the
-centre-most column among equals. It first proves the result (win/draw/loss, cheaper), then the
+plays the move of the best exact score: the fastest win, else a draw, else the slowest loss (among
+equals, one the book settles, else the centre-most column). It first proves the result (win/draw/loss, cheaper), then the
 exact score. When only the result fits in the time, it plays the alphabeta bot's move if that
 keeps the result, else the centre-most move that does; when neither fits (early positions outside
 the book), and in every other variant, the move of the alphabeta bot's search (bots/alphabeta,

@@ -219,6 +219,13 @@ def test_book_move_scores_equal_the_solved_scores_of_every_move():
     assert kinds == {"win", "handed", "booked"}  # every way a move is settled was met
     cur, mask = positions[0]
     assert Book(5, 4).move_scores(cur, mask) is None  # a move outside the book: not settled
+    partly = 0
+    for cur, mask in positions:  # partial: the moves the rules settle, with their exact scores
+        expected = engine.move_scores(cur, mask)
+        ruled = Book(5, 4).move_scores(cur, mask, partial=True)
+        assert ruled.items() <= expected.items()
+        partly += 0 < len(ruled) < len(expected)
+    assert partly > 0
 
 
 def test_book_builder_stores_a_position_and_its_children(tmp_path):
@@ -306,6 +313,53 @@ def test_the_positions_of_a_ply_are_the_reference_counts_up_to_mirror_images():
             symmetric = (mirror(cur, 7, 6), mirror(mask, 7, 6)) == (cur, mask)
             total += 1 if symmetric else 2
         assert total == counts[ply], ply
+
+
+def test_the_first_best_move_prefers_a_booked_one_to_a_search(engine):
+    """With `first`, a move the book settles as keeping the score is taken with no search,
+    even where a more central move (unbooked) keeps it too."""
+    for moves, expected in pons_rows("Test_L2_R1", 30):
+        cur, mask = Oracle.position(classic_position(moves))
+        value, best = engine.best_moves(cur, mask)
+        if len(best) >= 2:
+            assert value == expected
+            break
+    else:
+        pytest.fail("no position with two best moves")
+    column = best[-1]  # not the centre-most best move
+    child = (cur ^ mask, mask | (engine.possible(mask) & engine.column_masks[column]))
+    book = {book_key(cur, mask, 7, 6): value, book_key(*child, 7, 6): -value}
+
+    def known(c: int, m: int) -> int | None:
+        return book.get(book_key(c, m, 7, 6))
+
+    fresh = Engine(7, 6, table_size=1 << 16)
+    assert fresh.best_moves(cur, mask, known=known, first=True) == (value, [column])
+    assert fresh.nodes == 0
+    assert fresh.best_moves(cur, mask, known=known) == (value, best)  # all: every one searched
+
+
+def test_the_best_move_builder_books_one_best_child_per_position(tmp_path):
+    from arena.solver.book import main as build
+
+    rows = pons_rows("Test_L2_R1", 6)
+    (tmp_path / "positions.txt").write_text("".join(f"{moves}\n" for moves, _ in rows))
+    out = tmp_path / "book.npz"
+    argv = ["--best-moves", str(tmp_path / "positions.txt"), str(out), "--processes", "1"]
+    assert build(argv) == 0
+    book = Book.load(out)
+    reference = Engine(7, 6, table_size=1 << 20)
+    for moves, expected in rows:
+        cur, mask = Oracle.position(classic_position(moves))
+        assert book.score(cur, mask) == expected, moves
+        # the booked child is the engine's own first best move, found with no search
+        first = reference.best_moves(cur, mask, first=True)
+        player = Engine(7, 6, table_size=1 << 16)
+        assert player.best_moves(cur, mask, known=book.score, first=True) == first, moves
+        assert player.nodes == 0, moves
+    before = out.read_bytes()
+    assert build(argv) == 0  # every position has its booked best move: nothing to do
+    assert out.read_bytes() == before
 
 
 def test_the_ply_builder_solves_only_what_the_book_lacks(tmp_path):
