@@ -179,6 +179,23 @@ def test_hard_plays_the_books_best_move_at_once(book_loaded, moves):
     assert medium.book_score is None
 
 
+def test_hard_plays_a_booked_best_move_where_the_book_has_only_that(monkeypatch):
+    """The builder's `--best-moves` books a position's score and one best child: hard plays
+    that move at once, even where a more central move is as good but not booked."""
+    from arena.solver.book import Book, book_key
+    from arena.solver.oracle import Oracle
+
+    game = position("classic", " ".join("2737271465741732"))  # score 4; columns 3 and 1 keep it
+    cur, mask = Oracle.position(game)
+    child = game.copy()
+    child.push(1)
+    entries = {book_key(cur, mask, 7, 6): 4, book_key(*Oracle.position(child), 7, 6): -4}
+    monkeypatch.setattr(player_module, "_book", Book.from_entries(7, 6, entries))
+    player = AlphaBetaPlayer(game.variant, "hard")
+    assert player.choose(game.copy(), time.monotonic()) == 1
+    assert player.book_score == 4 and player.last_depth == 0
+
+
 def test_the_book_is_for_classic_7x6_only(book_loaded):
     for spec in ("classic:6x6", "popout", "five"):
         player = AlphaBetaPlayer(parse_variant(spec), "hard")

@@ -101,6 +101,23 @@ class Book:
                     return None
         return scores
 
+    def best_move(self, cur: int, mask: int) -> tuple[int, int] | None:
+        """(the position's score, a 0-based column that keeps it, centre first) when the book
+        settles one: the position's score booked (or every move settled) and a move settled with
+        that score. Pure Python, like `move_scores`: the builder's `--best-moves` books one such
+        move for each position it covers."""
+        scores = self.move_scores(cur, mask, partial=True)
+        value = self.score(cur, mask)
+        if value is None:
+            legal = ((mask + self._geometry().bottom_all) & self._geometry().full).bit_count()
+            if not scores or len(scores) < legal:
+                return None
+            value = max(scores.values())
+        for column in self._geometry().order:
+            if scores.get(column) == value:
+                return value, column
+        return None
+
     def _geometry(self):
         """The board's line tests (arena.bitboard's, shared with the bots), made once."""
         if self._geo is None:
@@ -210,15 +227,6 @@ def _solve_best(moves: str, nodes: int | None) -> tuple[str, int | None, str | N
     return moves, value, moves + str(column + 1)
 
 
-def _settled_best(book: Book, moves: str) -> bool:
-    """Whether the book gives a best move of the position with no search: its score and a
-    child that keeps it (by the book or by the rules)."""
-    cur, mask = _position(moves)
-    value = book.score(cur, mask)
-    scores = book.move_scores(cur, mask, partial=True) if value is not None else {}
-    return value in scores.values()
-
-
 def build_best(lines: list[str], out: Path, processes: int, nodes: int | None) -> int:
     """Book one best child of each position of `lines` (and the position's score), so that a
     player finds its exact move there without a search (see the module doc)."""
@@ -232,7 +240,7 @@ def build_best(lines: list[str], out: Path, processes: int, nodes: int | None) -
     entries = book.entries()
     wins_now = Engine(7, 6, table_size=1).wins_now
     todo = [moves for moves in lines if (position := _position(moves)) is not None
-            and not wins_now(*position) and not _settled_best(book, moves)]
+            and not wins_now(*position) and book.best_move(*position) is None]
     print(f"{len(todo)} positions without a booked best move", file=sys.stderr, flush=True)
     _worker_entries = entries
     with get_context("fork").Pool(processes) as pool:

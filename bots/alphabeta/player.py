@@ -5,8 +5,8 @@ Levels (`--level`):
 - `medium`: depth at most 4, a little noise, exact solving only of the last 12 empty cells.
 - `hard` (default): the whole time budget, iterative deepening as deep as it goes, exact solving
   (win/draw/loss) of drop-only positions as soon as it finishes in time; in classic 7x6, the
-  move of the best exact score wherever the opening book (`arena/solver/book.py`) settles every
-  move, once `load_book` has run (alphabeta.py calls it in its loader thread).
+  move of the best exact score wherever the opening book (`arena/solver/book.py`) settles one
+  (`Book.best_move`), once `load_book` has run (alphabeta.py calls it in its loader thread).
 """
 
 from __future__ import annotations
@@ -111,10 +111,10 @@ class AlphaBetaPlayer:
             if wins & geo.column_mask[c]:
                 return c + 1
         if self.booked and _book is not None:
-            scores = _book.move_scores(cur, mask)
-            if scores:
-                self.book_score = max(scores.values())
-                return next(c for c in geo.order if scores.get(c) == self.book_score) + 1
+            settled = _book.best_move(cur, mask)
+            if settled is not None:
+                self.book_score, column = settled
+                return column + 1
         remaining = max(0.0, deadline - start)
         # keep a little for returning the move: never rely on the last few milliseconds
         budget = max(0.0, remaining - max(0.003, 0.05 * remaining)) * self.level.time_share

@@ -2,11 +2,11 @@
 
 In a variant the exact solver handles (`arena.solver.scope.solvable`, classic 7x6 among them) it
 plays the move of the best exact score: the fastest win, else a draw, else the slowest loss (among
-equals, one the book settles, else the centre-most column). It first proves the result (win/draw/loss, cheaper), then the
-exact score. When only the result fits in the time, it plays the alphabeta bot's move if that
-keeps the result, else the centre-most move that does; when neither fits (early positions outside
-the book), and in every other variant, the move of the alphabeta bot's search (bots/alphabeta,
-level hard) in the time left. The `info` line says which.
+equals, one the book settles, else the centre-most column). It first proves the result
+(win/draw/loss, cheaper), then the exact score. When only the result fits in the time, it plays
+the alphabeta bot's move if that keeps the result, else the centre-most move that does; when
+neither fits (early positions outside the book), and in every other variant, the move of the
+alphabeta bot's search (bots/alphabeta, level hard) in the time left. The `info` line says which.
 """
 
 from __future__ import annotations

@@ -217,6 +217,13 @@ def test_book_move_scores_equal_the_solved_scores_of_every_move():
                      "handed" if s == -((20 - mask.bit_count()) // 2) else "booked"
                      for s in expected.values())
     assert kinds == {"win", "handed", "booked"}  # every way a move is settled was met
+    # best_move: the position's score (here from its children) and its centre-most best move
+    centre_first = [2, 1, 3, 0, 4]
+    for cur, mask in positions:
+        expected = engine.move_scores(cur, mask)
+        value = max(expected.values())
+        assert book.best_move(cur, mask) == (
+            value, next(c for c in centre_first if expected.get(c) == value))
     cur, mask = positions[0]
     assert Book(5, 4).move_scores(cur, mask) is None  # a move outside the book: not settled
     partly = 0
