@@ -106,14 +106,14 @@ class Book:
         settles one: the position's score booked (or every move settled) and a move settled with
         that score. Pure Python, like `move_scores`: the builder's `--best-moves` books one such
         move for each position it covers."""
+        geo = self._geometry()
         scores = self.move_scores(cur, mask, partial=True)
         value = self.score(cur, mask)
         if value is None:
-            legal = ((mask + self._geometry().bottom_all) & self._geometry().full).bit_count()
-            if not scores or len(scores) < legal:
+            if not scores or len(scores) < ((mask + geo.bottom_all) & geo.full).bit_count():
                 return None
             value = max(scores.values())
-        for column in self._geometry().order:
+        for column in geo.order:
             if scores.get(column) == value:
                 return value, column
         return None
