@@ -157,3 +157,25 @@ def test_the_book_is_consistent_with_itself():
     assert (checked.get(0), checked.get(1), checked.get(2), checked.get(3)) == (1, 7, 49, 343), \
         checked
     assert checked.get(4, 0) >= 1400, checked  # 1,489 of the 2,401 four-move lines (1,640 of ply 5)
+
+
+def test_the_books_best_moves_keep_their_positions_scores():
+    """Deeper, the builder's `--best-moves` books a position's score and one best child: no
+    booked child may score better than its position, and the booked best move keeps the score
+    (a wrong sign or a child stored under its parent's score would show)."""
+    from arena.solver.book import _position, positions_at_ply
+    from arena.solver.oracle import Oracle
+
+    book = Oracle(PRESETS["classic"]).book
+    settled = {}
+    for ply in (5, 6):
+        for moves in positions_at_ply(ply).values():
+            cur, mask = _position(moves)
+            value = book.score(cur, mask)
+            if value is None:
+                continue
+            scores = book.move_scores(cur, mask, partial=True)
+            assert max(scores.values(), default=value) <= value, moves
+            if book.best_move(cur, mask) is not None:
+                settled[ply] = settled.get(ply, 0) + 1
+    assert settled.get(5, 0) >= 1600 and settled.get(6, 0) >= 0, settled
