@@ -159,15 +159,23 @@ def test_the_book_is_consistent_with_itself():
     assert checked.get(4, 0) >= 1400, checked  # 1,489 of the 2,401 four-move lines (1,640 of ply 5)
 
 
+# positions of plies 5 and 6 (of 2,144 and 8,231, up to mirror images) with a booked best move
+SETTLED_5, SETTLED_6 = 1700, 950
+
+
 def test_the_books_best_moves_keep_their_positions_scores():
     """Deeper, the builder's `--best-moves` books a position's score and one best child: no
-    booked child may score better than its position, and the booked best move keeps the score
-    (a wrong sign or a child stored under its parent's score would show)."""
+    booked child may score better than its position, and the booked children whose result the
+    solver proves within a small budget have that result (a child stored with the wrong sign
+    would show)."""
     from arena.solver.book import _position, positions_at_ply
     from arena.solver.oracle import Oracle
 
-    book = Oracle(PRESETS["classic"]).book
+    oracle = Oracle(PRESETS["classic"])
+    book, engine = oracle.book, oracle.engine
     settled = {}
+    resolved: list[int] = []
+    tries = 0
     for ply in (5, 6):
         for moves in positions_at_ply(ply).values():
             cur, mask = _position(moves)
@@ -176,6 +184,18 @@ def test_the_books_best_moves_keep_their_positions_scores():
                 continue
             scores = book.move_scores(cur, mask, partial=True)
             assert max(scores.values(), default=value) <= value, moves
-            if book.best_move(cur, mask) is not None:
-                settled[ply] = settled.get(ply, 0) + 1
-    assert settled.get(5, 0) >= 1600 and settled.get(6, 0) >= 0, settled
+            best = book.best_move(cur, mask)
+            if best is None:
+                continue
+            settled[ply] = settled.get(ply, 0) + 1
+            child = _position(moves + str(best[1] + 1))
+            if ply == 6 and tries < 20 and child is not None and book.score(*child) is not None:
+                # the result alone (much cheaper), within a budget: a wrong sign shows there
+                tries += 1
+                solved = engine.score(*child, weak=True, nodes=1_000_000)
+                if solved is not None and engine.nodes > 1000:  # not a trivial one
+                    booked = book.score(*child)
+                    assert solved == (booked > 0) - (booked < 0), moves
+                    resolved.append(solved)
+    assert settled.get(5, 0) >= SETTLED_5 and settled.get(6, 0) >= SETTLED_6, settled
+    assert len(resolved) >= 3 and 1 in resolved and -1 in resolved, resolved

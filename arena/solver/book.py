@@ -12,9 +12,10 @@ to move (Pons' scale, see `arena.solver.kernel`). The file holds two sorted arra
 The first solves each position of a file (one move string of 1-based column digits per line,
 e.g. `4453`, `-` for the empty board) and every position one move after it; the second every
 position N plies in (up to mirror images and transpositions) that the book lacks, on several
-processes. The third books, for each position, its score and one best child (the centre-most
-move of the best score, found by null-window tests): enough for a player to move exactly with
-no search, at a fraction of the cost of every child. All write what they solve within the node
+processes. The third books, for each position, its score and one best child (a move of the
+best score: one the book or the rules already settle, else the centre-most found by null-window
+tests): enough for a player to move exactly with no search, at a fraction of the cost of every
+child. All write what they solve within the node
 budget, the file rewritten after each, so an interrupted run keeps its work (and a rerun
 resumes).
 """
@@ -208,9 +209,9 @@ _worker_entries: dict[int, int] = {}  # the book as it was when the pool started
 
 
 def _solve_best(moves: str, nodes: int | None) -> tuple[str, int | None, str | None]:
-    """A position's score and the move string of its centre-most best child, in a worker
-    process: the position's score from the book (or a solve), then null-window tests of its
-    children, centre first (`Engine.best_moves(first=True)`)."""
+    """A position's score and the move string of a best child, in a worker process: the
+    position's score from the book (or a solve), then a child the book settles as keeping it,
+    else null-window tests of the children, centre first (`Engine.best_moves(first=True)`)."""
     global _worker_engine
     from arena.solver.engine import Engine
 
@@ -221,9 +222,9 @@ def _solve_best(moves: str, nodes: int | None) -> tuple[str, int | None, str | N
         return _worker_entries.get(book_key(cur, mask, 7, 6))
 
     found = _worker_engine.best_moves(*_position(moves), known=known, first=True, nodes=nodes)
-    if found is None:
+    if found is None or not found[1]:  # over the budget (none kept: a wrong booked score)
         return moves, None, None
-    value, (column,) = found
+    value, (column, *_) = found
     return moves, value, moves + str(column + 1)
 
 
@@ -303,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", type=Path, nargs="+", metavar="[POSITIONS] OUT",
                         help="a positions file and the book, or only the book with --ply")
     parser.add_argument("--ply", type=int, default=None, help="solve every position N plies in")
-    parser.add_argument("--processes", type=int, default=2, help="with --ply (default 2)")
+    parser.add_argument("--processes", type=int, default=2,
+                        help="with --ply or --best-moves (default 2)")
     parser.add_argument("--nodes", type=int, default=None, help="node budget per position")
     parser.add_argument("--best-moves", action="store_true",
                         help="book one best child of each position instead of every child")

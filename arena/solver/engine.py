@@ -115,7 +115,8 @@ class Engine:
             value = (value > 0) - (value < 0)
             if value < 0:  # every move loses: which loses slowest is not asked
                 self.nodes = used
-                return value, [c for c in self.order_list if possible & self.column_masks[c]]
+                every = [c for c in self.order_list if possible & self.column_masks[c]]
+                return value, every[:1] if first else every
         best = []
         lookup = known or (lambda _cur, _mask: None)
         columns = [c for c in self.order_list if possible & self.column_masks[c]]

@@ -88,8 +88,8 @@ class Oracle:
                    first: bool = False) -> tuple[int, list[int]] | None:
         """(score for the side to move, the moves that keep it, centre first), or None if not
         settled: the perfect moves (fastest win, slowest loss, a draw when that is best); weak:
-        the moves that keep the result; first: only the first of them (see
-        `Engine.best_moves`)."""
+        the moves that keep the result; first: only one of them, one the book settles if it
+        can (see `Engine.best_moves`)."""
         cur, mask = self.position(game)
         found = self.engine.best_moves(cur, mask, nodes=nodes, known=self.known, weak=weak,
                                        first=first)

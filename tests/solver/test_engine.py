@@ -269,6 +269,7 @@ def test_weak_best_moves_are_the_moves_that_keep_the_result(engine):
             assert best == list(scores), moves  # lost: every move
         else:
             assert best == [c for c, s in scores.items() if (s > 0) - (s < 0) >= sign], moves
+        assert engine.best_moves(cur, mask, weak=True, first=True) == (value, best[:1]), moves
 
 
 def test_a_small_table_on_a_63_bit_board_gives_exact_scores():
