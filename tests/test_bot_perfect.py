@@ -160,7 +160,7 @@ def test_the_book_is_consistent_with_itself():
 
 
 # positions of plies 5 and 6 (of 2,144 and 8,231, up to mirror images) with a booked best move
-SETTLED_5, SETTLED_6 = 1700, 3750
+SETTLED_5, SETTLED_6 = 1700, 4500
 
 
 def test_the_books_best_moves_keep_their_positions_scores():
@@ -189,7 +189,7 @@ def test_the_books_best_moves_keep_their_positions_scores():
                 continue
             settled[ply] = settled.get(ply, 0) + 1
             child = _position(moves + str(best[1] + 1))
-            wanted = resolved.count(1) < 2 or resolved.count(-1) < 2
+            wanted = resolved.count(1) < 2 or -1 not in resolved
             if ply == 6 and wanted and tries < 60 and child is not None \
                     and book.score(*child) is not None:
                 # the result alone (much cheaper), within a budget: a wrong sign shows there
@@ -200,4 +200,4 @@ def test_the_books_best_moves_keep_their_positions_scores():
                     assert solved == (booked > 0) - (booked < 0), moves
                     resolved.append(solved)
     assert settled.get(5, 0) >= SETTLED_5 and settled.get(6, 0) >= SETTLED_6, settled
-    assert resolved.count(1) >= 2 and resolved.count(-1) >= 2, resolved
+    assert resolved.count(1) >= 2 and -1 in resolved, resolved

@@ -56,7 +56,7 @@ def test_adjudicated_results_equal_perfect_play_out(name):
 
 
 def test_no_verdict_without_a_proof_in_the_budget():
-    game = start("1765341")  # seven plies in, past the book: seconds of solving, not a millisecond
+    game = start("17653412")  # eight plies in, past the book: seconds of solving, not a millisecond
     assert adjudicate(game, budget_s=0.001) is None
 
 
