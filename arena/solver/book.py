@@ -194,15 +194,20 @@ def positions_at_ply(ply: int) -> dict[int, str]:
 _worker_engine = None
 
 
-def _solve(moves: str, nodes: int | None) -> tuple[str, int | None]:
-    """One position's score in a worker process (its engine and table kept between positions: a
-    stored bound holds for its position whatever the search's root)."""
+def _engine():
+    """This worker process's engine, made at its first position and kept: a stored bound holds
+    for its position whatever the search's root, so the table helps the next positions."""
     global _worker_engine
     from arena.solver.engine import Engine
 
     if _worker_engine is None:
         _worker_engine = Engine(7, 6)
-    return moves, _worker_engine.score(*_position(moves), nodes=nodes)
+    return _worker_engine
+
+
+def _solve(moves: str, nodes: int | None) -> tuple[str, int | None]:
+    """One position's score in a worker process."""
+    return moves, _engine().score(*_position(moves), nodes=nodes)
 
 
 _worker_entries: dict[int, int] = {}  # the book as it was when the pool started (forked)
@@ -212,16 +217,11 @@ def _solve_best(moves: str, nodes: int | None) -> tuple[str, int | None, str | N
     """A position's score and the move string of a best child, in a worker process: the
     position's score from the book (or a solve), then a child the book settles as keeping it,
     else null-window tests of the children, centre first (`Engine.best_moves(first=True)`)."""
-    global _worker_engine
-    from arena.solver.engine import Engine
-
-    if _worker_engine is None:
-        _worker_engine = Engine(7, 6)
 
     def known(cur: int, mask: int) -> int | None:
         return _worker_entries.get(book_key(cur, mask, 7, 6))
 
-    found = _worker_engine.best_moves(*_position(moves), known=known, first=True, nodes=nodes)
+    found = _engine().best_moves(*_position(moves), known=known, first=True, nodes=nodes)
     if found is None or not found[1]:  # over the budget (none kept: a wrong booked score)
         return moves, None, None
     value, (column, *_) = found

@@ -57,6 +57,8 @@ def test_adjudicated_results_equal_perfect_play_out(name):
 
 def test_no_verdict_without_a_proof_in_the_budget():
     game = start("17653412")  # eight plies in, past the book: seconds of solving, not a millisecond
+    oracle = oracle_for(game.variant)
+    assert oracle.book.score(*oracle.position(game)) is None, "booked now: pick a deeper position"
     assert adjudicate(game, budget_s=0.001) is None
 
 
