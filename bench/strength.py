@@ -2,6 +2,7 @@
 
     python bench/strength.py [--positions 300] [--alphabeta-ms 100 ...] [--perfect-positions 10]
                              [--perfect-plies 8 ...] [--budget-ms 1000] [--seed 1] [--python-search]
+                             [--games N] [--game-ms 1000]
 
 Positions come from games between two noisy `alphabeta --level medium` players (in-process,
 seeded), plies 8-30: positions a real game reaches, not random ones. Only positions the exact
@@ -13,6 +14,12 @@ Then the perfect bot (in-process, its own tables, as in a game) chooses a move f
 board and from `--perfect-positions` positions of each of `--perfect-plies` (default: 8 plies)
 with a 1 s deadline: the time it took and whether the move was proven exact (else it came from
 its fallback search). `--positions 0 --perfect-plies 4 6 8 10 12` measures only that.
+
+With `--games N` it also plays N games of perfect against alphabeta (level hard) from the empty
+board, seats alternating, `--game-ms` a move each: perfect's score (as the first player, who
+wins with perfect play, it must win every game), and the share of its moves that were exact
+and their worst time, by phase (plies 0-8, where the strategy book answers every move, 9-16
+and 17 on).
 
 With `--ladder RESULTS` (a results folder of `arena run tournaments/ladder.toml`, or any
 other tournament of the bundled bots) it prints instead, per variant, the score of each bot
@@ -119,6 +126,43 @@ def perfect_times(positions: list[list[int]]) -> tuple[list[float], int, int]:
     return times, exact, proven
 
 
+PHASES = ((0, 8), (9, 16), (17, 42))
+
+
+def perfect_games(count: int, move_ms: int, seed: int) -> list[str]:
+    """`name: value unit` lines of `count` games of perfect vs alphabeta from the empty board."""
+    points = {1: [], 2: []}  # perfect's points per game, by its seat
+    exact = {phase: [] for phase in PHASES}  # per perfect move: exact score proven?
+    slowest = {phase: 0.0 for phase in PHASES}
+    for number in range(count):
+        seat = 1 + number % 2
+        perfect = PerfectPlayer(CLASSIC)
+        players = {seat: perfect, 3 - seat: AlphaBetaPlayer(CLASSIC, "hard", seed + number)}
+        game = Game(CLASSIC)
+        while game.outcome is None:
+            start = time.monotonic()
+            move = players[game.to_move].choose(game.copy(), start + move_ms / 1000)
+            took = time.monotonic() - start
+            if game.to_move == seat:
+                phase = next(p for p in PHASES if p[0] <= game.ply <= p[1])
+                exact[phase].append(perfect.last.startswith("exact score"))
+                slowest[phase] = max(slowest[phase], took)
+            game.push(move)
+        winner = game.outcome.winner
+        points[seat].append(0.5 if winner is None else float(winner == seat))
+    lines = [f"perfect_games_vs_alphabeta: {count} games"]
+    for seat, got in points.items():
+        if got:
+            lines.append(f"perfect_score_seat{seat}: {100.0 * sum(got) / len(got):.1f} %")
+    for (low, high), flags in exact.items():
+        if flags:
+            name = f"perfect_game_plies_{low}_{high}"
+            lines.append(f"{name}_exact: {100.0 * sum(flags) / len(flags):.1f} %")
+            lines.append(f"{name}_moves: {len(flags)} count")
+            lines.append(f"{name}_move_time_max: {1000.0 * slowest[(low, high)]:.0f} ms")
+    return lines
+
+
 def ladder_lines(results: Path) -> list[str]:
     """Per variant, each bot's score against the next one down that variant's Elo ranking."""
     from arena.ratings.pairs import pairwise_table
@@ -157,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget-ms", type=int, default=1000,
                         help="solver time per judged position")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", type=int, default=0,
+                        help="games of perfect vs alphabeta from the empty board (default 0)")
+    parser.add_argument("--game-ms", type=int, default=1000, help="per move in --games")
     parser.add_argument("--python-search", action="store_true",
                         help="alphabeta without its compiled search (as before numba)")
     args = parser.parse_args(argv)
@@ -184,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     times, exact, _ = perfect_times([[]])
     print(f"perfect_empty_board_move_time: {1000.0 * times[0]:.0f} ms")
     print(f"perfect_empty_board_exact: {exact} count")
-    for ply in args.perfect_plies:
+    for ply in args.perfect_plies if args.perfect_positions else []:
         found = [m[:ply] for m in game_positions(args.perfect_positions, args.seed + ply - 7, ply, ply + 1)]
         times, exact, proven = perfect_times(found)
         name = f"perfect_{ply}ply"
@@ -193,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}_move_time_max: {1000.0 * max(times):.0f} ms")
         print(f"{name}_exact: {100.0 * exact / len(found):.0f} %")
         print(f"{name}_result_proven: {100.0 * proven / len(found):.0f} %")
+    if args.games:
+        print("\n".join(perfect_games(args.games, args.game_ms, args.seed)), flush=True)
     return 0
 
 

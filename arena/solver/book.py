@@ -8,6 +8,7 @@ to move (Pons' scale, see `arena.solver.kernel`). The file holds two sorted arra
     python -m arena.solver.book POSITIONS_FILE OUT.npz [--nodes N]
     python -m arena.solver.book --ply N OUT.npz [--processes 2]
     python -m arena.solver.book --best-moves (--ply N | POSITIONS_FILE) OUT.npz
+    python -m arena.solver.book --strategy --depth N [--seat first] [POSITIONS_FILE] OUT.npz
 
 The first solves each position of a file (one move string of 1-based column digits per line,
 e.g. `4453`, `-` for the empty board) and every position one move after it; the second every
@@ -15,7 +16,9 @@ position N plies in (up to mirror images and transpositions) that the book lacks
 processes. The third books, for each position, its score and one best child (a move of the
 best score: one the book or the rules already settle, else the centre-most found by null-window
 tests): enough for a player to move exactly with no search, at a fraction of the cost of every
-child. All write what they solve within the node
+child. The fourth books a best move for every position a player following the book meets
+from the empty board (or each position of the file) before ply N (`arena.solver.strategy`).
+All write what they solve within the node
 budget, the file rewritten after each, so an interrupted run keeps its work (and a rerun
 resumes).
 """
@@ -228,9 +231,12 @@ def _solve_best(moves: str, nodes: int | None) -> tuple[str, int | None, str | N
     return moves, value, moves + str(column + 1)
 
 
-def build_best(lines: list[str], out: Path, processes: int, nodes: int | None) -> int:
+def build_best(lines: list[str], out: Path, processes: int, nodes: int | None, *,
+               every: bool = False) -> int:
     """Book one best child of each position of `lines` (and the position's score), so that a
-    player finds its exact move there without a search (see the module doc)."""
+    player finds its exact move there without a search (see the module doc). Positions where
+    `Book.best_move` already finds one are skipped, unless `every` (the strategy builder's
+    positions, which the engine's own choice found unsettled)."""
     from functools import partial
     from multiprocessing import get_context
 
@@ -241,7 +247,7 @@ def build_best(lines: list[str], out: Path, processes: int, nodes: int | None) -
     entries = book.entries()
     wins_now = Engine(7, 6, table_size=1).wins_now
     todo = [moves for moves in lines if (position := _position(moves)) is not None
-            and not wins_now(*position) and book.best_move(*position) is None]
+            and not wins_now(*position) and (every or book.best_move(*position) is None)]
     print(f"{len(todo)} positions without a booked best move", file=sys.stderr, flush=True)
     _worker_entries = entries
     with get_context("fork").Pool(processes) as pool:
@@ -299,6 +305,7 @@ def _position_lines(positions: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     from arena.solver.engine import Engine
+    from arena.solver.strategy import SEATS, build_strategy
 
     parser = argparse.ArgumentParser(description="Add solved positions to a classic book.")
     parser.add_argument("files", type=Path, nargs="+", metavar="[POSITIONS] OUT",
@@ -309,10 +316,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=None, help="node budget per position")
     parser.add_argument("--best-moves", action="store_true",
                         help="book one best child of each position instead of every child")
+    parser.add_argument("--strategy", action="store_true",
+                        help="book a best move for every position a player that follows the "
+                             "book meets before ply --depth, from the empty board or from each "
+                             "position of POSITIONS (arena.solver.strategy)")
+    parser.add_argument("--depth", type=int, default=None, help="with --strategy")
+    parser.add_argument("--seat", choices=SEATS, default="both",
+                        help="with --strategy: the player as the side to move at each root "
+                             "(first), as the other (second) or both (default)")
     args = parser.parse_args(argv)
+    processes = max(1, args.processes)
+    if args.strategy:
+        if args.depth is None or args.ply is not None or args.best_moves:
+            parser.error("--strategy takes --depth N, not --ply or --best-moves")
+        roots = _position_lines(args.files[0]) if len(args.files) == 2 else [""]
+        if len(args.files) > 2:
+            parser.error("give [POSITIONS] OUT with --strategy")
+        return build_strategy(roots, args.depth, args.files[-1], processes, args.nodes, args.seat)
     if len(args.files) != (1 if args.ply is not None else 2):
         parser.error("give POSITIONS OUT, or --ply N OUT")
-    processes = max(1, args.processes)
     if args.best_moves:
         if args.ply is not None:
             lines = central_first(positions_at_ply(args.ply).values())

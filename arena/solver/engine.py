@@ -100,6 +100,7 @@ class Engine:
         possible = self.possible(mask)
         wins = self.wins_now(cur, mask)
         if wins:
+            self.nodes = 0
             return 1 if weak else (self.cells - moves + 1) // 2, [
                 c for c in self.order_list if wins & self.column_masks[c]]
         used = 0

@@ -1,0 +1,79 @@
+"""The strategy book: every position a player following the book meets has its move booked."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.solver.book import Book, _position, load_classic
+from arena.solver.book import main as build
+from arena.solver.engine import Engine
+from arena.solver.strategy import walk
+from tests.solver.test_engine import pons_rows
+
+pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
+
+# Through this ply, `perfect` answers every move from the bundled book when it starts from the
+# empty board, in either seat, whatever the opponent plays (README, bots/perfect/README.md).
+BUNDLED_STRATEGY_DEPTH = 9
+
+
+def test_the_strategy_builder_books_every_move_the_player_meets(tmp_path):
+    root = next(moves for moves, _ in pons_rows("Test_L2_R1", 40) if len(moves) % 2 == 0)
+    depth = len(root) + 5
+    (tmp_path / "roots.txt").write_text(f"{root}\n")
+    out = tmp_path / "book.npz"
+    argv = ["--strategy", "--depth", str(depth), str(tmp_path / "roots.txt"), str(out),
+            "--processes", "1"]
+    assert build(argv) == 0
+    book = Book.load(out)
+    player = Engine(7, 6, table_size=1 << 16)
+    reference = Engine(7, 6, table_size=1 << 20)
+    found = walk(player, book.score, [root], depth)
+    assert found.missing == []
+    assert sorted(found.to_move) == list(range(len(root), depth))
+    # the player in the second seat meets every reply to the root that does not end the game
+    replies = {m for m in found.to_move[len(root) + 1] if m[:-1] == root}
+    assert len(replies) == sum(
+        1 for c in range(1, 8) if _position(root + str(c)) is not None)
+    for level in found.to_move.values():
+        for moves in level:
+            cur, mask = _position(moves)
+            value, (column, *_) = player.best_moves(cur, mask, known=book.score, first=True)
+            # from the book or the rules; at most the root's own tests (a forced loss), no search
+            assert player.nodes <= 1, moves
+            assert value == reference.score(cur, mask), moves
+            assert column in reference.best_moves(cur, mask)[1], moves  # it keeps the score
+    # as the side to move at the root only: its own plies, a part of the walk in both seats
+    first = walk(player, book.score, [root], depth, seat="first")
+    assert first.missing == []
+    assert all(not level for ply, level in first.to_move.items() if (ply - len(root)) % 2)
+    _, (chosen, *_) = player.best_moves(*_position(root), known=book.score, first=True)
+    after_choice = first.to_move[len(root) + 2]
+    assert {m[:-1] for m in after_choice} == {root + str(chosen + 1)}
+    assert set(after_choice) <= set(found.to_move[len(root) + 2])
+    before = out.read_bytes()
+    assert build(argv) == 0  # nothing missing: nothing written
+    assert out.read_bytes() == before
+
+
+def test_a_walk_stops_at_the_first_ply_with_a_choice_missing():
+    engine = Engine(7, 6, table_size=1)
+    found = walk(engine, Book(7, 6).score, [""], 6)
+    assert (found.missing_ply, found.missing, found.to_move) == (0, [""], {0: [""]})
+
+
+def test_perfect_answers_every_move_from_the_book_from_the_empty_board():
+    """Whatever the opponent plays, in either seat, through ply BUNDLED_STRATEGY_DEPTH - 1."""
+    found = walk(Engine(7, 6, table_size=1), load_classic().score, [""], BUNDLED_STRATEGY_DEPTH)
+    assert found.missing == [], (f"{len(found.missing)} positions of ply {found.missing_ply} "
+                                 f"without a booked move: python -m arena.solver.book --strategy "
+                                 f"--depth {BUNDLED_STRATEGY_DEPTH} arena/solver/data/classic_book.npz")
+    assert max(found.to_move) == BUNDLED_STRATEGY_DEPTH - 1
+    assert len(found.to_move[BUNDLED_STRATEGY_DEPTH - 1]) > 1000
+
+
+def test_the_strategy_builder_needs_a_depth(tmp_path):
+    with pytest.raises(SystemExit):
+        build(["--strategy", str(tmp_path / "book.npz")])
+    with pytest.raises(SystemExit):
+        build(["--strategy", "--depth", "4", "--ply", "3", str(tmp_path / "book.npz")])
