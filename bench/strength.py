@@ -2,7 +2,7 @@
 
     python bench/strength.py [--positions 300] [--alphabeta-ms 100 ...] [--perfect-positions 10]
                              [--perfect-plies 8 ...] [--budget-ms 1000] [--seed 1] [--python-search]
-                             [--games N] [--game-ms 1000]
+                             [--games N] [--game-ms 1000] [--game-level hard]
 
 Positions come from games between two noisy `alphabeta --level medium` players (in-process,
 seeded), plies 8-30: positions a real game reaches, not random ones. Only positions the exact
@@ -16,7 +16,8 @@ with a 1 s deadline: the time it took and whether the move was proven exact (els
 its fallback search). `--positions 0 --perfect-plies 4 6 8 10 12` measures only that.
 
 With `--games N` it also plays N games of perfect against alphabeta (level hard) from the empty
-board, seats alternating, `--game-ms` a move each: perfect's score (as the first player, who
+board, seats alternating, `--game-ms` a move each (`--game-level medium` or `easy`: noisy, so
+the games differ): perfect's score (as the first player, who
 wins with perfect play, it must win every game), and the share of its moves that were exact
 and their worst time, by phase (plies 0-8, where the strategy book answers every move, 9-16
 and 17 on).
@@ -129,15 +130,16 @@ def perfect_times(positions: list[list[int]]) -> tuple[list[float], int, int]:
 PHASES = ((0, 8), (9, 16), (17, 42))
 
 
-def perfect_games(count: int, move_ms: int, seed: int) -> list[str]:
-    """`name: value unit` lines of `count` games of perfect vs alphabeta from the empty board."""
+def perfect_games(count: int, move_ms: int, seed: int, level: str = "hard") -> list[str]:
+    """`name: value unit` lines of `count` games of perfect vs alphabeta (at `level`; below
+    hard its moves are noisy, seeded per game, so the games differ) from the empty board."""
     points = {1: [], 2: []}  # perfect's points per game, by its seat
     exact = {phase: [] for phase in PHASES}  # per perfect move: exact score proven?
     slowest = {phase: 0.0 for phase in PHASES}
     for number in range(count):
         seat = 1 + number % 2
         perfect = PerfectPlayer(CLASSIC)
-        players = {seat: perfect, 3 - seat: AlphaBetaPlayer(CLASSIC, "hard", seed + number)}
+        players = {seat: perfect, 3 - seat: AlphaBetaPlayer(CLASSIC, level, seed + number)}
         game = Game(CLASSIC)
         while game.outcome is None:
             start = time.monotonic()
@@ -150,7 +152,7 @@ def perfect_games(count: int, move_ms: int, seed: int) -> list[str]:
             game.push(move)
         winner = game.outcome.winner
         points[seat].append(0.5 if winner is None else float(winner == seat))
-    lines = [f"perfect_games_vs_alphabeta: {count} games"]
+    lines = [f"perfect_games_vs_alphabeta_{level}: {count} games"]
     for seat, got in points.items():
         if got:
             lines.append(f"perfect_score_seat{seat}: {100.0 * sum(got) / len(got):.1f} %")
@@ -204,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=0,
                         help="games of perfect vs alphabeta from the empty board (default 0)")
     parser.add_argument("--game-ms", type=int, default=1000, help="per move in --games")
+    parser.add_argument("--game-level", choices=("easy", "medium", "hard"), default="hard",
+                        help="alphabeta's level in --games (default hard)")
     parser.add_argument("--python-search", action="store_true",
                         help="alphabeta without its compiled search (as before numba)")
     args = parser.parse_args(argv)
@@ -241,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}_exact: {100.0 * exact / len(found):.0f} %")
         print(f"{name}_result_proven: {100.0 * proven / len(found):.0f} %")
     if args.games:
-        print("\n".join(perfect_games(args.games, args.game_ms, args.seed)), flush=True)
+        print("\n".join(perfect_games(args.games, args.game_ms, args.seed, args.game_level)), flush=True)
     return 0
 
 
