@@ -19,8 +19,8 @@ With `--games N` it also plays N games of perfect against alphabeta (level hard)
 board, seats alternating, `--game-ms` a move each (`--game-level medium` or `easy`: noisy, so
 the games differ): perfect's score (as the first player, who
 wins with perfect play, it must win every game), and the share of its moves that were exact
-and their worst time, by phase (plies 0-8, where the strategy book answers every move, 9-16
-and 17 on).
+and their worst time, by phase (plies 0-12, where the strategy book answers every move
+(`arena.solver.strategy`), 13-20 and 21 on).
 
 With `--ladder RESULTS` (a results folder of `arena run tournaments/ladder.toml`, or any
 other tournament of the bundled bots) it prints instead, per variant, the score of each bot
@@ -127,7 +127,7 @@ def perfect_times(positions: list[list[int]]) -> tuple[list[float], int, int]:
     return times, exact, proven
 
 
-PHASES = ((0, 8), (9, 16), (17, 42))
+PHASES = ((0, 12), (13, 20), (21, 42))
 
 
 def perfect_games(count: int, move_ms: int, seed: int, level: str = "hard") -> list[str]:

@@ -14,7 +14,7 @@ pytest.importorskip("numba", reason="the exact solver needs numba, a dependency:
 
 # Through this ply, `perfect` answers every move from the bundled book when it starts from the
 # empty board, in either seat, whatever the opponent plays (README, bots/perfect/README.md).
-BUNDLED_STRATEGY_DEPTH = 11
+BUNDLED_STRATEGY_DEPTH = 13
 
 
 def test_the_strategy_builder_books_every_move_the_player_meets(tmp_path):
