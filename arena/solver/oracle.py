@@ -12,7 +12,7 @@ import time
 
 from arena.game import Game, Variant
 from arena.solver.book import Book, load_classic
-from arena.solver.engine import Engine
+from arena.solver.engine import Engine, warm_up
 from arena.solver.scope import solvable
 
 
@@ -33,7 +33,10 @@ class NodeRate:
         return max(1000, int(self.rate * max(0.0, seconds)))
 
     def observe(self, nodes: int, seconds: float) -> None:
-        if seconds > 0.05 and nodes > 10_000:
+        # short searches count too: a rate once spoiled (by a slow machine, or a first search
+        # that paid for loading the machine code) gives budgets of a few thousand nodes, and
+        # only they can show it that the machine is faster
+        if seconds > 0.001 and nodes >= 1000:
             measured = nodes / seconds
             self.rate = measured if measured < self.rate else 0.8 * self.rate + 0.2 * measured
 
@@ -52,6 +55,7 @@ class Oracle:
             book = load_classic() if classic else Book(variant.columns, variant.rows)
         self.book = book
         self.rate = NodeRate()
+        self._warm = False  # the kernel's machine code loaded (outside any timed search)
 
     @staticmethod
     def position(game: Game) -> tuple[int, int]:
@@ -99,6 +103,11 @@ class Oracle:
 
     def timed(self, method, game: Game, seconds: float, **options):
         """`method(game, nodes)` (`score`, `best_moves`, `move_scores`) within about `seconds`."""
+        if not self._warm:
+            # loading (or compiling) the kernel takes 0.2-10 s: inside the clock, it would set
+            # the node rate far too low, and with it every budget of this process
+            warm_up()
+            self._warm = True
         start = time.monotonic()
         found = method(game, self.rate.nodes_for(seconds), **options)
         self.rate.observe(self.engine.nodes, time.monotonic() - start)

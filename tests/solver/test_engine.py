@@ -385,3 +385,29 @@ def test_the_ply_builder_solves_only_what_the_book_lacks(tmp_path):
     assert not fresh.exists()  # nothing solved within 10 nodes: nothing written
     with pytest.raises(SystemExit):
         build(["--ply", "1"])  # no book file
+
+
+def test_a_node_rate_spoiled_by_one_slow_search_recovers_from_short_ones():
+    from arena.solver.oracle import NodeRate
+
+    rate = NodeRate()
+    rate.observe(50_000, 0.5)  # a first search that also paid for loading the machine code
+    assert rate.nodes_for(0.05) == 5_000
+    for _ in range(30):  # each later search finishes its small budget in 1/5 of its time
+        budget = rate.nodes_for(0.05)
+        rate.observe(budget, 0.01)
+    assert rate.nodes_for(0.05) > 100_000
+    rate.observe(1_000_000, 2.0)  # a slow-down is followed at once
+    assert rate.rate == 500_000
+
+
+def test_the_first_timed_search_loads_the_kernel_outside_the_clock(monkeypatch):
+    import arena.solver.oracle as oracle_module
+
+    loads = []
+    monkeypatch.setattr(oracle_module, "warm_up", lambda: loads.append(1))
+    oracle = Oracle(PRESETS["classic"], engine=Engine(7, 6, table_size=1 << 16))
+    game = classic_position("4455")
+    for _ in range(3):
+        assert oracle.timed(oracle.score, game, 0.5) is not None
+    assert loads == [1]
