@@ -33,12 +33,15 @@ class NodeRate:
         return max(1000, int(self.rate * max(0.0, seconds)))
 
     def observe(self, nodes: int, seconds: float) -> None:
-        # short searches count too: a rate once spoiled (by a slow machine, or a first search
-        # that paid for loading the machine code) gives budgets of a few thousand nodes, and
-        # only they can show it that the machine is faster
-        if seconds > 0.001 and nodes >= 1000:
-            measured = nodes / seconds
+        measured = nodes / seconds if seconds > 0 else 0.0
+        if seconds > 0.05 and nodes > 10_000:
             self.rate = measured if measured < self.rate else 0.8 * self.rate + 0.2 * measured
+        elif seconds > 0.001 and nodes >= 1000 and measured > self.rate:
+            # a short search only counts upwards: its fixed costs (book lookups, the call)
+            # make it look slower than the search is, never faster; but a rate once set too
+            # low (a loaded machine, a first search that paid for loading the machine code)
+            # gives budgets too small to ever pass the line above
+            self.rate = 0.8 * self.rate + 0.2 * measured
 
 
 class Oracle:

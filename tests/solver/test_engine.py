@@ -399,6 +399,8 @@ def test_a_node_rate_spoiled_by_one_slow_search_recovers_from_short_ones():
     assert rate.nodes_for(0.05) > 100_000
     rate.observe(1_000_000, 2.0)  # a slow-down is followed at once
     assert rate.rate == 500_000
+    rate.observe(1_000, 0.01)  # but not one shown by a short search (its fixed costs)
+    assert rate.rate == 500_000
 
 
 def test_the_first_timed_search_loads_the_kernel_outside_the_clock(monkeypatch):
