@@ -2,7 +2,7 @@
 
     python bench/strength.py [--positions 300] [--alphabeta-ms 100 ...] [--perfect-positions 10]
                              [--perfect-plies 8 ...] [--budget-ms 1000] [--seed 1] [--python-search]
-                             [--games N] [--game-ms 1000] [--game-level hard]
+                             [--games N] [--game-ms 1000] [--game-level hard] [--game-openings]
 
 Positions come from games between two noisy `alphabeta --level medium` players (in-process,
 seeded), plies 8-30: positions a real game reaches, not random ones. Only positions the exact
@@ -16,11 +16,13 @@ with a 1 s deadline: the time it took and whether the move was proven exact (els
 its fallback search). `--positions 0 --perfect-plies 4 6 8 10 12` measures only that.
 
 With `--games N` it also plays N games of perfect against alphabeta (level hard) from the empty
-board, seats alternating, `--game-ms` a move each (`--game-level medium` or `easy`: noisy, so
-the games differ): perfect's score (as the first player, who
-wins with perfect play, it must win every game), and the share of its moves that were exact
-and their worst time, by phase (plies 0-12, where the strategy book answers every move
-(`arena.solver.strategy`), 13-20 and 21 on).
+board (or, with `--game-openings`, from `arena play`'s built-in openings in turn), seats
+alternating, `--game-ms` a move each (`--game-level medium` or `easy`: noisy, so the games
+differ): perfect's score per seat (from the empty board the first player wins with perfect
+play, so perfect must win every game it starts; the built-in openings are draws, so it must not
+lose one), and the share of its moves that were exact and their worst time, by phase (plies
+0-12, where the strategy book answers every move from the empty board, through ply 10 from the
+openings (`arena.solver.strategy`), 13-20 and 21 on).
 
 With `--ladder RESULTS` (a results folder of `arena run tournaments/ladder.toml`, or any
 other tournament of the bundled bots) it prints instead, per variant, the score of each bot
@@ -47,6 +49,7 @@ from perfect_player import PerfectPlayer  # noqa: E402
 from player import AlphaBetaPlayer  # noqa: E402
 
 from arena.game import PRESETS, Game  # noqa: E402
+from arena.openings import builtin_openings  # noqa: E402
 from arena.solver.analysis import sign, wilson  # noqa: E402
 from arena.solver.oracle import Oracle  # noqa: E402
 
@@ -130,9 +133,12 @@ def perfect_times(positions: list[list[int]]) -> tuple[list[float], int, int]:
 PHASES = ((0, 12), (13, 20), (21, 42))
 
 
-def perfect_games(count: int, move_ms: int, seed: int, level: str = "hard") -> list[str]:
+def perfect_games(count: int, move_ms: int, seed: int, level: str = "hard",
+                  openings: list[tuple[int, ...]] | None = None) -> list[str]:
     """`name: value unit` lines of `count` games of perfect vs alphabeta (at `level`; below
-    hard its moves are noisy, seeded per game, so the games differ) from the empty board."""
+    hard its moves are noisy, seeded per game, so the games differ) from the empty board, or
+    from each of `openings` in turn (each with both seats)."""
+    openings = openings or [()]
     points = {1: [], 2: []}  # perfect's points per game, by its seat
     exact = {phase: [] for phase in PHASES}  # per perfect move: exact score proven?
     slowest = {phase: 0.0 for phase in PHASES}
@@ -141,6 +147,8 @@ def perfect_games(count: int, move_ms: int, seed: int, level: str = "hard") -> l
         perfect = PerfectPlayer(CLASSIC)
         players = {seat: perfect, 3 - seat: AlphaBetaPlayer(CLASSIC, level, seed + number)}
         game = Game(CLASSIC)
+        for move in openings[(number // 2) % len(openings)]:
+            game.push(move)
         while game.outcome is None:
             start = time.monotonic()
             move = players[game.to_move].choose(game.copy(), start + move_ms / 1000)
@@ -152,10 +160,12 @@ def perfect_games(count: int, move_ms: int, seed: int, level: str = "hard") -> l
             game.push(move)
         winner = game.outcome.winner
         points[seat].append(0.5 if winner is None else float(winner == seat))
-    lines = [f"perfect_games_vs_alphabeta_{level}: {count} games"]
+    start = "openings" if openings != [()] else "empty_board"
+    lines = [f"perfect_games_vs_alphabeta_{level}_from_{start}: {count} games"]
     for seat, got in points.items():
         if got:
             lines.append(f"perfect_score_seat{seat}: {100.0 * sum(got) / len(got):.1f} %")
+    lines.append(f"perfect_losses: {sum(p == 0.0 for got in points.values() for p in got)} count")
     for (low, high), flags in exact.items():
         if flags:
             name = f"perfect_game_plies_{low}_{high}"
@@ -206,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=0,
                         help="games of perfect vs alphabeta from the empty board (default 0)")
     parser.add_argument("--game-ms", type=int, default=1000, help="per move in --games")
+    parser.add_argument("--game-openings", action="store_true",
+                        help="start --games from arena play's built-in openings, not the empty board")
     parser.add_argument("--game-level", choices=("easy", "medium", "hard"), default="hard",
                         help="alphabeta's level in --games (default hard)")
     parser.add_argument("--python-search", action="store_true",
@@ -245,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}_exact: {100.0 * exact / len(found):.0f} %")
         print(f"{name}_result_proven: {100.0 * proven / len(found):.0f} %")
     if args.games:
-        print("\n".join(perfect_games(args.games, args.game_ms, args.seed, args.game_level)), flush=True)
+        print("\n".join(perfect_games(args.games, args.game_ms, args.seed, args.game_level,
+                                  builtin_openings(CLASSIC) if args.game_openings else None)), flush=True)
     return 0
 
 

@@ -50,8 +50,8 @@ def walk(engine, lookup: Lookup, roots: list[str], depth: int, seat: str = "both
     """The positions the player meets from `roots` (move strings) before ply `depth`, in either
     seat (see the module doc), or only as the side to move at the root (`seat="first"`: the
     first player from the empty board) or only as the other. `engine` is an
-    `arena.solver.engine.Engine` of 7x6 (its table is not touched: only book and rules settle
-    a choice here)."""
+    `arena.solver.engine.Engine` of 7x6; a tiny table will do, as only the book, the rules and
+    the root node's own tests settle a choice here."""
     bottom, board_mask, columns = engine.bottom, engine.board_mask, engine.column_masks
     # one entry per exact position (not per mirror pair: the player's choice on a position's
     # mirror image need not be the mirrored choice, as ties go to the lower column)
@@ -123,7 +123,8 @@ def build_strategy(roots: list[str], depth: int, out: Path, processes: int,
         counts = ", ".join(f"ply {ply}: {len(level)}" for ply, level in found.to_move.items())
         print(f"positions to move in: {counts}", file=sys.stderr, flush=True)
         if not found.missing:
-            print(f"every move through ply {depth - 1} is booked", file=sys.stderr, flush=True)
+            print(f"every move through ply {depth - 1} is booked ({found.positions} positions)",
+                  file=sys.stderr, flush=True)
             return 0
         todo = list({book_key(*_position(m), 7, 6): m for m in found.missing}.values())
         print(f"ply {found.missing_ply}: {len(todo)} positions without a booked move",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.solver.book import Book, _position, load_classic
+from arena.solver.book import DATA, Book, _position, _position_lines, load_classic
 from arena.solver.book import main as build
 from arena.solver.engine import Engine
 from arena.solver.strategy import walk
@@ -12,9 +12,19 @@ from tests.solver.test_engine import pons_rows
 
 pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
 
+# From the openings users start perfect from: `arena play`'s built-in ones and the drawn
+# two-move ones `arena openings --variant classic --plies 2 --balanced` writes.
+OPENING_ROOTS = _position_lines(DATA / "classic_strategy_roots.txt")
+OPENINGS_STRATEGY_DEPTH = 11
 # Through this ply, `perfect` answers every move from the bundled book when it starts from the
 # empty board, in either seat, whatever the opponent plays (README, bots/perfect/README.md).
 BUNDLED_STRATEGY_DEPTH = 13
+# New entries can change perfect's choice where a newly booked child keeps the score and is
+# more central, and the positions below a changed choice lack their moves: after any build,
+# run both strategy builds again until neither books anything (each solves only what is missing).
+REBUILD = ("without a booked move; rerun python -m arena.solver.book --strategy --depth 13 "
+           "arena/solver/data/classic_book.npz and the build in classic_strategy_roots.txt, "
+           "until neither books anything")
 
 
 def test_the_strategy_builder_books_every_move_the_player_meets(tmp_path):
@@ -65,11 +75,26 @@ def test_a_walk_stops_at_the_first_ply_with_a_choice_missing():
 def test_perfect_answers_every_move_from_the_book_from_the_empty_board():
     """Whatever the opponent plays, in either seat, through ply BUNDLED_STRATEGY_DEPTH - 1."""
     found = walk(Engine(7, 6, table_size=1), load_classic().score, [""], BUNDLED_STRATEGY_DEPTH)
-    assert found.missing == [], (f"{len(found.missing)} positions of ply {found.missing_ply} "
-                                 f"without a booked move: python -m arena.solver.book --strategy "
-                                 f"--depth {BUNDLED_STRATEGY_DEPTH} arena/solver/data/classic_book.npz")
+    assert found.missing == [], f"{len(found.missing)} positions of ply {found.missing_ply}: {REBUILD}"
     assert max(found.to_move) == BUNDLED_STRATEGY_DEPTH - 1
     assert len(found.to_move[BUNDLED_STRATEGY_DEPTH - 1]) > 1000
+
+
+
+
+def test_perfect_answers_every_move_from_the_book_from_the_usual_openings():
+    from arena.game import PRESETS
+    from arena.openings import builtin_openings
+
+    builtin = {"".join(str(m) for m in moves) for moves in builtin_openings(PRESETS["classic"])}
+    assert builtin <= set(OPENING_ROOTS)
+    book = load_classic()
+    balanced = [m for m in (f"{a}{b}" for a in range(1, 5) for b in range(1, 8))
+                if book.score(*_position(m)) == 0 and (m[0] != "4" or m[1] <= "4")]
+    assert set(balanced) <= set(OPENING_ROOTS), balanced
+    found = walk(Engine(7, 6, table_size=1), book.score, OPENING_ROOTS, OPENINGS_STRATEGY_DEPTH)
+    assert found.missing == [], f"{len(found.missing)} positions of ply {found.missing_ply}: {REBUILD}"
+    assert max(found.to_move) == OPENINGS_STRATEGY_DEPTH - 1
 
 
 def test_the_strategy_builder_needs_a_depth(tmp_path):
