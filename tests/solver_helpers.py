@@ -1,9 +1,30 @@
-"""Shared by the solver's and the site's tests: games played out by the exact solver."""
+"""Shared by the solver's and the site's tests: Pons' reference positions, games played out by
+the exact solver."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from arena.game import PRESETS, Game
 from arena.solver.oracle import Oracle
+
+ROOT = Path(__file__).resolve().parents[1]
+# shared/ lies beside the project (a clone) or beside its parent folder (a worktree)
+REFERENCE = next((p / "shared" / "reference" / "connect4" for p in (ROOT.parent, ROOT.parent.parent)
+                  if (p / "shared" / "reference" / "connect4").is_dir()), ROOT / "missing")
+SHIPPED = ROOT / "bench" / "data" / "connect4"
+
+
+def pons_rows(name: str, count: int) -> list[tuple[str, int]]:
+    """`count` positions spread over a Pons test set (the shipped sample without shared data)."""
+    path = REFERENCE / name if (REFERENCE / name).is_file() else SHIPPED / name
+    if not path.is_file():
+        pytest.skip(f"Pons' set {name} not found (shared reference data missing)")
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    step = max(1, len(rows) // count)
+    return [(moves, int(score)) for moves, score in rows[::step][:count]]
 
 
 def play_out(oracle: Oracle, prefix: str, blunder_at: int | None = None) -> Game:

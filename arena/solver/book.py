@@ -303,6 +303,28 @@ def _position_lines(positions: Path) -> list[str]:
     return lines
 
 
+def _roots(parser: argparse.ArgumentParser, path: Path, depth: int) -> list[str]:
+    """The positions of a roots file, each checked (a wrong one is an error naming its line)."""
+    if not path.is_file():
+        parser.error(f"{path}: no such file")
+    roots = []
+    for number, line in enumerate(path.read_text().split("\n"), 1):
+        moves = line.split("#")[0].strip()
+        if not moves:
+            continue
+        moves = "" if moves == "-" else moves
+        if _position(moves) is None:
+            parser.error(f"{path}:{number}: {moves!r} is not a classic position still in play "
+                         f"(1-based column digits, '-' for the empty board)")
+        if len(moves) >= depth:
+            parser.error(f"{path}:{number}: {moves!r} is {len(moves)} plies in: not before "
+                         f"--depth {depth}")
+        roots.append(moves)
+    if not roots:
+        parser.error(f"{path}: no positions")
+    return roots
+
+
 def main(argv: list[str] | None = None) -> int:
     from arena.solver.engine import Engine
     from arena.solver.strategy import SEATS, build_strategy
@@ -312,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="a positions file and the book, or only the book with --ply")
     parser.add_argument("--ply", type=int, default=None, help="solve every position N plies in")
     parser.add_argument("--processes", type=int, default=2,
-                        help="with --ply or --best-moves (default 2)")
+                        help="with --ply, --best-moves or --strategy (default 2)")
     parser.add_argument("--nodes", type=int, default=None, help="node budget per position")
     parser.add_argument("--best-moves", action="store_true",
                         help="book one best child of each position instead of every child")
@@ -321,18 +343,23 @@ def main(argv: list[str] | None = None) -> int:
                              "book meets before ply --depth, from the empty board or from each "
                              "position of POSITIONS (arena.solver.strategy)")
     parser.add_argument("--depth", type=int, default=None, help="with --strategy")
-    parser.add_argument("--seat", choices=SEATS, default="both",
+    parser.add_argument("--seat", choices=SEATS, default=None,
                         help="with --strategy: the player as the side to move at each root "
                              "(first), as the other (second) or both (default)")
     args = parser.parse_args(argv)
     processes = max(1, args.processes)
+    if not args.strategy and (args.depth is not None or args.seat is not None):
+        parser.error("--depth and --seat go with --strategy")
     if args.strategy:
         if args.depth is None or args.ply is not None or args.best_moves:
             parser.error("--strategy takes --depth N, not --ply or --best-moves")
-        roots = _position_lines(args.files[0]) if len(args.files) == 2 else [""]
         if len(args.files) > 2:
             parser.error("give [POSITIONS] OUT with --strategy")
-        return build_strategy(roots, args.depth, args.files[-1], processes, args.nodes, args.seat)
+        roots = _roots(parser, args.files[0], args.depth) if len(args.files) == 2 else [""]
+        if args.depth < 1:
+            parser.error(f"--depth {args.depth}: the walk stops before that ply, so it is at least 1")
+        return build_strategy(roots, args.depth, args.files[-1], processes, args.nodes,
+                              args.seat or "both")
     if len(args.files) != (1 if args.ply is not None else 2):
         parser.error("give POSITIONS OUT, or --ply N OUT")
     if args.best_moves:

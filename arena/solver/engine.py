@@ -163,15 +163,20 @@ class Engine:
         return -child >= value
 
     def value_from_children(self, cur: int, mask: int, known) -> int | None:
-        """The score of a position whose every child is `known` (the book's first level)."""
+        """The score of a position (its mover unable to win at once) whose every child is
+        `known` or settled by the rules: a full board, or a win on the opponent's next disc (the
+        book holds no position with a win on the move, as `_settled_keeps` knows)."""
         best = None
         possible = self.possible(mask)
+        moves = mask.bit_count()
         for c in self.order_list:
             m = possible & self.column_masks[c]
             if not m:
                 continue
             if mask | m == self.board_mask:
                 child = 0
+            elif self.wins_now(cur ^ mask, mask | m):
+                child = (self.cells - moves) // 2  # the opponent's win with its next disc
             else:
                 child = known(cur ^ mask, mask | m)
                 if child is None:

@@ -111,6 +111,7 @@ class Oracle:
             # the node rate far too low, and with it every budget of this process
             warm_up()
             self._warm = True
+        self.engine.nodes = 0  # an answer from the book searches nothing: not the last search's count
         start = time.monotonic()
         found = method(game, self.rate.nodes_for(seconds), **options)
         self.rate.observe(self.engine.nodes, time.monotonic() - start)

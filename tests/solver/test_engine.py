@@ -18,25 +18,12 @@ from arena.solver.scope import fits, solvable
 pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
 
 ROOT = Path(__file__).resolve().parents[2]
-# shared/ lies beside the project (a clone) or beside its parent folder (a worktree)
-REFERENCE = next((p / "shared" / "reference" / "connect4" for p in (ROOT.parent, ROOT.parent.parent)
-                  if (p / "shared" / "reference" / "connect4").is_dir()), ROOT / "missing")
-SHIPPED = ROOT / "bench" / "data" / "connect4"
 sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
 
 from search import Solver  # noqa: E402  (the pure-Python solver, an independent check)
 
 from arena.bitboard import geometry_for  # noqa: E402
-
-
-def pons_rows(name: str, count: int) -> list[tuple[str, int]]:
-    """`count` positions spread over a Pons test set (the shipped sample without shared data)."""
-    path = REFERENCE / name if (REFERENCE / name).is_file() else SHIPPED / name
-    if not path.is_file():
-        pytest.skip(f"Pons' set {name} not found (shared reference data missing)")
-    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-    step = max(1, len(rows) // count)
-    return [(moves, int(score)) for moves, score in rows[::step][:count]]
+from tests.solver_helpers import REFERENCE, pons_rows  # noqa: E402
 
 
 def classic_position(moves: str) -> Game:
@@ -413,3 +400,35 @@ def test_the_first_timed_search_loads_the_kernel_outside_the_clock(monkeypatch):
     for _ in range(3):
         assert oracle.timed(oracle.score, game, 0.5) is not None
     assert loads == [1]
+
+
+def test_a_timed_answer_from_the_book_counts_no_nodes():
+    oracle = Oracle(PRESETS["classic"], engine=Engine(7, 6, table_size=1 << 16))
+    moves = next(m for m, _ in pons_rows("Test_L1_R1", 20) if len(m) > 4)
+    oracle.engine.score(*Oracle.position(classic_position(moves)))  # a search, counted
+    assert oracle.engine.nodes > 1000
+    before = oracle.rate.rate
+    assert oracle.timed(oracle.score, classic_position("4455"), 0.5) is not None  # booked
+    assert oracle.engine.nodes == 0
+    assert oracle.rate.rate == before
+
+
+def test_a_value_from_children_settles_a_move_that_hands_the_opponent_a_win(engine):
+    """A child where the opponent wins at once is never booked: the rules give its score."""
+    for moves, score in pons_rows("Test_L2_R1", 60):
+        cur, mask = Oracle.position(classic_position(moves))
+        children = [(cur ^ mask, mask | (engine.possible(mask) & engine.column_masks[c]))
+                    for c in range(7) if engine.possible(mask) & engine.column_masks[c]]
+        handing = [child for child in children if engine.wins_now(*child)]
+        if handing and len(handing) < len(children) and not engine.wins_now(cur, mask):
+            expected = score
+            break
+    else:
+        pytest.fail("no position with a move that hands the opponent a win")
+    booked = {book_key(*child, 7, 6): engine.score(*child) for child in children
+              if child not in handing and child[1] != engine.board_mask}
+
+    def known(c: int, m: int) -> int | None:
+        return booked.get(book_key(c, m, 7, 6))
+
+    assert engine.value_from_children(cur, mask, known) == expected

@@ -8,7 +8,7 @@ from arena.solver.book import DATA, Book, _position, _position_lines, load_class
 from arena.solver.book import main as build
 from arena.solver.engine import Engine
 from arena.solver.strategy import walk
-from tests.solver.test_engine import pons_rows
+from tests.solver_helpers import pons_rows
 
 pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
 
@@ -61,6 +61,10 @@ def test_the_strategy_builder_books_every_move_the_player_meets(tmp_path):
     after_choice = first.to_move[len(root) + 2]
     assert {m[:-1] for m in after_choice} == {root + str(chosen + 1)}
     assert set(after_choice) <= set(found.to_move[len(root) + 2])
+    second = walk(player, book.score, [root], depth, seat="second")
+    assert second.missing == []
+    assert all(not level for ply, level in second.to_move.items() if (ply - len(root)) % 2 == 0)
+    assert set(second.to_move[len(root) + 1]) == replies
     before = out.read_bytes()
     assert build(argv) == 0  # nothing missing: nothing written
     assert out.read_bytes() == before
@@ -80,8 +84,6 @@ def test_perfect_answers_every_move_from_the_book_from_the_empty_board():
     assert len(found.to_move[BUNDLED_STRATEGY_DEPTH - 1]) > 1000
 
 
-
-
 def test_perfect_answers_every_move_from_the_book_from_the_usual_openings():
     from arena.game import PRESETS
     from arena.openings import builtin_openings
@@ -97,8 +99,33 @@ def test_perfect_answers_every_move_from_the_book_from_the_usual_openings():
     assert max(found.to_move) == OPENINGS_STRATEGY_DEPTH - 1
 
 
-def test_the_strategy_builder_needs_a_depth(tmp_path):
-    with pytest.raises(SystemExit):
-        build(["--strategy", str(tmp_path / "book.npz")])
-    with pytest.raises(SystemExit):
-        build(["--strategy", "--depth", "4", "--ply", "3", str(tmp_path / "book.npz")])
+@pytest.mark.parametrize("argv, roots, message", [
+    (["--strategy", "BOOK"], None, "--strategy takes --depth N"),
+    (["--strategy", "--depth", "4", "--ply", "3", "BOOK"], None, "--strategy takes --depth N"),
+    (["--depth", "4", "BOOK"], None, "--depth and --seat go with --strategy"),
+    (["--strategy", "--depth", "0", "BOOK"], None, "--depth 0: the walk stops before that ply"),
+    (["--strategy", "--depth", "6", "ROOTS", "BOOK"], "44\n8\n",
+     "roots.txt:2: '8' is not a classic position still in play"),
+    (["--strategy", "--depth", "9", "ROOTS", "BOOK"], "4444444\n", "roots.txt:1: '4444444' is not"),
+    (["--strategy", "--depth", "3", "ROOTS", "BOOK"], "# a comment\n4455\n",
+     "roots.txt:2: '4455' is 4 plies in: not before --depth 3"),
+    (["--strategy", "--depth", "3", "ROOTS", "BOOK"], "# only a comment\n", "roots.txt: no positions"),
+    (["--strategy", "--depth", "3", "MISSING", "BOOK"], None, "missing.txt: no such file"),
+])
+def test_the_strategy_builder_names_a_bad_argument_or_root(tmp_path, capsys, argv, roots, message):
+    names = {"BOOK": str(tmp_path / "book.npz"), "ROOTS": str(tmp_path / "roots.txt"),
+             "MISSING": str(tmp_path / "missing.txt")}
+    if roots is not None:
+        (tmp_path / "roots.txt").write_text(roots)
+    with pytest.raises(SystemExit) as stopped:
+        build([names.get(a, a) for a in argv])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "book.npz").exists()
+
+
+def test_the_strategy_builder_stops_when_nothing_fits_in_the_node_budget(tmp_path):
+    out = tmp_path / "book.npz"
+    assert build(["--strategy", "--depth", "2", "--nodes", "10", "--processes", "1", str(out)]) == 1
+    assert not out.exists()  # nothing solved within 10 nodes: nothing written, no crash
