@@ -159,13 +159,16 @@ def test_ctrl_c_prints_the_summary_and_exits_130(no_leftover_processes):
     import signal
 
     # greedy scores about 98% against random, so the test between 990 and 1000 Elo stays
-    # undecided for thousands of games (with 0,1000 it accepted H1 after 10 games, about 0.2 s:
-    # on a loaded machine the match could end before the interrupt arrived)
+    # undecided for thousands of games: the match is still on when the interrupt comes (with
+    # 0,1000 it accepted H1 after 10 games, about 0.2 s)
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "play", "greedy", "random", "-n", "100000",
          "--move-ms", "2000", "--sprt", "990,1000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        # a shell may start background jobs with SIGINT ignored (a CI run started with `&`
+        # was): the test wants the default, as a terminal's Ctrl-C has
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         first = process.stdout.readline()
