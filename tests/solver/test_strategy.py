@@ -13,7 +13,7 @@ from tests.solver_helpers import pons_rows
 pytest.importorskip("numba", reason="the exact solver needs numba, a dependency: pip install -e .")
 
 # From the openings users start perfect from: `arena play`'s built-in ones and the drawn
-# two-move ones `arena openings --variant classic --plies 2 --balanced` writes.
+# two-move ones (`arena openings --variant classic --plies 2 --balanced`), both mirror images.
 OPENING_ROOTS = _position_lines(DATA / "classic_strategy_roots.txt")
 OPENINGS_STRATEGY_DEPTH = 11
 # Through this ply, `perfect` answers every move from the bundled book when it starts from the
@@ -91,9 +91,10 @@ def test_perfect_answers_every_move_from_the_book_from_the_usual_openings():
     builtin = {"".join(str(m) for m in moves) for moves in builtin_openings(PRESETS["classic"])}
     assert builtin <= set(OPENING_ROOTS)
     book = load_classic()
-    balanced = [m for m in (f"{a}{b}" for a in range(1, 5) for b in range(1, 8))
-                if book.score(*_position(m)) == 0 and (m[0] != "4" or m[1] <= "4")]
-    assert set(balanced) <= set(OPENING_ROOTS), balanced
+    # every drawn two-move position, both mirror images: `arena openings --balanced` writes one
+    balanced = [m for m in (f"{a}{b}" for a in range(1, 8) for b in range(1, 8))
+                if book.score(*_position(m)) == 0]
+    assert len(balanced) == 12 and set(balanced) <= set(OPENING_ROOTS), balanced
     found = walk(Engine(7, 6, table_size=1), book.score, OPENING_ROOTS, OPENINGS_STRATEGY_DEPTH)
     assert found.missing == [], f"{len(found.missing)} positions of ply {found.missing_ply}: {REBUILD}"
     assert max(found.to_move) == OPENINGS_STRATEGY_DEPTH - 1
