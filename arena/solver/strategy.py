@@ -49,7 +49,7 @@ class Walk:
 SEATS = ("both", "first", "second")
 
 
-def walk(engine, lookup: Lookup, roots: list[str], depth: int, seat: str = "both") -> Walk:
+def walk(engine: Engine, lookup: Lookup, roots: list[str], depth: int, seat: str = "both") -> Walk:
     """The positions the player meets from `roots` (move strings) before ply `depth`, in either
     seat (see the module doc), or only as the side to move at the root (`seat="first"`: the
     first player from the empty board) or only as the other. `engine` is an
@@ -102,7 +102,7 @@ def walk(engine, lookup: Lookup, roots: list[str], depth: int, seat: str = "both
     return result
 
 
-def _child(engine, cur: int, mask: int, column: int) -> tuple[int, int] | None:
+def _child(engine: Engine, cur: int, mask: int, column: int) -> tuple[int, int] | None:
     """The position after a drop in `column` (0-based), seen from its side to move; None when
     the drop ends the game (a line or a full board)."""
     move = engine.possible(mask) & engine.column_masks[column]
