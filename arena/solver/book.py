@@ -293,14 +293,20 @@ def build_ply(ply: int, out: Path, processes: int, nodes: int | None) -> int:
     return 0
 
 
-def _position_lines(positions: Path) -> list[str]:
-    """The move strings of a positions file (`-` is the empty board, `#` starts a comment)."""
+def _numbered_position_lines(positions: Path) -> list[tuple[int, str]]:
+    """(line number, move string) of each position of a positions file (`-` is the empty
+    board, `#` starts a comment)."""
     lines = []
-    for line in positions.read_text().split("\n"):
+    for number, line in enumerate(positions.read_text().split("\n"), 1):
         moves = line.split("#")[0].strip()
         if moves:
-            lines.append("" if moves == "-" else moves)
+            lines.append((number, "" if moves == "-" else moves))
     return lines
+
+
+def _position_lines(positions: Path) -> list[str]:
+    """The move strings of a positions file (see `_numbered_position_lines`)."""
+    return [moves for _, moves in _numbered_position_lines(positions)]
 
 
 def _roots(parser: argparse.ArgumentParser, path: Path, depth: int) -> list[str]:
@@ -308,11 +314,7 @@ def _roots(parser: argparse.ArgumentParser, path: Path, depth: int) -> list[str]
     if not path.is_file():
         parser.error(f"{path}: no such file")
     roots = []
-    for number, line in enumerate(path.read_text().split("\n"), 1):
-        moves = line.split("#")[0].strip()
-        if not moves:
-            continue
-        moves = "" if moves == "-" else moves
+    for number, moves in _numbered_position_lines(path):
         if _position(moves) is None:
             parser.error(f"{path}:{number}: {moves!r} is not a classic position still in play "
                          f"(1-based column digits, '-' for the empty board)")
@@ -355,9 +357,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--strategy takes --depth N, not --ply or --best-moves")
         if len(args.files) > 2:
             parser.error("give [POSITIONS] OUT with --strategy")
-        roots = _roots(parser, args.files[0], args.depth) if len(args.files) == 2 else [""]
         if args.depth < 1:
             parser.error(f"--depth {args.depth}: the walk stops before that ply, so it is at least 1")
+        roots = _roots(parser, args.files[0], args.depth) if len(args.files) == 2 else [""]
         return build_strategy(roots, args.depth, args.files[-1], processes, args.nodes,
                               args.seat or "both")
     if len(args.files) != (1 if args.ply is not None else 2):

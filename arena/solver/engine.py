@@ -112,15 +112,14 @@ class Engine:
             used += self.nodes
             if value is None:
                 return None
+        columns = [c for c in self.order_list if possible & self.column_masks[c]]
         if weak:
             value = (value > 0) - (value < 0)
             if value < 0:  # every move loses: which loses slowest is not asked
                 self.nodes = used
-                every = [c for c in self.order_list if possible & self.column_masks[c]]
-                return value, every[:1] if first else every
+                return value, columns[:1] if first else columns
         best = []
         lookup = known or (lambda _cur, _mask: None)
-        columns = [c for c in self.order_list if possible & self.column_masks[c]]
         settled = {c: self._settled_keeps(cur, mask, c, value, lookup, weak) for c in columns}
         if first:
             # a move the book or the rules settle needs no search: the book's builder stores
@@ -149,38 +148,35 @@ class Engine:
                        weak: bool) -> bool | None:
         """Whether the move in `column` keeps the position's `value`, when the rules or the
         book settle it without a search (else None)."""
-        moves = mask.bit_count()
-        child_cur, child_mask = cur ^ mask, mask | (self.possible(mask) & self.column_masks[column])
-        if child_mask == self.board_mask:
-            return value == 0
-        if self.wins_now(child_cur, child_mask):  # the opponent wins with its next disc
-            return -(1 if weak else (self.cells - moves) // 2) >= value
-        child = lookup(child_cur, child_mask)
+        child = self._child_score(cur, mask, column, lookup)
         if child is None:
             return None
         if weak:
             child = (child > 0) - (child < 0)
         return -child >= value
 
+    def _child_score(self, cur: int, mask: int, column: int, lookup) -> int | None:
+        """The score of the position after a drop in `column`, for its mover, when the rules or
+        `lookup` settle it (else None): a full board is a draw, and a win on the opponent's
+        next disc is settled by the rules (the book holds no position with a win on the move)."""
+        child_cur, child_mask = cur ^ mask, mask | (self.possible(mask) & self.column_masks[column])
+        if child_mask == self.board_mask:
+            return 0
+        if self.wins_now(child_cur, child_mask):
+            return (self.cells - mask.bit_count()) // 2
+        return lookup(child_cur, child_mask)
+
     def value_from_children(self, cur: int, mask: int, known) -> int | None:
         """The score of a position (its mover unable to win at once) whose every child is
-        `known` or settled by the rules: a full board, or a win on the opponent's next disc (the
-        book holds no position with a win on the move, as `_settled_keeps` knows)."""
+        `known` or settled by the rules (`_child_score`)."""
         best = None
         possible = self.possible(mask)
-        moves = mask.bit_count()
         for c in self.order_list:
-            m = possible & self.column_masks[c]
-            if not m:
+            if not possible & self.column_masks[c]:
                 continue
-            if mask | m == self.board_mask:
-                child = 0
-            elif self.wins_now(cur ^ mask, mask | m):
-                child = (self.cells - moves) // 2  # the opponent's win with its next disc
-            else:
-                child = known(cur ^ mask, mask | m)
-                if child is None:
-                    return None
+            child = self._child_score(cur, mask, c, known)
+            if child is None:
+                return None
             best = -child if best is None else max(best, -child)
         return best
 

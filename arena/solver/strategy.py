@@ -83,7 +83,7 @@ def walk(engine: Engine, lookup: Lookup, roots: list[str], depth: int, seat: str
                 result.missing.append(moves)
                 continue
             column = found[1][0]
-            child = _child(engine, cur, mask, column)
+            child = _child(engine, cur, mask, column, engine.wins_now(cur, mask))
             if child is not None:
                 next_opponent.setdefault(child, moves + str(column + 1))
         if result.missing_ply is not None:
@@ -91,10 +91,10 @@ def walk(engine: Engine, lookup: Lookup, roots: list[str], depth: int, seat: str
         for (cur, mask), moves in opponent.items():
             if mask.bit_count() != ply:
                 continue
-            possible = engine.possible(mask)
+            possible, wins = engine.possible(mask), engine.wins_now(cur, mask)
             for column in range(engine.columns):
                 if possible & engine.column_masks[column]:
-                    child = _child(engine, cur, mask, column)
+                    child = _child(engine, cur, mask, column, wins)
                     if child is not None:
                         next_player.setdefault(child, moves + str(column + 1))
         player, opponent = next_player, next_opponent
@@ -102,11 +102,12 @@ def walk(engine: Engine, lookup: Lookup, roots: list[str], depth: int, seat: str
     return result
 
 
-def _child(engine: Engine, cur: int, mask: int, column: int) -> tuple[int, int] | None:
+def _child(engine: Engine, cur: int, mask: int, column: int,
+           wins: int) -> tuple[int, int] | None:
     """The position after a drop in `column` (0-based), seen from its side to move; None when
-    the drop ends the game (a line or a full board)."""
+    the drop ends the game (a line: `wins` are the mover's winning cells, or a full board)."""
     move = engine.possible(mask) & engine.column_masks[column]
-    if move & engine.wins_now(cur, mask) or (mask | move) == engine.board_mask:
+    if move & wins or (mask | move) == engine.board_mask:
         return None
     return cur ^ mask, mask | move
 
