@@ -16,7 +16,7 @@ if importlib.util.find_spec("arena.commands.play") is None:
     pytest.skip("`arena play` (arena.commands.play) is not there yet", allow_module_level=True)
 
 
-def play(bot_a: str, bot_b: str, variant: str, games: int, move_ms: int = 150) -> list[dict]:
+def play(bot_a: str, bot_b: str, variant: str, games: int, move_ms: int = 60) -> list[dict]:
     # The bots aim at `move_ms`; the grace is wide because these tests check clean games, not
     # clocks, and the suite runs one test per core: a busy core can hold a bot back for a few
     # hundred ms (a hung bot still forfeits, after about 2 s).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -45,12 +46,21 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120.0) -
         time.sleep(0.2)
 
 
-@pytest.fixture
-def league(tmp_path: Path) -> Path:
-    folder = tmp_path / "league"
+@pytest.fixture(scope="module")
+def league_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("template") / "league"
     arena("league", "init", str(folder), "--variants", "classic,popout", "--move-ms", "200")
     for bot in ("random", "greedy"):
         arena("league", "submit", str(folder), bot)
+    return folder
+
+
+@pytest.fixture
+def league(tmp_path: Path, league_template: Path) -> Path:
+    """A league of random and greedy, each test its own copy: submitting checks each bot by
+    playing it (about 3 s for the two), and a league folder holds only relative paths."""
+    folder = tmp_path / "league"
+    shutil.copytree(league_template, folder)
     return folder
 
 
