@@ -62,30 +62,33 @@ def load_results(path: str | Path) -> SiteInput:
         except (OSError, ValueError, store.StoreError) as error:
             raise PublishError(f"cannot read results in {path}: {_one_line(error)}") from None
         logs = path / "logs"
-        return SiteInput(clean_games(games), settings, logs if logs.is_dir() else None,
+        return SiteInput(clean_games(games, path), settings, logs if logs.is_dir() else None,
                          settings.get("name") or path.name)
     try:
         games = games_io.load_games(path)
     except (OSError, ValueError, KeyError) as error:
         raise PublishError(f"cannot read games from {path}: {_one_line(error)}") from None
-    return SiteInput(clean_games(games), {}, None, path.stem)
+    return SiteInput(clean_games(games, path), {}, None, path.stem)
 
 
-def clean_games(games: pd.DataFrame) -> pd.DataFrame:
+def clean_games(games: pd.DataFrame, source: object = None) -> pd.DataFrame:
     """The finished games in `seq` order with every column of the games table filled in.
 
     Void games (no result) are left out. A frame made by hand may lack columns; those a site
     cannot do without (first, second, result) are required, the others get the empty value the
     store would hold (a missing `variant` is one unnamed variant, missing `moves` no replays).
+    `source` (the results folder or games file) is named in the errors.
     """
+    where = f"{source}: " if source is not None else ""
     if not isinstance(games, pd.DataFrame):
         games = pd.DataFrame(games)
     missing = {"first", "second", "result"} - set(games.columns)
     if missing:
-        raise PublishError(f"games table lacks columns: {', '.join(sorted(missing))}")
+        raise PublishError(f"{where}games table lacks columns: {', '.join(sorted(missing))}")
     games = games[pd.to_numeric(games["result"], errors="coerce").notna()].copy()
     if games.empty:
-        raise PublishError("no finished games to publish (the store is empty or every game is void)")
+        raise PublishError(f"{where}no finished games to publish (the store is empty or every "
+                           "game is void)")
     games["result"] = games["result"].astype(float)
     for column in ("winner", "forfeit_by"):
         games[column] = (pd.to_numeric(games[column], errors="coerce") if column in games

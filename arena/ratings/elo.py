@@ -22,9 +22,12 @@ Moore-Penrose pseudo-inverse because ratings are only defined up to a constant. 
 intervals are ``elo +- 1.959964 * se`` where *se* is the standard error of each rating **relative to
 the reference**: the pool mean (default, ratings sum to 0) or the anchor bot (which then has se 0).
 
-``bootstrap=B``: the counts of each ordered pair are resampled B times (multinomial over its
-wins/draws/losses, i.e. a bootstrap of games stratified by pairing), the model is refitted, and the
-interval is the 2.5 %-97.5 % percentile range of the refits.
+``bootstrap=B``: a parametric bootstrap, as Ordo's simulations: B times, each ordered pair's games
+are drawn again from the fitted model (its expected score, with the pool's draw rate where the
+score allows it), the model is refitted, and the interval is the 2.5 %-97.5 % percentile range of
+the refits. (Resampling each pair's own results instead gives a zero-width interval to a bot that
+won every game of a pairing, and covered the true ratings only about 78 % of the time in a
+simulated 8-bot round-robin.)
 
 Regularisation
 --------------
@@ -228,6 +231,28 @@ def _strongly_connected(n: int, i: np.ndarray, j: np.ndarray, scored_i: np.ndarr
         return bool(seen.all())
 
     return reach(adj) and reach(adj.T)
+
+
+def _groups_that_met(counts: PairCounts) -> list[list[int]]:
+    """The bots in groups linked by games (in either seat), largest first."""
+    n = counts.n_bots
+    adj = np.zeros((n, n), dtype=bool)
+    played = counts.games > 0
+    adj[counts.first[played], counts.second[played]] = True
+    adj |= adj.T
+    group = np.full(n, -1)
+    for start in range(n):
+        if group[start] >= 0:
+            continue
+        group[start] = start
+        frontier = np.zeros(n, dtype=bool)
+        frontier[start] = True
+        while frontier.any():
+            new = adj[frontier].any(axis=0) & (group < 0)
+            group[new] = start
+            frontier = new
+    found = [list(np.flatnonzero(group == g)) for g in np.unique(group)]
+    return sorted(found, key=lambda members: (-len(members), members))
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -450,6 +475,13 @@ def _choose_prior(counts: PairCounts, first_move: bool, prior_games: float, regu
                 why.append("never lost: " + ", ".join(never_lost[:5]))
             if never_scored:
                 why.append("never scored: " + ", ".join(never_scored[:5]))
+            groups = _groups_that_met(counts)
+            if len(groups) > 1:
+                shown = " and ".join("[" + ", ".join(counts.names[k] for k in group[:5])
+                                     + (", ..." if len(group) > 5 else "") + "]"
+                                     for group in groups[:4])
+                why.append(f"{len(groups)} groups of bots never met: {shown}; how the groups "
+                           "compare rests on the virtual draws, not on games")
             if not why:
                 why.append("the results do not connect every bot in both directions")
         if prior_h:
@@ -479,7 +511,7 @@ def _bootstrap(fit: EloFit, counts: PairCounts, transform, offset, first_move, b
     rng = np.random.default_rng(seed)
     n = counts.n_bots
     games = counts.games
-    probs = np.stack([counts.wins, counts.draws, counts.losses], axis=1) / games[:, None]
+    probs = _model_wdl(counts, x0, first_move)
     samples = np.empty((b, n))
     fm_samples = np.empty(b)
     for r in range(b):
@@ -497,8 +529,22 @@ def _bootstrap(fit: EloFit, counts: PairCounts, transform, offset, first_move, b
     fit.cov = np.cov(samples, rowvar=False) if b > 1 else np.zeros((n, n))
     if first_move and b > 1:
         fit.first_move_se = float(fm_samples.std(ddof=1))
-    fit.interval = (f"bootstrap: 2.5-97.5 percentiles of {b} refits on games resampled within "
-                    "each pairing")
+    fit.interval = (f"bootstrap: 2.5-97.5 percentiles of {b} refits on games drawn from the "
+                    "fitted ratings (parametric, as Ordo)")
+
+
+def _model_wdl(counts: PairCounts, x: np.ndarray, first_move: bool) -> np.ndarray:
+    """Win, draw and loss probabilities of each ordered pair under the fitted model: its expected
+    score P, with draws at the pool's rate where P leaves room for them (a draw rate d needs
+    d / 2 <= P <= 1 - d / 2)."""
+    n = counts.n_bots
+    h = float(x[n]) if first_move else 0.0
+    expected = _sigmoid(x[counts.first] - x[counts.second] + h)
+    total = counts.games.sum()
+    pool_draws = counts.draws.sum() / total if total else 0.0
+    draws = np.minimum(pool_draws, 2.0 * np.minimum(expected, 1.0 - expected))
+    wdl = np.stack([expected - draws / 2, draws, 1.0 - expected - draws / 2], axis=1)
+    return np.clip(wdl, 0.0, 1.0) / np.clip(wdl, 0.0, 1.0).sum(axis=1, keepdims=True)
 
 
 def elo_mle(
@@ -616,7 +662,8 @@ class EloSystem:
                  "first_move_se": fit.first_move_se, "regularised": fit.regularised,
                  "interval": fit.interval, "reference": fit.reference,
                  "anchored": options.anchor is not None}
-        return Rated(columns=columns, notes=[fit.describe()], attrs=attrs)
+        return Rated(columns=columns, notes=[fit.describe()], attrs=attrs,
+                     warnings=[fit.note] if fit.note else [])
 
 
 SYSTEM = EloSystem()

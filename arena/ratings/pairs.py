@@ -5,7 +5,8 @@ Conventions (as fastchess/cutechess, see ``../shared/reference/README.md``):
 * score ``mu = (W + D/2) / N``, Elo difference ``-400 log10(1/mu - 1)``;
 * standard error of the score ``SE^2 = [w(1-mu)^2 + d(1/2-mu)^2 + l mu^2] / N`` (w, d, l the
   fractions), 95 % margin ``[Elo(mu + z SE) - Elo(mu - z SE)] / 2`` with z = 1.959964;
-* likelihood of superiority ``LOS = Phi((mu - 1/2) / SE)``;
+* likelihood of superiority ``LOS = Phi((mu - 1/2) / SE)``; where every result is alike (SE = 0),
+  cutechess' ``LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2`` instead;
 * normalized Elo ``(mu - 1/2) / sigma * 800 / ln 10`` (sigma the per-game standard deviation;
   per pair of games: the pair's standard deviation times sqrt 2);
 * pentanomial: two games with the same start and swapped seats form a pair scoring
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from arena.ratings.elo import Z95, count_games, fit_elo
-from arena.ratings.table import decided, select_variant
+from arena.ratings.table import between_two, select_variant
 
 NELO_SCALE = 800.0 / math.log(10.0)
 
@@ -81,7 +82,9 @@ def _stats(values: Sequence[float], counts: Sequence[float], games_per_obs: int,
         nelo_margin = z * NELO_SCALE / math.sqrt(n * games_per_obs)
     else:
         margin = float("nan")
-        los = 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5
+        # every result alike (e.g. 1-0-0): Phi((mu - 1/2) / 0) would claim certainty after one
+        # game; cutechess' wins-and-losses formula says 84 % there, 98 % after 4-0-0
+        los = los_wl(float(counts[values > 0.5].sum()), float(counts[values < 0.5].sum()))
         nelo = float("nan")
         nelo_margin = float("nan")
     return MatchStats(n, mu, elo, margin, los, nelo, nelo_margin, se)
@@ -121,7 +124,7 @@ def pentanomial_counts(games: pd.DataFrame) -> pd.DataFrame:
     cols = ["bot_a", "bot_b", "p0", "p1", "p2", "p3", "p4", "pairs"]
     if "pair_id" not in games.columns or games.empty:
         return pd.DataFrame(columns=cols)
-    g = decided(games)
+    g = between_two(games)
     g = g.loc[g["pair_id"].notna() & (g["pair_id"].astype(str) != "")]
     if g.empty:
         return pd.DataFrame(columns=cols)
@@ -193,7 +196,7 @@ def pairwise_table(games: pd.DataFrame, variant: str | None = None,
     g = select_variant(games, variant)
     cols = ["bot_a", "bot_b", "games", "wins", "draws", "losses", "score", "elo_diff",
             "elo_margin", "los", "mle_diff", "pairs", "penta", "nelo", "nelo_margin"]
-    g = decided(g)
+    g = between_two(g)
     if g.empty:
         return pd.DataFrame(columns=cols)
     counts = count_games(g)

@@ -39,15 +39,16 @@ def wanted_systems(options: RatingOptions) -> list[RatingSystem]:
 
 
 def rate_all(coded: CodedGames, options: RatingOptions) -> tuple[dict, list[str], dict]:
-    """Every wanted system's columns, notes and attrs, in registry order."""
+    """Every wanted system's columns, notes and attrs (with ``warnings``), in registry order."""
     columns: dict = {}
     notes: list[str] = []
-    attrs: dict = {"systems": []}
+    attrs: dict = {"systems": [], "warnings": []}
     for system in wanted_systems(options):
         rated = system.rate(coded, options)
         columns.update(rated.columns)
         notes += rated.notes
-        attrs.update(rated.attrs)
+        attrs["warnings"] += rated.warnings
+        attrs.update({k: v for k, v in rated.attrs.items() if k != "warnings"})
         attrs["systems"].append(system.name)
     return columns, notes, attrs
 
@@ -73,8 +74,9 @@ def compute_standings(
     is set; ts_mu, ts_sigma, ts_conservative (mu - 3 sigma) unless ``"trueskill"`` is in
     ``skip``; ``elo_seq`` when ``sequential_k`` is given (order-dependent K-factor Elo).
     ``df.attrs`` holds ``method`` (how the Elo numbers were computed), ``games``, ``variant``,
-    ``first_move`` (fitted advantage or None), ``reference``, ``anchored``, ``systems`` and
-    ``notes``.
+    ``first_move`` (fitted advantage or None), ``reference``, ``anchored``, ``systems``,
+    ``notes`` and ``warnings`` (the notes that qualify these numbers: a regularised fit,
+    adjudicated games, self-play left out).
     """
     options = RatingOptions(anchor=as_anchor(anchor), first_move=first_move,
                             bootstrap=bootstrap, seed=seed, tau=tau,
@@ -95,11 +97,18 @@ def compute_standings(
     forf = forfeits_by_bot(selected)["total"].reindex(names, fill_value=0)
     table["forfeits"] = forf.to_numpy(dtype=np.int64) if len(names) else np.zeros(0, np.int64)
     columns, notes, attrs = rate_all(coded, options)
+    about_games: list[str] = []  # notes on the games behind the numbers, not on a system
     if "reason" in selected.columns:
         cut = int((selected["reason"].astype(str) == Reason.ADJUDICATED.value).sum())
         if cut:  # the ratings say how many games adjudication cut short (issue 16)
-            notes = [*notes, f"{cut} game{'s' if cut != 1 else ''} ended early by adjudication: the "
-                     "exact solver proved the result, recorded as reason 'adjudicated'"]
+            about_games.append(f"{cut} game{'s' if cut != 1 else ''} ended early by "
+                               "adjudication: the exact solver proved the result, recorded as "
+                               "reason 'adjudicated'")
+    if coded.self_play:
+        about_games.append(f"left out of the ratings: {coded.self_play} game"
+                           f"{'s' if coded.self_play != 1 else ''} of a bot against itself")
+    notes = [*notes, *about_games]
+    attrs["warnings"] = [*attrs["warnings"], *about_games]
     for key, values in columns.items():
         table[key] = values
     table = table.sort_values([SORT_COLUMN, "score", "bot"], ascending=[False, False, True],

@@ -55,10 +55,12 @@ class Display:
 @dataclass
 class Rated:
     """A system's output: standings columns aligned with ``CodedGames.names``, the notes that
-    say how they were computed, and values for the table's ``attrs``."""
+    say how they were computed, the warnings among them that qualify these very numbers (the
+    site shows those beside the table), and values for the table's ``attrs``."""
 
     columns: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     attrs: dict[str, Any] = field(default_factory=dict)
 
 

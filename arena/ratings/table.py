@@ -54,6 +54,14 @@ def decided(games: pd.DataFrame) -> pd.DataFrame:
     return games.loc[keep].assign(result=res[keep])
 
 
+def between_two(games: pd.DataFrame) -> pd.DataFrame:
+    """Decided games between two different bots: the games every rating and head-to-head count
+    (a hand-made games file may hold a bot against itself, which rates nothing)."""
+    g = decided(games)
+    same = g["first"].to_numpy(dtype=object) == g["second"].to_numpy(dtype=object)
+    return g.loc[~same] if same.any() else g
+
+
 def rated_bots(games: pd.DataFrame) -> list[str]:
     """Sorted names of the bots that have rated games."""
     return CodedGames.from_frame(games).names
@@ -184,9 +192,17 @@ def codes(first: Sequence | pd.Series, second: Sequence | pd.Series,
     else:
         names = list(names)
         all_codes = pd.Index(names, dtype=object).get_indexer(both.astype(str))
-        if (all_codes < 0).any():
-            missing = sorted(set(both[all_codes < 0].astype(str)))
-            raise ValueError(f"bots not in the list of names: {', '.join(missing[:5])}")
+        unknown = all_codes < 0
+        if unknown.any():
+            # a bot's games against itself rate nothing, so they may name a bot not listed
+            # (both seats then code as -1, and the rated games leave them out)
+            text = both.astype(str).to_numpy()
+            half = len(left)
+            self_play = text[:half] == text[half:]
+            unknown &= ~np.concatenate([self_play, self_play])
+            if unknown.any():
+                missing = sorted(set(text[unknown]))
+                raise ValueError(f"bots not in the list of names: {', '.join(missing[:5])}")
     all_codes = np.asarray(all_codes, dtype=np.int64)
     return all_codes[: len(left)], all_codes[len(left):], names
 
@@ -226,6 +242,7 @@ class CodedGames:
     first: np.ndarray
     second: np.ndarray
     result: np.ndarray
+    self_play: int = 0  # decided games of a bot against itself, left out (they rate nothing)
 
     @property
     def n_bots(self) -> int:
@@ -245,6 +262,7 @@ class CodedGames:
             g, res = g.loc[~void], res[~void]
         i, j, all_names = codes(g["first"], g["second"], names)
         keep = (i != j) & (i >= 0) & (j >= 0)
+        self_play = int((i == j).sum())
         if not keep.all():
             i, j, res = i[keep], j[keep], res[keep]
         if names is None:  # only the bots that have rated games, still in sorted order
@@ -255,7 +273,7 @@ class CodedGames:
                 i, j = remap[i], remap[j]
                 all_names = [b for b, u in zip(all_names, used, strict=True) if u]
         return cls(names=list(all_names), first=i.astype(np.int64), second=j.astype(np.int64),
-                   result=np.asarray(res, dtype=float))
+                   result=np.asarray(res, dtype=float), self_play=self_play)
 
     def triples(self, chunk: int = 1 << 16) -> Iterator[tuple[int, int, float]]:
         """(first, second, result) game after game, for the sequential ratings; Python objects

@@ -252,8 +252,17 @@ def _normalise(raw: pd.DataFrame, path: Path, line_of: LineOf) -> pd.DataFrame:
     def where(k: int) -> str:
         return f"{path} line {line_of(k)}"
 
+    def factorize(col: str) -> tuple[np.ndarray, list]:
+        try:
+            return _factorize(frame[col])
+        except TypeError:  # a JSON list or object where a value goes: unhashable
+            k = next(k for k, v in enumerate(frame[col]) if isinstance(v, list | dict))
+            kind = "list" if isinstance(frame[col].iloc[k], list) else "object"
+            raise GamesFileError(f"{where(k)}, column {col}: a JSON {kind} where a single value "
+                                 "goes") from None
+
     # Every column computation works on the distinct values (a handful), then one take.
-    codes, values = _factorize(frame["result"])
+    codes, values = factorize("result")
     parsed = [parse_result(v) for v in values]
     for code, value in enumerate(parsed):
         if value is None:
@@ -264,7 +273,7 @@ def _normalise(raw: pd.DataFrame, path: Path, line_of: LineOf) -> pd.DataFrame:
     table = np.array([*parsed, math.nan], dtype=float)  # code -1 (missing) -> void
     results = table[codes]
     for col in ("first", "second"):
-        codes, values = _factorize(frame[col])
+        codes, values = factorize(col)
         stripped = [str(v).strip() for v in values]
         named = np.array([name != "" for name in stripped] + [False])  # code -1: missing
         if not named[codes].all():
@@ -301,7 +310,7 @@ def _complete(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     if "seq" not in frame.columns:
         columns["seq"] = np.arange(1, n + 1, dtype=np.int64)
     else:
-        seq = pd.to_numeric(frame["seq"], errors="coerce").to_numpy(dtype=float)
+        seq = pd.to_numeric(frame["seq"], errors="coerce").to_numpy(dtype=float, copy=True)
         missing = np.isnan(seq)
         if missing.any():
             seq[missing] = np.flatnonzero(missing) + 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import textwrap
@@ -72,7 +73,7 @@ def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], 
             *(_display_cell(r, d, anchored) for d in shown), str(r["forfeits"]),
             *(_percent(r[c]) for c in judged),
         ])
-    align = ["r", "l"] + ["r"] * (len(headers) - 2)
+    align = ["r", "l"] + ["l"] * len(who) + ["r"] * (len(headers) - 2 - len(who))
     return headers, rows, align
 
 
@@ -141,7 +142,8 @@ def footnotes(notes: list[str], bullet: str, width: int | None = None) -> list[s
 
 def markdown_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
     def esc(c: str) -> str:
-        return c.replace("|", "\\|")
+        # a bot's name is text, not markup: Markdown renders raw HTML such as <b>
+        return html.escape(c, quote=False).replace("|", "\\|")
 
     lines = ["| " + " | ".join(esc(h) for h in headers) + " |",
              "|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|"]
@@ -149,9 +151,16 @@ def markdown_table(headers: list[str], rows: list[list[str]], align: list[str]) 
     return "\n".join(lines)
 
 
+# Below this a fitted number is floating-point noise (an Elo of -5.99e-15 for two level bots):
+# written as 0, and never as -0
+NOISE = 1e-9
+
+
 def _clean(value: object) -> object:
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         return None
+    if isinstance(value, float) and abs(value) < NOISE:
+        return 0.0
     if hasattr(value, "item"):  # numpy scalar
         return _clean(value.item())  # type: ignore[union-attr]
     return value
@@ -166,14 +175,16 @@ def to_json(table: pd.DataFrame) -> str:
 
 
 def to_csv(table: pd.DataFrame) -> str:
+    floats = table.select_dtypes("float").columns
+    if len(floats):
+        table = table.copy()
+        for column in floats:
+            table[column] = table[column].mask(table[column].abs() < NOISE, 0.0)
     return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
 
 
 def notes_of(table: pd.DataFrame) -> list[str]:
-    notes = list(table.attrs.get("notes", []))
-    if table.attrs.get("first_move") is not None:
-        pass  # already in the method note
-    return notes
+    return list(table.attrs.get("notes", []))
 
 
 def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None,
