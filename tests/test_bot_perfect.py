@@ -203,3 +203,26 @@ def test_the_books_best_moves_keep_their_positions_scores():
                     resolved.append(solved)
     assert settled.get(5, 0) >= SETTLED_5 and settled.get(6, 0) >= SETTLED_6, settled
     assert resolved.count(1) >= 2 and -1 in resolved, resolved
+
+
+def test_the_bot_keeps_the_players_of_its_last_three_variants_only():
+    """Each player holds 64 MiB of solver table and the fallback's tables: a process that met
+    ten board sizes ran out of the sandbox's 1 GiB (and then played fallback moves)."""
+    from perfect import MAX_PLAYERS, Players
+
+    players = Players()
+    sizes = [parse_variant(f"classic:{c}x{r}") for c, r in ((4, 4), (5, 4), (5, 5), (6, 5), (6, 6))]
+    kept = [players.get(variant) for variant in sizes]
+    assert len(players) == MAX_PLAYERS == 3
+    assert players.get(sizes[-1]) is kept[-1] and players.get(sizes[2]) is kept[2]
+    assert players.get(sizes[0]) is not kept[0]  # dropped: made again
+
+
+def test_a_new_game_makes_the_fallbacks_tables_outside_the_move():
+    """Making the compiled search's tables took 30 ms and more, inside the first move of a new
+    board size (it overran 50 ms by 70 ms): `new_game` makes them, between games."""
+    compiled = pytest.importorskip("compiled")  # bots/alphabeta's compiled search
+    compiled.warm_up()
+    player = PerfectPlayer(parse_variant("classic:6x5"))
+    player.new_game()
+    assert player.fallback is not None and player.fallback.fast is not None

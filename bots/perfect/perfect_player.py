@@ -46,8 +46,11 @@ class PerfectPlayer:
         self.last: str = ""  # what the last move was based on (for the `info` line)
 
     def new_game(self) -> None:
-        if self.fallback is not None:
-            self.fallback.new_game()
+        """Between games: the fallback and its tables made (or emptied) now, not in a move's
+        time (a new board size's first move overran 50 ms by 70 ms making them)."""
+        if self.fallback is None:
+            self.fallback = AlphaBetaPlayer(self.variant)
+        self.fallback.new_game()
 
     def choose(self, game, deadline: float) -> int:
         """Best move (engine int) for the side to move, returned before `deadline`."""
