@@ -65,6 +65,7 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
             else float(record["result"]),
             "plies": len(moves.split()), "moves": moves,
             "opening_plies": len(_tokens(record.get("opening")).split()),
+            "adjudicated": str(record.get("reason") or "") == "adjudicated",
         }
         key = game_key(row["game_id"], row["variant"], moves)
         if key not in known:
@@ -93,6 +94,10 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool) -> tuple[int, i
     from arena.solver.oracle import Oracle
 
     games = _load(str(source))
+    if len(games) and not any(_tokens(m) for m in games["moves"]):
+        raise click.ClickException(
+            f"{source}: no game has its moves (a games file needs a moves column, as `arena "
+            "export` writes it): nothing to analyse")
     try:
         store = AnalysisStore(analysis_path(source))
     except OSError as exc:
@@ -115,11 +120,13 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool) -> tuple[int, i
                 tokens = row["moves"].split()
                 try:
                     analysis = analyse(oracle.variant, tokens, row["opening_plies"],
-                                       lambda g, o=oracle: o.timed(o.score, g, budget_s))
+                                       lambda g, o=oracle: o.timed(o.score, g, budget_s),
+                                       adjudicated=row["adjudicated"])
                 except ValueError as exc:
                     raise click.ClickException(
-                        f"{source}: game {row['game_id'] or key}: cannot replay its moves: {exc}"
-                    ) from None
+                        f"{source}: game {row['game_id'] or key}: cannot replay its moves: {exc} "
+                        "(moves are space-separated tokens such as 'd4 d3', as `arena export` "
+                        "writes them)") from None
                 store.save(key, row, analysis)
                 if progress:
                     progress.advance(task)

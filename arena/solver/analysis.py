@@ -107,9 +107,12 @@ def position_scores(moves: list[MoveRecord], plies: int, over: bool) -> list[int
     return values
 
 
-def analyse(variant: Variant, tokens: list[str], opening_plies: int, settle: Settler) -> GameAnalysis:
+def analyse(variant: Variant, tokens: list[str], opening_plies: int, settle: Settler,
+            adjudicated: bool = False) -> GameAnalysis:
     """Scores of every position of a game from the end of the opening on (the opening's moves
     are nobody's, its earlier positions stay None) and the verdict of each move after it.
+    `adjudicated`: the game ended where the solver proved its result (reason `adjudicated`), so
+    its last position's value is that result.
 
     Positions are settled from the last to the first: late ones are cheap and fill the solver's
     table for the earlier ones. Raises ValueError (from the engine) on an illegal move."""
@@ -135,19 +138,24 @@ def analyse(variant: Variant, tokens: list[str], opening_plies: int, settle: Set
             nxt = values[i + 1]
             after = None if nxt is None else -nxt
         result.moves.append(MoveRecord(i, games[i].to_move, token, before, after))
-    result.decided_ply = decided_ply(values, final, opening_plies)
+    result.decided_ply = decided_ply(values, final, opening_plies, adjudicated)
     return result
 
 
-def decided_ply(values: list[int | None], final: Game, opening_plies: int = 0) -> int | None:
+def decided_ply(values: list[int | None], final: Game, opening_plies: int = 0,
+                adjudicated: bool = False) -> int | None:
     """The number of plies after which the theoretical result (for seat 1) equalled the result
     reached at the end and never changed again, at the earliest the end of the opening; None if
-    unknown (a position left unsettled in that stretch, or a game not over)."""
-    if final.outcome is None:
-        return None
-    winner = final.outcome.winner
-    end = 0 if winner is None else (1 if winner == 1 else -1)
+    unknown (a position left unsettled in that stretch, or a game not over: ended by a forfeit,
+    or `adjudicated` where its last position is unsettled)."""
     n = len(values) - 1
+    if final.outcome is not None:
+        winner = final.outcome.winner
+        end = 0 if winner is None else (1 if winner == 1 else -1)
+    elif adjudicated and values[n] is not None:  # the proven result the game was given
+        end = sign(values[n]) if n % 2 == 0 else -sign(values[n])
+    else:
+        return None
     decided = n
     for i in range(n - 1, min(opening_plies, n) - 1, -1):
         v = values[i]

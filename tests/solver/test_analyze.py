@@ -67,6 +67,26 @@ def test_a_blunder_is_found_where_it_was_made(oracle):
     assert stats[mover].by_phase[phase_of(len(moves))].blunders == 1
 
 
+def test_an_adjudicated_game_is_decided_where_its_proven_result_held(oracle):
+    """An adjudicated game ends before its board is over, at a position the solver settled:
+    its decided ply comes from that result (it was always unknown, '-', before)."""
+    moves, expected = next((m, s) for m, s in pons("Test_L2_R1", 50) if s > 0)
+    tokens = [format_move(int(d)) for d in moves]
+    result = analyse(CLASSIC, tokens, 0, settle(oracle), adjudicated=True)
+    assert result.values[-1] == expected
+    assert result.decided_ply is not None and result.decided_ply <= len(moves)
+    assert analyse(CLASSIC, tokens, 0, settle(oracle)).decided_ply is None  # e.g. a forfeit
+
+
+def test_a_games_file_without_moves_is_one_line(tmp_path):
+    bare = tmp_path / "games.csv"
+    bare.write_text("first,second,result\nA,B,1\n")
+    out = subprocess.run([sys.executable, "-m", "arena", "analyze", str(bare)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 1 and "no game has its moves" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
 def test_unsettled_positions_leave_moves_unjudged():
     record = MoveRecord(3, 2, "d4", None, 0)
     assert not record.judged and not record.blunder and not record.optimal
