@@ -25,6 +25,15 @@ def arena(*args: str, cwd=ROOT) -> subprocess.CompletedProcess:
                           timeout=300, cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+def test_the_adjudication_note_names_the_variants_the_solver_does_not_take():
+    from arena.game import PRESETS, parse_variant
+    from arena.solver.scope import adjudication_note
+
+    assert adjudication_note([PRESETS["classic"], parse_variant("classic:6x5")]) is None
+    note = adjudication_note([PRESETS["classic"], PRESETS["popout"], PRESETS["five"]])
+    assert note is not None and note.endswith("popout, five games are played out")
+
+
 def test_adjudicated_is_a_reason_of_its_own():
     assert Reason.ADJUDICATED.value in ALL_REASONS and Reason.ADJUDICATED.value not in END_REASONS
 
@@ -43,7 +52,7 @@ def test_play_adjudicate_ends_games_once_the_result_is_proven(no_leftover_proces
 
 def test_tournament_files_take_adjudicate_and_store_the_reason(tmp_path):
     file = tmp_path / "t.toml"
-    file.write_text(f'variants = ["classic"]\ngames = 4\nadjudicate = "solver"\nsandbox = "off"\n'
+    file.write_text(f'variants = ["classic", "popout"]\ngames = 4\nadjudicate = "solver"\nsandbox = "off"\n'
                     f'output = "{tmp_path / "out"}"\n[time]\nmove_ms = 500\n'
                     '[[bots]]\npath = "random"\n[[bots]]\npath = "awk"\n')
     assert load_config(file).adjudicate_s is not None
@@ -53,6 +62,9 @@ def test_tournament_files_take_adjudicate_and_store_the_reason(tmp_path):
         reasons = [r for (r,) in conn.execute("SELECT reason FROM games")]
         settings = conn.execute("SELECT value FROM meta WHERE key='settings'").fetchone()[0]
     assert "adjudicated" in reasons and json.loads(settings)["adjudicate"] == "solver"
+    # the solver does not take popout: said, not silently played out (a review finding)
+    assert "adjudication applies where the exact solver reaches" in done.stdout + done.stderr
+    assert "popout games are played out" in done.stdout + done.stderr
     assert "ended early by adjudication" in arena("standings", str(tmp_path / "out")).stdout
 
 

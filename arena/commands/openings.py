@@ -74,7 +74,7 @@ def _sample(variant, plies: int, count: int, seed: int, key) -> list[list[int]]:
               help="At most this many positions are examined (a seeded random choice when "
                    "there are more).")
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--budget-ms", type=click.IntRange(min=1), default=2000, show_default=True,
+@click.option("--budget-ms", type=click.IntRange(min=1, max=86_400_000), default=2000, show_default=True,
               help="Solver time per position; a position not settled in it is left out.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (default: standard output).")
@@ -98,9 +98,11 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
         raise click.BadParameter(
             f"{variant.spec}: the exact solver handles drop-only four in a row on boards of at "
             f"most 63 bits (columns x (rows + 1)) only", param_hint="'--variant'")
-    if plies >= variant.columns * variant.rows:
-        raise click.BadParameter(f"{plies} plies fill the {variant.columns}x{variant.rows} board",
-                                 param_hint="'--plies'")
+    free = variant.columns * variant.rows - sum(len(column) for column in variant.start)
+    if plies >= free:  # the start's discs (five's outer columns) take cells too
+        cells = f"the {free} free cells of " if free < variant.columns * variant.rows else ""
+        raise click.BadParameter(f"{plies} plies fill {cells}the {variant.columns}x{variant.rows} "
+                                 "board", param_hint="'--plies'")
     from arena.game import Game
 
     oracle = Oracle(variant)

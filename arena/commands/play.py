@@ -194,6 +194,11 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     from arena import sandbox
     from arena.reasons import ADJUDICATION_BUDGET_S
 
+    if adjudicate:
+        from arena.solver.scope import adjudication_note
+
+        if note := adjudication_note(parsed):
+            click.echo(note, err=True)
     previous = _catch_sigterm()
     interrupted = False
     try:

@@ -37,6 +37,7 @@ from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_varian
 from arena.ratings.elo import count_pairs, fit_elo
 from arena.reasons import ADJUDICATION_BUDGET_S
 from arena.referee import TimeControl
+from arena.solver.scope import adjudication_note
 from arena.tournament.executor import (
     WARM_CAP,
     FieldChange,
@@ -139,6 +140,9 @@ class LeagueRunner:
                 _stop_on_signals(self.stop), _run_key_of(self.folder) as left_behind:
             if left_behind:
                 self.out(f"removed {left_behind} bot process(es) left running by an earlier run")
+            if self.settings.get("adjudicate") == "solver" and (
+                    note := adjudication_note([parse_variant(v) for v in self.variants])):
+                self.out(note)
             next_pair = self._next_pair_no(store)
             executor = self.executor_factory(self._setup(), self.concurrency)
             try:

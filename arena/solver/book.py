@@ -309,22 +309,50 @@ def _position_lines(positions: Path) -> list[str]:
     return [moves for _, moves in _numbered_position_lines(positions)]
 
 
-def _roots(parser: argparse.ArgumentParser, path: Path, depth: int) -> list[str]:
-    """The positions of a roots file, each checked (a wrong one is an error naming its line)."""
-    if not path.is_file():
-        parser.error(f"{path}: no such file")
-    roots = []
-    for number, moves in _numbered_position_lines(path):
+def _checked_positions(parser: argparse.ArgumentParser, path: Path) -> list[tuple[int, str]]:
+    """(line number, moves) of a positions file, each checked (a wrong one is an error naming
+    its line: an `arena openings` file, say, writes `d4 d3`, not `43`)."""
+    try:
+        numbered = _numbered_position_lines(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        parser.error(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}")
+    for number, moves in numbered:
         if _position(moves) is None:
             parser.error(f"{path}:{number}: {moves!r} is not a classic position still in play "
                          f"(1-based column digits, '-' for the empty board)")
+    if not numbered:
+        parser.error(f"{path}: no positions")
+    return numbered
+
+
+def _roots(parser: argparse.ArgumentParser, path: Path, depth: int) -> list[str]:
+    """The positions of a roots file, each checked (a wrong one is an error naming its line)."""
+    roots = []
+    for number, moves in _checked_positions(parser, path):
         if len(moves) >= depth:
             parser.error(f"{path}:{number}: {moves!r} is {len(moves)} plies in: not before "
                          f"--depth {depth}")
         roots.append(moves)
-    if not roots:
-        parser.error(f"{path}: no positions")
     return roots
+
+
+def _check_out(parser: argparse.ArgumentParser, out: Path) -> None:
+    """The book to extend must be one, and its folder writable (each solved position is saved
+    at once: better to know before hours of solving)."""
+    import tempfile
+    import zipfile
+
+    if out.exists():
+        try:
+            Book.load(out)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            parser.error(f"{out}: not a book file (a .npz this builder wrote): {type(exc).__name__}")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=out.name, suffix=".check"):
+            pass
+    except OSError as exc:
+        parser.error(f"{out}: cannot write there: {exc.strerror or exc}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -350,6 +378,11 @@ def main(argv: list[str] | None = None) -> int:
                              "(first), as the other (second) or both (default)")
     args = parser.parse_args(argv)
     processes = max(1, args.processes)
+    if args.ply is not None and args.ply < 0:
+        parser.error(f"--ply {args.ply}: a number of plies, 0 or more")
+    if args.nodes is not None and args.nodes < 1:
+        parser.error(f"--nodes {args.nodes}: a node budget, 1 or more")
+    _check_out(parser, args.files[-1])
     if not args.strategy and (args.depth is not None or args.seat is not None):
         parser.error("--depth and --seat go with --strategy")
     if args.strategy:
@@ -368,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.ply is not None:
             lines = central_first(positions_at_ply(args.ply).values())
         else:
-            lines = _position_lines(args.files[0])
+            lines = [moves for _, moves in _checked_positions(parser, args.files[0])]
         return build_best(lines, args.files[-1], processes, args.nodes)
     if args.ply is not None:
         return build_ply(args.ply, args.files[0], processes, args.nodes)
@@ -380,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     def known(cur: int, mask: int) -> int | None:
         return entries.get(book_key(cur, mask, 7, 6))
 
-    for moves in _position_lines(positions):
+    for _, moves in _checked_positions(parser, positions):
         # the children first: a position whose children are all known needs no search
         for extra in [str(c) for c in range(1, 8)] + [""]:
             position = _position(moves + extra)

@@ -27,6 +27,7 @@ from arena import proctree
 from arena.affinity import notes as affinity_notes
 from arena.reasons import FORFEIT_REASONS
 from arena.sandbox import SandboxUnavailable, prepare_bundled, start_run
+from arena.solver.scope import adjudication_note
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.progress import Progress
@@ -176,6 +177,8 @@ class Runner:
         self.voids = VoidTracker(schedule, store.all_ids() - finished)
         pending, skipped = self._to_play(schedule, finished)
         notes = openings_notes(config)
+        if config.adjudicate_s is not None and (note := adjudication_note(config.variants)):
+            notes.append(note)
         if self.sandbox_run.notice:  # `auto` without bubblewrap: said once, and stored
             notes.append(self.sandbox_run.notice)
         if self.left_behind:

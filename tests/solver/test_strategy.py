@@ -111,11 +111,23 @@ def test_perfect_answers_every_move_from_the_book_from_the_usual_openings():
     (["--strategy", "--depth", "3", "ROOTS", "BOOK"], "# a comment\n4455\n",
      "roots.txt:2: '4455' is 4 plies in: not before --depth 3"),
     (["--strategy", "--depth", "3", "ROOTS", "BOOK"], "# only a comment\n", "roots.txt: no positions"),
-    (["--strategy", "--depth", "3", "MISSING", "BOOK"], None, "missing.txt: no such file"),
+    (["--strategy", "--depth", "3", "MISSING", "BOOK"], None, "missing.txt: cannot read"),
+    # the other modes check their positions file and the book as well (tracebacks, or silently
+    # nothing, before)
+    (["MISSING", "BOOK"], None, "missing.txt: cannot read"),
+    (["ROOTS", "BOOK"], "d4 d3\n", "roots.txt:1: 'd4 d3' is not a classic position"),
+    (["--best-moves", "ROOTS", "BOOK"], "44\n4499\n", "roots.txt:2: '4499' is not"),
+    (["--ply", "-1", "BOOK"], None, "--ply -1: a number of plies"),
+    (["--nodes", "-5", "ROOTS", "BOOK"], "4\n", "--nodes -5: a node budget"),
+    (["ROOTS", "NOTBOOK"], "4\n", "notbook.npz: not a book file"),
+    (["ROOTS", "UNWRITABLE"], "4\n", "cannot write there"),
 ])
-def test_the_strategy_builder_names_a_bad_argument_or_root(tmp_path, capsys, argv, roots, message):
+def test_the_book_builder_names_a_bad_argument_position_or_book(tmp_path, capsys, argv, roots, message):
     names = {"BOOK": str(tmp_path / "book.npz"), "ROOTS": str(tmp_path / "roots.txt"),
-             "MISSING": str(tmp_path / "missing.txt")}
+             "MISSING": str(tmp_path / "missing.txt"), "NOTBOOK": str(tmp_path / "notbook.npz"),
+             "UNWRITABLE": str(tmp_path / "a-file" / "book.npz")}
+    (tmp_path / "notbook.npz").write_text("not a book")
+    (tmp_path / "a-file").write_text("a file where the book's folder would go")
     if roots is not None:
         (tmp_path / "roots.txt").write_text(roots)
     with pytest.raises(SystemExit) as stopped:

@@ -315,8 +315,13 @@ def test_coordinator_killed_then_resumed(cluster: Cluster, tmp_path: Path) -> No
 
 
 def test_local_n_starts_its_own_cluster(tmp_path: Path) -> None:
+    """Through the `arena` script itself, as users run it: Dask's worker processes import the
+    script as their main module, and it ran the whole command again in each of them (a
+    traceback: 'Nanny failed to start') until it had a __name__ guard."""
     file = tournament(tmp_path, extra='cluster = "local:2"')
-    done = run_cli("run", str(file), "-q", cwd=tmp_path)
+    script = Path(__file__).resolve().parents[2] / "bin" / "arena"
+    done = subprocess.run([sys.executable, str(script), "run", str(file), "-q"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Done: 6 of 6 games" in done.stdout
     assert len(stored(tmp_path / "results" / "cup")) == 6
