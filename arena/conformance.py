@@ -63,12 +63,8 @@ def _hint_for(record: GameRecord) -> str:
 
 def _stderr_tail(process: BotProcess) -> str:
     """`; stderr: <last line>` when the bot wrote to stderr (e.g. a traceback), else ''."""
-    try:
-        data, _ = process.take_stderr(wait=0.3)
-    except Exception:
-        return ""
-    lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
-    return f"; stderr: {lines[-1][:200]}" if lines else ""
+    said = process.stderr_last_line(wait=0.3)
+    return f"; stderr: {said}" if said else ""
 
 
 def _centre_drops(variant, plies: int) -> list[str]:

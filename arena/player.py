@@ -234,7 +234,11 @@ class Player:
                 if error.reason == Reason.TIMEOUT:
                     raise Forfeit(Reason.HANDSHAKE,
                                   f"no hello answer within {tc.startup_ms} ms") from None
-                raise Forfeit.from_io(error, "during the handshake: ") from None
+                # a bot that dies at start (a wrong argument, a missing module) says why on
+                # stderr: the record says it too, not only the log
+                said = process.stderr_last_line(0.3) if error.reason == Reason.CRASH else ""
+                raise Forfeit(error.reason, f"during the handshake: {error.detail}"
+                              + (f"; stderr: {said}" if said else "")) from None
             if line.strip():
                 break
         try:

@@ -243,6 +243,16 @@ class BotProcess:
             return b"", 0
         return self._stderr.take(wait)
 
+    def stderr_last_line(self, wait: float = 0.0) -> str:
+        """The last non-blank line the bot wrote to stderr, left in place for its log ('' if
+        none): what a bot that died says about why (a usage error, a traceback's last line);
+        `wait`: up to that long for the end of its output first."""
+        if self._stderr is None:
+            return ""
+        text = self._stderr.peek(wait).decode("utf-8", "replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return lines[-1][:200] if lines else ""
+
     def poll(self) -> int | None:
         """The bot's exit status (negative: killed by that signal), None while it runs; the
         process is not reaped here (see the module's docstring)."""

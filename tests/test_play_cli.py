@@ -298,3 +298,14 @@ def test_play_stopped_mid_move_ends_its_bots(tmp_path, sig, code):
     assert proc.returncode == code, err
     assert "Traceback" not in err
     assert not pid_alive(bot_pid)  # ended (and reaped) before the command returned
+
+
+def test_a_bot_that_dies_at_start_says_why_in_the_record(no_leftover_processes):
+    """A wrong argument made every game a forfeit whose record said only 'bot exited with code
+    2': why (the bot's own usage error) was only in its log file."""
+    result = invoke("alphabeta", "random", "--args-a", "--level ultra", "-n", "2", "--json",
+                    "--sandbox", "off")
+    games = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert len(games) == 2 and all(g["reason"] == "crash" for g in games), result.output
+    assert all("stderr: alphabeta: error: argument --level: invalid choice: 'ultra'" in g["detail"]
+               for g in games), games[0]["detail"]

@@ -262,6 +262,9 @@ def forfeit_text(row: dict) -> str:
     """`BOT: REASON (detail)`, short: who forfeited a game and why."""
     by = row["first"] if row.get("forfeit_by") == 1 else row["second"]
     detail = " ".join(str(row.get("detail") or "").split())
-    if len(detail) > 60:
-        detail = detail[:57] + "..."
+    _, said, stderr = detail.partition("; stderr: ")
+    if said:  # what a bot that died said on stderr says most (e.g. its usage error)
+        detail = f"stderr: {stderr}"
+    if len(detail) > 80:
+        detail = detail[:77] + "..."
     return f"{by}: {row.get('reason', '')}" + (f" ({detail})" if detail else "")

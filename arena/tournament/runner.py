@@ -135,6 +135,12 @@ class Runner:
             self.sandbox_run = start_run(self.config.sandbox.mode)
         except SandboxUnavailable as error:
             raise RunError(str(error)) from None
+        from arena.league.registry import is_league  # here: the league imports the tournament
+
+        if is_league(self.results_dir):  # its games and settings would be mixed, or moved aside
+            raise RunError(f"{self.results_dir} is a league's folder (`arena league run "
+                           f"{self.results_dir}` plays it): choose another --output for "
+                           f"{self.config.path.name}")
         lock = RunLock(self.results_dir)
         lock.acquire()
         # With the lock held no live run owns bots of this folder: any still carrying its key were

@@ -227,3 +227,17 @@ def test_a_league_file_sets_variants_time_openings_and_sandbox(tmp_path: Path):
     bad = arena("league", "init", str(tmp_path / "other"), "--config", str(config), check=False)
     assert bad.returncode == 1 and "club.toml:2" in bad.stderr and "games" in bad.stderr
     assert not (tmp_path / "other").exists()
+
+
+def test_a_tournament_run_refuses_a_league_folder(league: Path, tmp_path: Path):
+    """`arena run FILE -o LEAGUE` stored its games and settings in the league (which then
+    failed with a traceback), and with --fresh moved the league's games aside."""
+    file = tmp_path / "t.toml"
+    file.write_text('variants = ["classic"]\ngames = 2\n[[bots]]\npath = "random"\n'
+                    '[[bots]]\npath = "greedy"\n')
+    for extra in ([], ["--fresh"]):
+        refused = arena("run", str(file), "-o", str(league), *extra, check=False)
+        assert refused.returncode == 1 and "is a league's folder" in refused.stderr, refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
+    assert not list(league.glob("backup-*")) and games(league) == []
+    assert "2 version(s) of 2 bot(s)" in arena("league", "status", str(league)).stdout
