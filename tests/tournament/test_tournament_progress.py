@@ -11,7 +11,7 @@ import pandas as pd
 
 from arena.commands.run import summary_lines
 from arena.ratings.standings import standings_by_variant
-from arena.tournament.progress import Progress, Standings
+from arena.tournament.progress import Progress, Standings, forfeit_text
 from arena.tournament.runner import RunResult
 
 GAMES = [("a", "b", 1.0), ("b", "a", 0.5), ("a", "c", 1.0), ("c", "b", 0.0), ("b", "c", 1.0),
@@ -77,3 +77,13 @@ def test_the_summary_fits_80_columns_even_for_big_runs():
     assert lines[0] == "Done: 999999 of 1000000 games (999999 played now)."
     assert lines[-1] == "Results in results/demo/"
     assert all(len(line) <= 80 for line in lines)
+
+
+def test_a_forfeit_line_shows_what_a_dead_bot_said():
+    row = {"first": "alphabeta", "second": "random", "forfeit_by": 1, "reason": "crash",
+           "detail": "during the handshake: bot exited with code 2; stderr: alphabeta: error: "
+                     "argument --level: invalid choice: 'ultra'"}
+    assert forfeit_text(row) == ("alphabeta: crash (stderr: alphabeta: error: argument --level: "
+                                 "invalid choice: 'ultra')")
+    row["detail"] = "no move within 50 ms (+200 ms grace)"
+    assert forfeit_text(row) == "alphabeta: crash (no move within 50 ms (+200 ms grace))"
