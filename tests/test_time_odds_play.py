@@ -90,6 +90,16 @@ def test_a_clock_for_one_bot_drops_the_default_per_move_limit(seats_played):
     assert "time odds: random 3s+0.02s, greedy 1000 ms/move" in result.output
 
 
+def test_a_bots_own_limit_replaces_the_shared_clock_as_in_a_tournament_file(seats_played):
+    """`--base-ms 3000 --increment-ms 20 --move-ms-b 40` gave B both the 40 ms limit and the
+    shared clock, where a tournament file's `time = { move_ms = 40 }` gives it 40 ms a move."""
+    result = CliRunner().invoke(play_command, ["random", "greedy", "-n", "2", "--base-ms", "3000",
+                                               "--increment-ms", "20", "--move-ms-b", "40"])
+    assert result.exit_code == 0, result.output
+    shared = TimeControl(move_ms=None, base_ms=3000, increment_ms=20)
+    assert seats_played[0][1] == (shared, TimeControl(move_ms=40))
+
+
 @pytest.mark.parametrize("args, status, message", [
     (["--increment-ms-b", "5"], 1, "bot B's time odds: time control: increment_ms needs a clock"),
     (["--move-ms-a", "0"], 2, "Invalid value for '--move-ms-a'"),

@@ -54,8 +54,8 @@ def describe_game(record) -> str:
 @click.option("--move-ms-b", type=click.IntRange(min=1), default=None,
               help="Time odds: bot B's own per-move limit in ms.")
 @click.option("--base-ms-a", type=click.IntRange(min=1), default=None,
-              help="Time odds: bot A's own clock base in ms (without --move-ms or --move-ms-a, "
-              "a clock alone).")
+              help="Time odds: bot A's own clock base in ms (a clock alone, unless "
+              "--move-ms-a caps its moves).")
 @click.option("--base-ms-b", type=click.IntRange(min=1), default=None,
               help="Time odds: bot B's own clock base in ms.")
 @click.option("--increment-ms-a", type=click.IntRange(min=0), default=None,
@@ -116,7 +116,9 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
 
     Time odds: --move-ms-a, --base-ms-a, --increment-ms-a (and -b for bot B) give one bot its
     own per-move limit or clock in place of the shared one, e.g. --move-ms 1000 --move-ms-a 250;
-    each bot keeps its own in either seat, is told it on its game and turn lines, and every game
+    as a bot's own time table in a tournament file, naming a limit (-a's --move-ms-a or
+    --base-ms-a) replaces all the shared limits, and an increment alone changes only itself.
+    Each bot keeps its own in either seat, is told it on its game and turn lines, and every game
     record holds both (first_tc, second_tc).
     """
     sprt = _make_sprt(sprt_bounds, sprt_alpha, sprt_beta, sprt_model)
@@ -143,8 +145,8 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
             limits = [1000 if base_ms is None else None]
         tcs = [TimeControl(move_ms=limit, base_ms=base_ms, increment_ms=increment_ms,
                            startup_ms=startup_ms, grace_ms=grace_ms) for limit in limits]
-        odds = (_odds(move_ms_a, base_ms_a, increment_ms_a, bool(move_ms_values)),
-                _odds(move_ms_b, base_ms_b, increment_ms_b, bool(move_ms_values)))
+        odds = (_odds(move_ms_a, base_ms_a, increment_ms_a),
+                _odds(move_ms_b, base_ms_b, increment_ms_b))
         _check_odds(tcs, odds)
     except (BotSpecError, VariantError, ValueError) as error:
         raise click.ClickException(str(error)) from None
@@ -245,19 +247,13 @@ def _sprt_state(sprt) -> str:
     return f"SPRT LLR {sprt.llr():.2f} in [{sprt.lower:.2f}, {sprt.upper:.2f}]: {sprt.status()}"
 
 
-def _odds(move_ms: int | None, base_ms: int | None, increment_ms: int | None,
-          move_ms_given: bool) -> dict:
-    """One bot's time odds: the TimeControl keys its own options replace."""
-    odds: dict = {}
-    if base_ms is not None:
-        odds["base_ms"] = base_ms
-        if move_ms is None and not move_ms_given:
-            odds["move_ms"] = None  # its own clock alone, as --base-ms without --move-ms
-    if move_ms is not None:
-        odds["move_ms"] = move_ms
-    if increment_ms is not None:
-        odds["increment_ms"] = increment_ms
-    return odds
+def _odds(move_ms: int | None, base_ms: int | None, increment_ms: int | None) -> dict:
+    """One bot's time odds: the TimeControl keys its own options replace, read as a bot's own
+    time table in a tournament file (`arena.tournament.config`): naming a limit replaces the
+    shared per-move limit, clock and increment; an increment alone changes only itself."""
+    if move_ms is None and base_ms is None:
+        return {} if increment_ms is None else {"increment_ms": increment_ms}
+    return {"move_ms": move_ms, "base_ms": base_ms, "increment_ms": increment_ms or 0}
 
 
 def _check_odds(tcs, odds) -> None:
