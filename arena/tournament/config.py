@@ -497,7 +497,10 @@ def _openings(check: _Checker, data: dict[str, Any], base: Path,
         raise check.error(f"openings file {data['openings']!r} not found", "openings")
     openings = _read_openings(openings_file, variants)
     if not openings:
-        raise check.error(f"openings file {data['openings']!r} holds no openings", "openings")
+        played = ", ".join(v.spec for v in variants)
+        raise check.error(f"openings file {data['openings']!r} holds no openings for the "
+                          f"variants played ({played}): a line 'VARIANT: moves' is for that "
+                          "variant only", "openings")
     return openings_file, openings
 
 
@@ -653,6 +656,25 @@ def _check_bot_name(check: _Checker, name: str | None, index: int) -> None:
         raise check.error(f"bot name {name!r} {name_problem(name)} ({NAME_RULE})", "name", "bots", index)
 
 
+def _prefix_hint(line: str, moves: tuple[int, ...], variants: list[Variant],
+                 scoped: str | None) -> str:
+    """For an unprefixed opening line illegal in one of the tournament's variants (it is played
+    in all of them): the prefix of a variant where it is legal, if there is one."""
+    if scoped is not None or len(variants) < 2:
+        return ""
+    for variant in variants:
+        game = Game(variant)
+        try:
+            for move in moves:
+                game.push(move)
+        except IllegalMoveError:
+            continue
+        if game.outcome is None:
+            return (f" (a line without a variant is played in every variant; to play it in "
+                    f"{variant.spec} only, write '{variant.spec}: {line}')")
+    return ""
+
+
 def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
     """Lines of moves (`d4 d4 d3`, `4453`, or `VARIANT: d4 d4`); `#` starts a comment."""
     from arena.game import parse_record
@@ -690,10 +712,8 @@ def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
                 try:
                     game.push(move)
                 except IllegalMoveError:
-                    raise ConfigError(
-                        f"{where}: move {token!r} is illegal in {target.spec}"
-                        + ("" if scoped else "; prefix the line with its variant: 'classic: ...'")
-                    ) from None
+                    raise ConfigError(f"{where}: move {token!r} is illegal in {target.spec}"
+                                      + _prefix_hint(line, moves, variants, scoped)) from None
             if game.outcome is not None:
                 raise ConfigError(f"{where}: the opening already ends the game in {target.spec}")
         if (scoped, moves) in seen:

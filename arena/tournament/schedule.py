@@ -83,6 +83,9 @@ def openings_notes(config: TournamentConfig) -> list[str]:
     notes = []
     for variant in config.variants:
         available = len(config.openings_for(variant))
+        if config.openings and not available:  # every line is for other variants
+            notes.append(f"note: no opening of the openings file is for {variant.spec}: its "
+                         "games start from the empty board")
         used = min(available, pair_count(config, variant))
         if used < available:
             notes.append(

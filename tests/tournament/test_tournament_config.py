@@ -170,6 +170,27 @@ def test_bad_openings(tmp_path):
     assert "not found" in error_of(tmp_path, 'openings = "missing.txt"\n' + GOOD)
 
 
+def test_an_opening_illegal_in_one_variant_names_the_prefix_that_fits(tmp_path):
+    """The hint said "prefix the line with its variant: 'classic: ...'" whatever the variants,
+    even where classic was the variant the line is illegal in."""
+    (tmp_path / "open.txt").write_text("d6 d4\n")
+    message = error_of(tmp_path, 'openings = "open.txt"\n' + GOOD)  # classic and popout:5x4
+    assert "move 'd6' is illegal in popout:5x4" in message
+    assert "write 'classic: d6 d4'" in message
+
+
+def test_openings_only_for_other_variants_are_said(tmp_path):
+    from arena.tournament.schedule import openings_notes
+
+    (tmp_path / "open.txt").write_text("five: d4 d4\n")
+    message = error_of(tmp_path, 'openings = "open.txt"\n' + GOOD)
+    assert "holds no openings for the variants played (classic, popout:5x4)" in message
+    (tmp_path / "open.txt").write_text("classic: d4 d4\n")
+    config = load(tmp_path, 'openings = "open.txt"\n' + GOOD)
+    assert openings_notes(config) == ["note: no opening of the openings file is for popout:5x4: "
+                                      "its games start from the empty board"]
+
+
 def test_cli_error_is_one_line_without_traceback(tmp_path):
     path = write_toml(tmp_path / "t.toml", "concurency = 2\n" + GOOD)
     result = run_cli("run", str(path), cwd=tmp_path)
