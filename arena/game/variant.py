@@ -224,9 +224,14 @@ def _parse_variant(spec: str) -> Variant:
         columns, rows = parsed
     overrides: dict[str, int] = {}
     rules = STANDARD
+    given: set[str] = set()
     for part in option_parts:
         key, eq, value = part.partition("=")
         key, value = key.strip(), value.strip()
+        field = _OPTION_KEYS.get(key, key)  # `cap` is another name of `max-plies`
+        if eq and field in given:  # `connect=3,connect=4`: which one was meant?
+            raise VariantError(f"option {key!r} given twice in variant spec {spec!r}")
+        given.add(field)
         if eq and key == "rule":
             if value not in RULES:
                 raise VariantError(

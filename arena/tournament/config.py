@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -264,8 +265,22 @@ class _Checker:
             if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
                 place = f"[{table}] " if table and table != "bots" else ""
                 raise self.error(
-                    f"{place}{key!r} must be {description}, got {value!r}", key, table, index
-                )
+                    f"{place}{key!r} must be {description}, got {_as_toml(value)}", key, table,
+                    index)
+
+
+def _as_toml(value: Any) -> str:
+    """A value as the file wrote it, for errors: `true`, not Python's `True`; a string said to
+    be one (`games = "2"` is the string "2", not the number)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value)}"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return f"a list ({json.dumps(value, default=str)[:60]})"
+    return repr(value)
 
 
 Resolver = Callable[..., BotSpec]
@@ -381,7 +396,12 @@ def _parse_toml(path: Path, text: str) -> dict[str, Any]:
 
 def _name(check: _Checker, data: dict[str, Any], path: Path) -> str:
     name = data.get("name", path.stem)
-    if not _NAME_RE.match(name):
+    if "name" not in data and not _NAME_RE.match(name):  # the file's name, not a key written
+        raise check.error(
+            f"the tournament is named after its file, {name!r}, which cannot name the output "
+            "folder (letters, digits, '.', '_', '-' or '+'): add name = \"...\" to the file, or "
+            "rename it", "name")
+    if not isinstance(name, str) or not _NAME_RE.match(name):
         raise check.error(
             f"'name' must be letters, digits, '.', '_', '-' or '+' (it names the output folder), "
             f"got {name!r}",

@@ -79,6 +79,8 @@ def test_canonical_spec_names_only_what_differs():
         ("classic,connect=-4", "connect must be between 2 and the longer side (7), got -4"),
         ("classic,max-plies=x", "bad option 'max-plies=x'"),
         ("classic,rule=nope", "unknown rule 'nope'"),
+        ("classic,connect=3,connect=4", "option 'connect' given twice"),  # the last one won
+        ("classic,max-plies=30,cap=40", "option 'cap' given twice"),
     ],
 )
 def test_bad_variant_specs_name_the_bad_part_and_list_presets(spec, names):

@@ -238,3 +238,17 @@ def test_plots_is_a_boolean(tmp_path):
     message = error_of(tmp_path, "plots = 1\n" + GOOD)
     assert "t.toml:1:" in message and "'plots' must be true or false" in message
     assert "'games'" in error_of(tmp_path, GOOD.replace("games = 4", "games = true"))
+
+
+def test_type_errors_quote_the_value_as_toml_wrote_it(tmp_path):
+    assert "'games' must be an even number, got the string \"4\"" in error_of(
+        tmp_path, GOOD.replace("games = 4", 'games = "4"'))
+    assert "got true" in error_of(tmp_path, "concurrency = true\n" + GOOD)  # not Python's True
+
+
+def test_a_file_name_that_cannot_name_the_output_folder_says_so(tmp_path):
+    path = write_toml(tmp_path / "my demo.toml", GOOD.replace('name = "t"\n', ""))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert "named after its file, 'my demo'" in str(info.value)
+    assert 'add name = "..."' in str(info.value)
