@@ -162,6 +162,8 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
     click.echo(f"Done: {summary.games} games this run; {summary.stopped_by}.")
     if summary.error:  # not a bot's fault: the games played are stored, the run is not done
         raise SystemExit(1)
+    if summary.signal:  # as `run` and `play`: 130 after Ctrl-C, 143 after SIGTERM
+        raise SystemExit(128 + summary.signal)
 
 
 @command.command(name="status")

@@ -100,6 +100,7 @@ class RunSummary:
     stopped_by: str = ""
     forfeits: Counter = field(default_factory=Counter)
     error: str = ""  # an error that stopped the run (not a bot's fault): `league run` exits 1
+    signal: int = 0  # the signal that stopped it (SIGINT, SIGTERM, SIGHUP), 0 if none
 
 
 def time_control_of(settings: dict[str, Any]) -> TimeControl:
@@ -137,7 +138,7 @@ class LeagueRunner:
     def run(self) -> RunSummary:
         started = time.monotonic()
         with RunLock(self.folder), Store(self.folder) as store, \
-                _stop_on_signals(self.stop), _run_key_of(self.folder) as left_behind:
+                _stop_on_signals(self.stop, self.summary), _run_key_of(self.folder) as left_behind:
             if left_behind:
                 self.out(f"removed {left_behind} bot process(es) left running by an earlier run")
             if self.settings.get("adjudicate") == "solver" and (
@@ -247,7 +248,8 @@ class LeagueRunner:
     def _should_stop(self, store: Store, started: float) -> str:
         if self.until.games is not None and self.summary.games >= self.until.games:
             # the games still in flight finish after this, so the count may end above it
-            return f"stopped at --until {self.until.games} games"
+            return (f"reached --until {self.until.games} games (the pairs in flight were "
+                    "finished, so seats stay balanced)")
         if self.until.seconds is not None and time.monotonic() - started >= self.until.seconds:
             return "time is up"
         if self.until.settled and not self.in_flight:
@@ -420,15 +422,20 @@ def _run_key_of(folder: Path) -> Iterator[int]:
 class _stop_on_signals:
     """SIGINT, SIGTERM and SIGHUP set the stop event (main thread only), restored afterwards."""
 
-    def __init__(self, stop: threading.Event) -> None:
+    def __init__(self, stop: threading.Event, summary: RunSummary) -> None:
         self.stop = stop
+        self.summary = summary
         self.saved: dict[int, Any] = {}
 
     def __enter__(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            self.saved[sig] = signal.signal(sig, lambda *_: self.stop.set())
+            self.saved[sig] = signal.signal(sig, self._stop)
+
+    def _stop(self, signum: int, _frame: object) -> None:
+        self.summary.signal = self.summary.signal or signum  # the command exits 128 + it
+        self.stop.set()
 
     def __exit__(self, *exc: object) -> None:
         for sig, handler in self.saved.items():
