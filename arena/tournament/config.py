@@ -368,7 +368,9 @@ def _sandbox(check: _Checker, data: dict[str, Any]) -> TournamentSandbox:
         return parse_tournament(data)
     except SandboxConfigError as error:
         key = error.key or "sandbox"
-        raise check.error(str(error), key, "limits" if key in LIMIT_KEYS else "") from None
+        limits = data.get("limits")
+        in_limits = key in LIMIT_KEYS or (isinstance(limits, dict) and key in limits)
+        raise check.error(str(error), key, "limits" if in_limits else "") from None
 
 
 def _read_text(path: Path) -> str:
@@ -745,8 +747,15 @@ def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
 
 # A league file has the keys of a tournament file, less the field and the game counts (bots
 # are submitted, and the scheduler decides how many games each pair plays).
-LEAGUE_KEYS = {k: v for k, v in _TOP_KEYS.items()
-               if k not in ("bots", "games", "format", "gauntlet_bot", "output", "plots")}
+_NOT_LEAGUE_KEYS = {
+    "bots": "entrants join with `arena league submit`",
+    "games": "the league's scheduler decides which pairs play and how often",
+    "format": "the league's scheduler decides which pairs play and how often",
+    "gauntlet_bot": "the league's scheduler decides which pairs play and how often",
+    "output": "a league's results are its own folder",
+    "plots": "`arena plot` or `arena publish` draws them",
+}
+LEAGUE_KEYS = {k: v for k, v in _TOP_KEYS.items() if k not in _NOT_LEAGUE_KEYS}
 
 
 def load_league_file(path: str | Path) -> dict[str, Any]:
@@ -756,6 +765,10 @@ def load_league_file(path: str | Path) -> dict[str, Any]:
     text = _read_text(path)
     data = _parse_toml(path, text)
     check = _Checker(path, text)
+    for key in data:  # a tournament file's keys: say why they are not a league's
+        if key in _NOT_LEAGUE_KEYS:
+            raise check.error(f"{key!r} is a key of tournament files, not of league files: "
+                              f"{_NOT_LEAGUE_KEYS[key]}", key)
     check.check_keys(data, LEAGUE_KEYS)
     variants = _variants(check, data)
     _, openings = _openings(check, data, path.resolve().parent, variants)

@@ -226,6 +226,7 @@ def test_a_league_file_sets_variants_time_openings_and_sandbox(tmp_path: Path):
     config.write_text('variants = ["classic"]\ngames = 4\n')
     bad = arena("league", "init", str(tmp_path / "other"), "--config", str(config), check=False)
     assert bad.returncode == 1 and "club.toml:2" in bad.stderr and "games" in bad.stderr
+    assert "not of league files: the league's scheduler decides" in bad.stderr  # was: 'name'?
     assert not (tmp_path / "other").exists()
 
 

@@ -62,7 +62,7 @@ def test_the_file_sets_the_mode_and_limits_per_tournament_and_per_bot(tmp_path):
 
 @pytest.mark.parametrize(("text", "needle"), [
     ('sandbox = "maybe"', ":4: "),
-    ('[limits]\nmemroy_mb = 5', "memroy_mb"),
+    ('[limits]\nmemroy_mb = 5', "bad.toml:3: unknown key 'memroy_mb' in [limits]"),  # the line too
 ])
 def test_bad_sandbox_settings_are_one_line_errors_with_the_line(tmp_path, text, needle):
     path = tmp_path / "bad.toml"
