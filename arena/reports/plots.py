@@ -9,6 +9,7 @@ growing with the number of bots).
 from __future__ import annotations
 
 import textwrap
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -52,7 +53,11 @@ def _save(fig: Figure, out_dir: Path, stem: str, formats: Sequence[str]) -> list
     paths = []
     for fmt in formats:
         path = out_dir / f"{stem}.{fmt}"
-        fig.savefig(path, dpi=DPI if fmt == "png" else None, format=fmt)
+        with warnings.catch_warnings():
+            # a bot named with an emoji: the font draws a box, and matplotlib warned once per
+            # label and chart, burying the run's own output
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from", category=UserWarning)
+            fig.savefig(path, dpi=DPI if fmt == "png" else None, format=fmt)
         paths.append(path)
     return paths
 

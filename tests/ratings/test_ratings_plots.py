@@ -92,3 +92,17 @@ def test_plot_of_one_variant_keeps_the_all_variant_plots(tmp_path):
     assert (folder / "ratings.svg").exists() and str(folder) in res.output
     again = runner.invoke(main, ["plot", str(path), "--variant", "popout:7x6"])
     assert again.exit_code == 0 and str(folder / "ratings.png") in again.output
+
+
+def test_a_name_the_font_cannot_draw_warns_nothing(tmp_path):
+    import warnings
+
+    import pandas as pd
+
+    from arena.reports.plots import write_plots
+
+    games = pd.DataFrame({"first": ["🤖", "B"], "second": ["B", "🤖"], "result": [1.0, 0.5]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        write_plots(games, tmp_path, formats=("png",))
+    assert not [w for w in caught if "missing from" in str(w.message)]
