@@ -86,7 +86,7 @@ def test_the_fingerprint_holds_each_bots_own_control(tmp_path):
      "unknown key 'move' in the time table of bot 'random'; did you mean 'move_ms'?"),
     ('time = { increment_ms = 5 }', 11,
      "the time table of bot 'random': impossible time control: increment_ms needs a clock"),
-    ('time = { move_ms = "fast" }', 11, "'move_ms' must be milliseconds per move, got 'fast'"),
+    ('time = { move_ms = "fast" }', 11, "'move_ms' must be milliseconds per move, got the string \"fast\""),
     ('time = 50', 11, "'time' must be a time table with the keys of [time]"),
     ('[bots.time]\nmove_ms = 50\ngrace_ms = -1', 13,
      "the time table of bot 'random': impossible time control: grace_ms must be an integer"),
