@@ -10,6 +10,7 @@ from arena import protocol
 from arena.botspec import BotSpec, resolve_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
 from arena.process import BotIOError, BotProcess
+from arena.reasons import STDERR_SAID
 from arena.referee import GameRecord, Player, TimeControl, play_game
 
 HINTS = {
@@ -64,7 +65,7 @@ def _hint_for(record: GameRecord) -> str:
 def _stderr_tail(process: BotProcess) -> str:
     """`; stderr: <last line>` when the bot wrote to stderr (e.g. a traceback), else ''."""
     said = process.stderr_last_line(wait=0.3)
-    return f"; stderr: {said}" if said else ""
+    return f"{STDERR_SAID}{said}" if said else ""
 
 
 def _centre_drops(variant, plies: int) -> list[str]:

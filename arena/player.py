@@ -22,7 +22,7 @@ from arena import protocol
 from arena.botspec import BotSpec
 from arena.clocks import TurnBudget
 from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess
-from arena.reasons import Reason
+from arena.reasons import STDERR_SAID, Reason
 from arena.sandbox import SandboxPolicy
 from arena.timecontrol import SeatControls, TimeControl, per_seat
 
@@ -105,8 +105,10 @@ class Forfeit(Exception):
         self.detail = protocol.truncate(detail)
 
     @classmethod
-    def from_io(cls, error: BotIOError, context: str = "") -> Forfeit:
-        return cls(error.reason, f"{context}{error.detail}")
+    def from_io(cls, error: BotIOError, context: str = "", stderr_said: str = "") -> Forfeit:
+        """The forfeit of an I/O failure; `stderr_said`: the bot's last stderr line, if any."""
+        said = f"{STDERR_SAID}{stderr_said}" if stderr_said else ""
+        return cls(error.reason, f"{context}{error.detail}{said}")
 
 
 class InfoCollector:
@@ -237,8 +239,7 @@ class Player:
                 # a bot that dies at start (a wrong argument, a missing module) says why on
                 # stderr: the record says it too, not only the log
                 said = process.stderr_last_line(0.3) if error.reason == Reason.CRASH else ""
-                raise Forfeit(error.reason, f"during the handshake: {error.detail}"
-                              + (f"; stderr: {said}" if said else "")) from None
+                raise Forfeit.from_io(error, "during the handshake: ", said) from None
             if line.strip():
                 break
         try:

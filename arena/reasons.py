@@ -13,7 +13,11 @@ from __future__ import annotations
 
 __all__ = ["ADJUDICATED", "ADJUDICATION_BUDGET_S", "ALL_REASONS", "CRASH", "EMPTY", "END_REASONS",
            "FORFEIT_REASONS", "FULL", "HANDSHAKE", "ILLEGAL", "LINE", "MAX_PLIES", "PROTOCOL",
-           "REFEREE_REASONS", "REPETITION", "Reason", "TIMEOUT", "VOID", "is_forfeit"]  # noqa: F822 (built by __getattr__)
+           "REFEREE_REASONS", "REPETITION", "Reason", "STDERR_SAID", "TIMEOUT", "VOID", "is_forfeit"]  # noqa: F822 (built by __getattr__)
+
+# Where a forfeit's detail adds what a dying bot last wrote to stderr (`...; stderr: LINE`):
+# the referee and `arena check` write it, the progress line shows that part first.
+STDERR_SAID = "; stderr: "
 
 # The rules ended the game (arena.game.Outcome.reason).
 LINE = "line"

@@ -77,3 +77,13 @@ def per_seat(time_control: TimeControl | SeatControls) -> SeatControls:
         raise TypeError("a time control is one TimeControl or a (seat 1, seat 2) pair of them, "
                         f"got {time_control!r}")
     return pair[0], pair[1]
+
+
+def own_time_keys(own: dict) -> dict:
+    """The TimeControl keys a bot's own time table replaces (time odds, in tournament files
+    and on `arena play`): naming a limit (`move_ms` or `base_ms`) replaces the shared per-move
+    limit, clock and increment, as if written alone; other keys (`startup_ms`, `grace_ms`, an
+    `increment_ms` alone) change only themselves."""
+    if "move_ms" in own or "base_ms" in own:
+        return {"move_ms": None, "base_ms": None, "increment_ms": 0, **own}
+    return dict(own)

@@ -65,7 +65,7 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
             else float(record["result"]),
             "plies": len(moves.split()), "moves": moves,
             "opening_plies": len(_tokens(record.get("opening")).split()),
-            "adjudicated": str(record.get("reason") or "") == "adjudicated",
+            "adjudicated": str(record.get("reason") or "") == "adjudicated",  # result proven
         }
         key = game_key(row["game_id"], row["variant"], moves)
         if key not in known:
@@ -121,7 +121,7 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool) -> tuple[int, i
                 try:
                     analysis = analyse(oracle.variant, tokens, row["opening_plies"],
                                        lambda g, o=oracle: o.timed(o.score, g, budget_s),
-                                       adjudicated=row["adjudicated"])
+                                       adjudicated=row["result"] if row["adjudicated"] else None)
                 except ValueError as exc:
                     raise click.ClickException(
                         f"{source}: game {row['game_id'] or key}: cannot replay its moves: {exc} "

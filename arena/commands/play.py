@@ -50,7 +50,8 @@ def describe_game(record) -> str:
 @click.option("--increment-ms", type=click.IntRange(min=0), default=0, show_default=True,
               help="Clock: increment per move in ms.")
 @click.option("--move-ms-a", type=click.IntRange(min=1), default=None,
-              help="Time odds: bot A's own per-move limit in ms (instead of --move-ms).")
+              help="Time odds: bot A's own per-move limit in ms (in place of the shared limit and "
+              "clock).")
 @click.option("--move-ms-b", type=click.IntRange(min=1), default=None,
               help="Time odds: bot B's own per-move limit in ms.")
 @click.option("--base-ms-a", type=click.IntRange(min=1), default=None,
@@ -248,12 +249,12 @@ def _sprt_state(sprt) -> str:
 
 
 def _odds(move_ms: int | None, base_ms: int | None, increment_ms: int | None) -> dict:
-    """One bot's time odds: the TimeControl keys its own options replace, read as a bot's own
-    time table in a tournament file (`arena.tournament.config`): naming a limit replaces the
-    shared per-move limit, clock and increment; an increment alone changes only itself."""
-    if move_ms is None and base_ms is None:
-        return {} if increment_ms is None else {"increment_ms": increment_ms}
-    return {"move_ms": move_ms, "base_ms": base_ms, "increment_ms": increment_ms or 0}
+    """One bot's time odds: the TimeControl keys its own options replace, read as its own time
+    table in a tournament file is (`arena.timecontrol.own_time_keys`)."""
+    from arena.timecontrol import own_time_keys
+
+    given = {"move_ms": move_ms, "base_ms": base_ms, "increment_ms": increment_ms}
+    return own_time_keys({k: v for k, v in given.items() if v is not None})
 
 
 def _check_odds(tcs, odds) -> None:

@@ -177,6 +177,10 @@ def games_in_order(games: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
     return first, second, res[keep]
 
 
+# the code of both seats of a game of a bot against itself that `names` does not list
+SELF_PLAY_UNLISTED = -2
+
+
 def codes(first: Sequence | pd.Series, second: Sequence | pd.Series,
           names: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Integer codes of the two seats' bots into ``names`` (sorted names of both seats when
@@ -195,13 +199,14 @@ def codes(first: Sequence | pd.Series, second: Sequence | pd.Series,
         unknown = all_codes < 0
         if unknown.any():
             # a bot's games against itself rate nothing, so they may name a bot not listed
-            # (both seats then code as -1, and the rated games leave them out)
+            # (both seats then code as SELF_PLAY_UNLISTED, which the rated games leave out)
             text = both.astype(str).to_numpy()
             half = len(left)
-            self_play = text[:half] == text[half:]
-            unknown &= ~np.concatenate([self_play, self_play])
+            self_play = np.concatenate([text[:half] == text[half:]] * 2) & unknown
+            all_codes = np.where(self_play, SELF_PLAY_UNLISTED, all_codes)
+            unknown &= ~self_play
             if unknown.any():
-                missing = sorted(set(text[unknown]))
+                missing = sorted({str(name) for name in text[unknown]})
                 raise ValueError(f"bots not in the list of names: {', '.join(missing[:5])}")
     all_codes = np.asarray(all_codes, dtype=np.int64)
     return all_codes[: len(left)], all_codes[len(left):], names
@@ -262,7 +267,7 @@ class CodedGames:
             g, res = g.loc[~void], res[~void]
         i, j, all_names = codes(g["first"], g["second"], names)
         keep = (i != j) & (i >= 0) & (j >= 0)
-        self_play = int((i == j).sum())
+        self_play = int(((i == j) & (i != -1)).sum())  # -1: no name (void), not self-play
         if not keep.all():
             i, j, res = i[keep], j[keep], res[keep]
         if names is None:  # only the bots that have rated games, still in sorted order

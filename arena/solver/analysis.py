@@ -108,11 +108,11 @@ def position_scores(moves: list[MoveRecord], plies: int, over: bool) -> list[int
 
 
 def analyse(variant: Variant, tokens: list[str], opening_plies: int, settle: Settler,
-            adjudicated: bool = False) -> GameAnalysis:
+            adjudicated: float | None = None) -> GameAnalysis:
     """Scores of every position of a game from the end of the opening on (the opening's moves
     are nobody's, its earlier positions stay None) and the verdict of each move after it.
-    `adjudicated`: the game ended where the solver proved its result (reason `adjudicated`), so
-    its last position's value is that result.
+    `adjudicated`: the result (seat 1's score) of a game that ended where the solver proved it
+    (reason `adjudicated`): the result its last position holds, whatever this budget settles.
 
     Positions are settled from the last to the first: late ones are cheap and fill the solver's
     table for the earlier ones. Raises ValueError (from the engine) on an illegal move."""
@@ -143,17 +143,17 @@ def analyse(variant: Variant, tokens: list[str], opening_plies: int, settle: Set
 
 
 def decided_ply(values: list[int | None], final: Game, opening_plies: int = 0,
-                adjudicated: bool = False) -> int | None:
+                adjudicated: float | None = None) -> int | None:
     """The number of plies after which the theoretical result (for seat 1) equalled the result
     reached at the end and never changed again, at the earliest the end of the opening; None if
-    unknown (a position left unsettled in that stretch, or a game not over: ended by a forfeit,
-    or `adjudicated` where its last position is unsettled)."""
+    unknown (a position left unsettled in that stretch, or a game not over and not
+    `adjudicated`, e.g. ended by a forfeit). `adjudicated`: seat 1's proven score."""
     n = len(values) - 1
     if final.outcome is not None:
         winner = final.outcome.winner
         end = 0 if winner is None else (1 if winner == 1 else -1)
-    elif adjudicated and values[n] is not None:  # the proven result the game was given
-        end = sign(values[n]) if n % 2 == 0 else -sign(values[n])
+    elif adjudicated is not None:  # the proven result the game was given
+        end = 0 if adjudicated == 0.5 else (1 if adjudicated == 1.0 else -1)
     else:
         return None
     decided = n

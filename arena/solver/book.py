@@ -347,9 +347,11 @@ def _check_out(parser: argparse.ArgumentParser, out: Path) -> None:
             Book.load(out)
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
             parser.error(f"{out}: not a book file (a .npz this builder wrote): {type(exc).__name__}")
+    folder = out.parent.resolve()
+    while not folder.exists():  # the save makes the missing folders: check the first one there
+        folder = folder.parent
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=out.name, suffix=".check"):
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".book-check-"):
             pass
     except OSError as exc:
         parser.error(f"{out}: cannot write there: {exc.strerror or exc}")
@@ -382,7 +384,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--ply {args.ply}: a number of plies, 0 or more")
     if args.nodes is not None and args.nodes < 1:
         parser.error(f"--nodes {args.nodes}: a node budget, 1 or more")
-    _check_out(parser, args.files[-1])
     if not args.strategy and (args.depth is not None or args.seat is not None):
         parser.error("--depth and --seat go with --strategy")
     if args.strategy:
@@ -393,10 +394,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.depth < 1:
             parser.error(f"--depth {args.depth}: the walk stops before that ply, so it is at least 1")
         roots = _roots(parser, args.files[0], args.depth) if len(args.files) == 2 else [""]
+        _check_out(parser, args.files[-1])
         return build_strategy(roots, args.depth, args.files[-1], processes, args.nodes,
                               args.seat or "both")
     if len(args.files) != (1 if args.ply is not None else 2):
         parser.error("give POSITIONS OUT, or --ply N OUT")
+    _check_out(parser, args.files[-1])
     if args.best_moves:
         if args.ply is not None:
             lines = central_first(positions_at_ply(args.ply).values())

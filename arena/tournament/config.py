@@ -39,7 +39,7 @@ from arena.sandbox import (
     parse_bot_limits,
     parse_tournament,
 )
-from arena.timecontrol import TimeControl
+from arena.timecontrol import TimeControl, own_time_keys
 from arena.tomlcheck import KeyLines as _Lines
 from arena.tomlcheck import close_match as _close
 from arena.tomlcheck import suggest as _suggest
@@ -586,11 +586,7 @@ def _bot_time_controls(check: _Checker, raw: list[Any], bots: list[BotEntry],
             continue
         label = f"the time table of bot {entry.name!r}"
         check.check_keys(table, _TIME_KEYS, table="bots.time", index=index, label=label)
-        values = default.to_dict()
-        if "move_ms" in table or "base_ms" in table:
-            for key in ("move_ms", "base_ms", "increment_ms"):
-                del values[key]
-        values.update(table)
+        values = {**default.to_dict(), **own_time_keys(table)}
         own = _checked_time_control(check, values, table, f"{label}:", "bots.time", index)
         entries.append(entry if own == default else replace(entry, time_control=own))
     return entries

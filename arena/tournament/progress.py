@@ -14,7 +14,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from typing import TextIO
 
-from arena.reasons import FORFEIT_REASONS
+from arena.reasons import FORFEIT_REASONS, STDERR_SAID
 
 REFIT_SECONDS = 1.0  # the live table's Elo is refitted at most this often
 RECENT_FORFEITS = 5  # forfeits listed under the live table
@@ -262,7 +262,7 @@ def forfeit_text(row: dict) -> str:
     """`BOT: REASON (detail)`, short: who forfeited a game and why."""
     by = row["first"] if row.get("forfeit_by") == 1 else row["second"]
     detail = " ".join(str(row.get("detail") or "").split())
-    _, said, stderr = detail.partition("; stderr: ")
+    _, said, stderr = detail.partition(STDERR_SAID)
     if said:  # what a bot that died said on stderr says most (e.g. its usage error)
         detail = f"stderr: {stderr}"
     if len(detail) > 80:

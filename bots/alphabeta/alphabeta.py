@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 
+from compiled_loader import first_move_deadline, first_move_wait_left
 from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer, load_book
 
 from arena.sdk import Option, parse_options, run_bot
@@ -17,7 +18,6 @@ VERSION = "1.0"
 
 # set once the loader thread has loaded the book and imported numba: the first move waits for it
 HEAVY_LOADED = threading.Event()
-FIRST_MOVE_WAIT_SHARE = 0.4  # of the start-up allowance, at most spent waiting for it
 
 
 def load_compiled() -> None:
@@ -64,12 +64,9 @@ def main(argv: list[str] | None = None) -> None:
             # search the loader would get the GIL only now and then, for a second or more); the
             # move keeps its own time after the wait
             waited = time.monotonic()
-            HEAVY_LOADED.wait(FIRST_MOVE_WAIT_SHARE * turn.setup.startup_ms / 1000)
-            deadline += time.monotonic() - waited
-        player = players.get(turn.variant)
-        if player is None:
-            player = players[turn.variant] = AlphaBetaPlayer(turn.variant, options["level"], options["seed"])
-        move = player.choose(turn.game, deadline)
+            HEAVY_LOADED.wait(first_move_wait_left(turn, waited))
+            deadline = first_move_deadline(turn, waited)
+        move = (player := player_for(turn.variant)).choose(turn.game, deadline)
         if player.book_score is not None:
             turn.info(f"book score {player.book_score}")
         elif player.last_depth:  # recorded with the move: how deep, and which search
@@ -77,7 +74,14 @@ def main(argv: list[str] | None = None) -> None:
             turn.info(f"depth {player.last_depth} score {player.last_score} search {search}")
         return move
 
-    def on_new_game(*_args, **_kwargs) -> None:
+    def player_for(variant) -> AlphaBetaPlayer:
+        player = players.get(variant)
+        if player is None:
+            player = players[variant] = AlphaBetaPlayer(variant, options["level"], options["seed"])
+        return player
+
+    def on_new_game(setup) -> None:
+        player_for(setup.variant)  # its tables made here, not in its first move
         for player in players.values():
             player.new_game()
         gc.collect()  # between games (numba's objects frozen: a few ms)

@@ -5,8 +5,25 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 
 COMPILED_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compiled.py")
+# of the start-up allowance, at most spent by a process's first move waiting for the loader
+FIRST_MOVE_WAIT_SHARE = 0.4
+
+
+def first_move_wait_left(turn, since: float) -> float:
+    """How much longer the first move of a process, waiting since `since`, may wait for the
+    loader thread: FIRST_MOVE_WAIT_SHARE of the start-up allowance in all (PROTOCOL.md: the
+    first move has the allowance on top of its time)."""
+    return max(0.0, FIRST_MOVE_WAIT_SHARE * turn.setup.startup_ms / 1000
+               - (time.monotonic() - since))
+
+
+def first_move_deadline(turn, since: float) -> float:
+    """The first move's deadline moved by its wait, so that it keeps its own time after it,
+    but never by more than the start-up allowance."""
+    return turn.deadline + min(time.monotonic() - since, turn.setup.startup_ms / 1000)
 
 
 def load_compiled_search() -> None:

@@ -22,11 +22,10 @@ HELLO_VERSION = f"{VERSION}+exact-drop-only-connect4" if kernel.COMPILED else f"
 
 # set once the solver's machine code is loaded (every move waits for it), then once the
 # fallback's compiled search is too: loading it holds the GIL for 0.2 s and more, and a search
-# beside it overran a 50 ms move by 215 ms, so the first move waits for it as well, up to this
-# share of the start-up allowance (PROTOCOL.md: the first move has it on top of its time)
+# beside it overran a 50 ms move by 215 ms, so the first move waits for it as well (up to a
+# share of the start-up allowance: compiled_loader)
 SOLVER_READY = threading.Event()
 SEARCH_READY = threading.Event()
-FIRST_MOVE_WAIT_SHARE = 0.4
 # players kept, the most recently played variants': each holds 64 MiB of solver table and the
 # fallback's tables, and ten board sizes in one process ran out of the sandbox's 1 GiB
 MAX_PLAYERS = 3
@@ -71,6 +70,9 @@ def warm_up() -> None:
 
 
 def main() -> None:
+    # bots/alphabeta's, on the path once perfect_player is imported
+    from compiled_loader import first_move_deadline, first_move_wait_left
+
     gc.disable()  # no collector pauses in the middle of a move
     # compiling (first run) or loading the solver's machine code takes 0.2-2 s, the fallback's
     # compiled search 0.2-4 s: both load while the handshake is answered, and the first move
@@ -86,9 +88,8 @@ def main() -> None:
             first_move = False
             waited = time.monotonic()
             SOLVER_READY.wait()
-            SEARCH_READY.wait(max(0.0, FIRST_MOVE_WAIT_SHARE * turn.setup.startup_ms / 1000
-                                  - (time.monotonic() - waited)))
-            deadline += time.monotonic() - waited  # the move keeps its own time after the wait
+            SEARCH_READY.wait(first_move_wait_left(turn, waited))
+            deadline = first_move_deadline(turn, waited)
         else:
             SOLVER_READY.wait()
         move = (player := players.get(turn.variant)).choose(turn.game, deadline)

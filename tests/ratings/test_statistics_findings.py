@@ -32,6 +32,20 @@ def test_bootstrap_intervals_have_width_where_a_pairing_was_all_wins():
     assert "drawn from the fitted ratings" in fit.interval
 
 
+def test_bootstrap_replicates_keep_the_fits_regularisation():
+    """A never lost and always sat first: a replicate that gave it a loss dropped the virtual
+    draws, and the first-move term, confounded with A's seat, ran off to +-4000 Elo."""
+    rows = [("A", "B", 1.0)] * 10 + [("B", "C", 1.0), ("C", "B", 1.0), ("B", "C", 0.0),
+                                     ("C", "B", 0.0)]
+    fit = fit_elo(count_games(games(*rows)), first_move=True, bootstrap=200, seed=1)
+    assert (fit.hi - fit.lo < 1500).all() and fit.first_move_se < 1000, (fit.lo, fit.hi)
+
+
+def test_bootstrap_of_a_pool_of_draws_is_not_zero_width():
+    fit = fit_elo(count_games(games(*[("A", "B", 0.5)] * 6)), bootstrap=200, seed=1)
+    assert (fit.hi - fit.lo > 50).all(), (fit.lo, fit.hi)
+
+
 def test_bootstrap_intervals_cover_the_true_ratings_about_as_often_as_they_claim():
     rng = np.random.default_rng(7)
     covered = total = 0

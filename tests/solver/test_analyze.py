@@ -72,9 +72,13 @@ def test_an_adjudicated_game_is_decided_where_its_proven_result_held(oracle):
     its decided ply comes from that result (it was always unknown, '-', before)."""
     moves, expected = next((m, s) for m, s in pons("Test_L2_R1", 50) if s > 0)
     tokens = [format_move(int(d)) for d in moves]
-    result = analyse(CLASSIC, tokens, 0, settle(oracle), adjudicated=True)
+    mover_won = 1.0 if len(moves) % 2 == 0 else 0.0  # seat 1's score: the side to move wins
+    result = analyse(CLASSIC, tokens, 0, settle(oracle), adjudicated=mover_won)
     assert result.values[-1] == expected
     assert result.decided_ply is not None and result.decided_ply <= len(moves)
+    # the stored result counts, not what this budget settles at the end (here: nothing)
+    unsettled = analyse(CLASSIC, tokens, len(tokens), lambda g: None, adjudicated=mover_won)
+    assert unsettled.decided_ply == len(tokens)
     assert analyse(CLASSIC, tokens, 0, settle(oracle)).decided_ply is None  # e.g. a forfeit
 
 
