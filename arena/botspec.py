@@ -33,10 +33,13 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from arena import protocol
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ARENA_DIR = PROJECT_ROOT / "arena"
@@ -239,6 +242,9 @@ def resolve_command(
     )
 
 
+MAX_MANIFEST = 64 * 1024
+
+
 def _from_folder(folder: Path) -> BotSpec:
     manifest = folder / MANIFEST
     if not manifest.is_file():
@@ -247,8 +253,16 @@ def _from_folder(folder: Path) -> BotSpec:
 
     from arena.tomlcheck import KeyLines, suggest
 
+    fd = _open_regular(manifest)  # not a link to /dev/zero or a FIFO: see _open_regular
+    if fd is None:
+        raise BotSpecError(f"{str(manifest)!r} is not a regular file")
     try:
-        text = manifest.read_text(encoding="utf-8-sig")
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(MAX_MANIFEST + 1)
+        if len(raw) > MAX_MANIFEST:
+            raise BotSpecError(f"{str(manifest)!r} is over {MAX_MANIFEST // 1024} KiB: a manifest "
+                               "names the bot and its command")
+        text = raw.decode("utf-8-sig")
         data = tomllib.loads(text)
     except OSError as error:
         raise BotSpecError(f"cannot read {str(manifest)!r}: {error.strerror or error}") from None
@@ -294,7 +308,7 @@ def _from_folder(folder: Path) -> BotSpec:
         value = data.get(key, "")
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             raise BotSpecError(f"{where(key)}: {key!r} must be a string")
-        fields[key] = str(value)
+        fields[key] = protocol.truncate(str(value), protocol.HELLO_FIELD_CAP)
     resolved = resolve_command(command, folder, where=where("command"))
     if resolved.cwd != folder:
         raise BotSpecError(f"{where('command')}: 'command' must name a program, not a bot folder")
@@ -357,12 +371,42 @@ def _hash_files(base: Path, files: Iterable[Path], python: bool = False, text: s
         files += _arena_modules([f for f in files if f.suffix == ".py"])
     for file in files:
         digest.update(_label(file, base).encode() + b"\0")
-        try:
-            digest.update(file.read_bytes())
-        except OSError:
-            pass
+        _hash_content(digest, file)
         digest.update(b"\0")
     return digest.hexdigest()[:HASH_CHARS]
+
+
+def _open_regular(file: Path) -> int | None:
+    """A read-only descriptor of `file` if it is a regular file, else None. A bot's folder is
+    the submitter's to shape, and the arena reads it on the host, before any sandbox: a link
+    to /dev/zero ran the arena out of memory, and a FIFO hung it (links are not followed; the
+    FIFO check is on the opened descriptor, so a swap after a check cannot slip in)."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
+
+
+def _hash_content(digest, file: Path) -> None:
+    """Add a file's content to `digest`, read in chunks; a link adds its target's name, and
+    anything else that is not a regular file (a FIFO, a device) only its kind."""
+    try:
+        if file.is_symlink():
+            digest.update(b"link:" + os.fsencode(os.readlink(file)))
+            return
+    except OSError:
+        return
+    fd = _open_regular(file)
+    if fd is None:
+        digest.update(b"special")
+        return
+    with os.fdopen(fd, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
 
 
 def _label(file: Path, base: Path) -> str:
@@ -400,10 +444,10 @@ def _arena_modules(scripts: Sequence[Path]) -> list[Path]:
 def _imported_modules(script: Path) -> frozenset[str]:
     """Dotted names of the arena modules a file imports anywhere (also inside functions)."""
     try:
-        stat = script.stat()
+        info = script.stat()
     except OSError:
         return frozenset()
-    return _imported_modules_of(script, stat.st_mtime_ns, stat.st_size)
+    return _imported_modules_of(script, info.st_mtime_ns, info.st_size)
 
 
 # `from X import a, b` (names possibly in parentheses over several lines) and `import X, Y`.
@@ -415,12 +459,17 @@ _IMPORT = re.compile(
 )
 
 
+# a larger "script" is not scanned for arena imports (a bot's data file named .py, say)
+MAX_SCANNED_SCRIPT = 16 << 20
+
+
 @functools.lru_cache(maxsize=1024)
 def _imported_modules_of(script: Path, mtime_ns: int, size: int) -> frozenset[str]:
-    try:
-        source = script.read_bytes()
-    except OSError:
+    fd = _open_regular(script)
+    if fd is None:
         return frozenset()
+    with os.fdopen(fd, "rb") as handle:
+        source = handle.read(MAX_SCANNED_SCRIPT)
     package = _package_of(script)
     names: set[str] = set()
     for match in _IMPORT.finditer(source):

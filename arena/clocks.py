@@ -6,7 +6,9 @@ time control is testable with plain numbers.
 - Per-move limit (`move_ms`) and/or a clock (`base_ms` + `increment_ms` per move); with both, the
   clock applies and `move_ms` caps each move. A bot is told the smaller of the two (`time_ms`).
 - The first move of a fresh process gets `startup_ms` on top, and that part is not charged.
-- `grace_ms` is added to every deadline before a bot is declared late; it is charged if used.
+- `grace_ms` is added to every deadline before a bot is declared late; it is charged if used:
+  on a clock, time used past zero is owed (the clock goes below zero, and the grace shrinks by
+  as much until increments repay it), so that a bot cannot live on the grace of each move.
 - Time odds: each seat may have its own control; every rule above applies per seat.
 """
 
@@ -51,12 +53,16 @@ class GameClocks:
     def budget(self, seat: int, fresh: bool) -> TurnBudget:
         """The budget of `seat`'s next move; `fresh`: its process has not answered a move yet."""
         tc = self.controls[seat]
-        limits = [x for x in (tc.move_ms, self.remaining[seat]) if x is not None]
-        return TurnBudget(max(0, min(limits)), tc.startup_ms if fresh else 0, tc.grace_ms)
+        remaining = self.remaining[seat]
+        limits = [x for x in (tc.move_ms, remaining) if x is not None]
+        owed = -min(0, remaining or 0)  # clock time already used past zero, out of the grace
+        return TurnBudget(max(0, min(limits)), tc.startup_ms if fresh else 0,
+                          max(0, tc.grace_ms - owed))
 
     def opponent_time_ms(self, seat: int) -> int | None:
         """The opponent's remaining clock as the turn line shows it (None: it has no clock)."""
-        return self.remaining[3 - seat] if self.controls[3 - seat].base_ms is not None else None
+        remaining = self.remaining[3 - seat]
+        return max(0, remaining) if remaining is not None else None
 
     def charge(self, seat: int, elapsed_ms: float, budget: TurnBudget) -> None:
         """Record a move of `elapsed_ms` (wall time from the turn line to the move's arrival)."""
@@ -64,5 +70,8 @@ class GameClocks:
         remaining = self.remaining[seat]
         if remaining is not None:
             charged = max(0.0, elapsed_ms - budget.startup_ms)
-            self.remaining[seat] = (max(0, int(remaining - charged))
+            # below zero by what the grace covered (it was a sudden-death clock that never ran
+            # out: every move at 0 ms left was allowed its grace again)
+            grace = self.controls[seat].grace_ms  # a move past it was late: never charged here
+            self.remaining[seat] = (max(-grace, int(remaining - charged))
                                     + self.controls[seat].increment_ms)

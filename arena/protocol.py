@@ -27,8 +27,23 @@ def clean(value: object) -> str:
     return text or "-"
 
 
+# Control characters as escapes: text a bot wrote reaches the operator's terminal (details,
+# names, versions in progress lines and `arena check`), and an escape sequence there can move
+# the cursor, rewrite lines or set the clipboard (OSC 52).
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+_CONTROLS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def printable(text: str) -> str:
+    """`text` with every control character written as an escape (`\\x1b`, `\\n`)."""
+    return text.translate(_CONTROLS)
+
+
+HELLO_FIELD_CAP = 64
+
+
 def truncate(text: str, cap: int = DETAIL_CAP) -> str:
-    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    text = printable(text)
     return text if len(text) <= cap else text[:cap] + f"...[{len(text) - cap} more]"
 
 
@@ -131,7 +146,9 @@ def parse_hello_reply(line: str) -> dict[str, str]:
         raise ProtocolError(f"expected 'hello name=...', got {truncate(line)!r}")
     if not fields.get("name") or fields["name"] == "-":
         raise ProtocolError(f"hello without a name=...: {truncate(line)!r}")
-    return fields
+    # stored with every game and printed: short, and without control characters (a 65,000
+    # character version went into every row of the games table)
+    return {key: truncate(value, HELLO_FIELD_CAP) for key, value in fields.items()}
 
 
 def parse_bot_line(line: str) -> tuple[str, str]:

@@ -42,11 +42,24 @@ def test_clock_is_charged_with_increment_and_never_the_startup():
     assert clocks.opponent_time_ms(2) == 1000
 
 
-def test_clock_capped_by_per_move_limit_and_floored_at_zero():
+def test_time_used_past_zero_is_owed_out_of_the_grace():
+    """A sudden-death clock never ran out: at 0 ms left each move was allowed its whole grace
+    again, and a bot answering in 180 ms of a 200 ms grace played a whole game on 500 ms."""
+    clocks = GameClocks(TimeControl(move_ms=None, base_ms=500, grace_ms=200))
+    clocks.charge(1, 500.0, clocks.budget(1, fresh=False))  # the clock is spent
+    budget = clocks.budget(1, fresh=False)
+    assert (budget.limit_ms, budget.grace_ms) == (0, 200)
+    clocks.charge(1, 180.0, budget)  # in time, on the grace
+    budget = clocks.budget(1, fresh=False)
+    assert (budget.limit_ms, budget.grace_ms, budget.allowed_ms) == (0, 20, 20)  # 180 ms is late
+    assert clocks.opponent_time_ms(2) == 0  # shown as spent, not below zero
+
+
+def test_clock_capped_by_per_move_limit_and_owing_at_most_the_grace():
     clocks = GameClocks(TimeControl(move_ms=500, base_ms=2000, increment_ms=10))
     assert clocks.budget(1, fresh=False).limit_ms == 500  # the smaller of the two
     clocks.charge(1, 1900.0, clocks.budget(1, fresh=False))
     assert clocks.remaining[1] == 100 + 10
     assert clocks.budget(1, fresh=False).limit_ms == 110
     clocks.charge(1, 9999.0, clocks.budget(1, fresh=False))  # used the grace and more
-    assert clocks.remaining[1] == 0 + 10
+    assert clocks.remaining[1] == -200 + 10  # owed at most the grace

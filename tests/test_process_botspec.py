@@ -212,3 +212,25 @@ def test_distinct_names_never_collide_with_a_name_already_taken():
     for names in (["x", "x#2", "x"], ["x#2", "x", "x"], ["x", "x", "x#2"]):
         out = distinct_names(names)
         assert len(set(out)) == len(out), out
+
+
+def test_hashing_a_bot_folder_reads_regular_files_only(tmp_path):
+    """The arena hashes a submitted folder on the host, before any sandbox: a link to
+    /dev/zero ran it out of memory and a FIFO hung it (a sandbox review's finding)."""
+    import threading
+
+    from arena.botspec import hash_folder
+
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "x"\ncommand = "bot.py"\n')
+    (folder / "bot.py").write_text("print('hello name=x')\n")
+    plain = hash_folder(folder)
+    os.symlink("/dev/zero", folder / "data.bin")
+    os.symlink("/dev/zero", folder / "more.py")  # a "script" scanned for arena imports, too
+    os.mkfifo(folder / "pipe")
+    done: list[str] = []
+    worker = threading.Thread(target=lambda: done.append(hash_folder(folder)), daemon=True)
+    worker.start()
+    worker.join(30)
+    assert done and done[0] != plain  # the links and the FIFO are named in the hash, not read

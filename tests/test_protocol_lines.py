@@ -96,3 +96,13 @@ def test_bot_line_words_split_on_any_whitespace(line, expected):
 def test_bot_line_two_bare_words_is_not_a_move():
     with pytest.raises(protocol.ProtocolError):
         protocol.parse_bot_line("d4\td5")
+
+
+def test_bot_text_reaches_the_terminal_without_control_characters():
+    """A bot's stderr line, hello fields and manifest fields are printed in progress lines and
+    by `arena check`: an escape sequence there could rewrite lines or set the clipboard."""
+    attack = "x\x1b[2K\x1b[1APASS\x1b]52;c;AAAA\x07\u009b"
+    assert protocol.printable(attack) == "x\\x1b[2K\\x1b[1APASS\\x1b]52;c;AAAA\\x07\\x9b"
+    assert "\x1b" not in protocol.truncate(attack)
+    fields = protocol.parse_hello_reply("hello name=v version=" + "V" * 65000 + "\x1b[2J")
+    assert len(fields["version"]) < 100 and "\x1b" not in fields["version"]  # was stored whole

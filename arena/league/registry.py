@@ -183,6 +183,11 @@ def snapshot(folder: Path, source: Path, name: str) -> tuple[Path, BotSpec]:
             else:
                 shutil.copy2(source, staging / source.name)
             staging.rename(target)
+        except shutil.Error as error:  # a list of (source, copy, why): name the first
+            problems = error.args[0] if error.args and isinstance(error.args[0], list) else []
+            why = problems[0][2] if problems and len(problems[0]) == 3 else str(error)
+            raise LeagueError(f"cannot copy {source}: {why} (a bot folder holds files and "
+                              "folders only)") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     copied = resolve_bot(str(entry))
