@@ -39,6 +39,9 @@ STYLE = {
     "axes.grid": True,
     "grid.alpha": 0.3,
     "svg.fonttype": "none",  # text stays text in SVG: smaller, searchable
+    # labels are bot names, plain text: `$...$` in a name was parsed as math and `x$\frac{$`
+    # broke every chart, and `arena publish` with them
+    "text.parse_math": False,
 }
 ACCENT = "#1f5fa8"
 

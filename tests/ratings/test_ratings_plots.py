@@ -106,3 +106,14 @@ def test_a_name_the_font_cannot_draw_warns_nothing(tmp_path):
         warnings.simplefilter("always")
         write_plots(games, tmp_path, formats=("png",))
     assert not [w for w in caught if "missing from" in str(w.message)]
+
+
+def test_a_name_with_dollar_signs_is_text_not_math(tmp_path):
+    import pandas as pd
+
+    from arena.reports.plots import write_plots
+
+    odd = "x$\\frac{$"
+    games = pd.DataFrame({"first": [odd, "B"], "second": ["B", odd], "result": [1.0, 0.5]})
+    assert write_plots(games, tmp_path, formats=("svg",))  # raised ValueError: \frac{
+    assert odd in (tmp_path / "ratings.svg").read_text()  # drawn as written
