@@ -76,6 +76,24 @@ class BotSpec:
         """The full command line: the command followed by the extra arguments."""
         return [*self.command, *self.args]
 
+    def foreign_program(self) -> str | None:
+        """The program this bot runs when it is neither its own (inside its folder), nor a
+        system one (/usr, /bin, ...), nor a name the PATH finds, nor the arena's Python: None
+        when there is no such program. A submitted bot must bring its own: the sandbox shows a
+        bot the program its command names, and a manifest naming another entrant's submitted
+        program played that program as its own."""
+        program = self.command[0] if self.command else ""
+        if not os.path.isabs(program) or program == sys.executable:
+            return None
+        path = Path(program).resolve()
+        if path.is_relative_to(self.cwd.resolve()):
+            return None
+        from arena.sandbox import SYSTEM_DIRS  # here: 25 ms of imports, for league submissions
+
+        if any(path.is_relative_to(d) for d in SYSTEM_DIRS):
+            return None
+        return program
+
 
 def name_problem(name: object) -> str | None:
     """Why `name` is not a valid display name, or None. Names are escaped where they are shown

@@ -72,6 +72,10 @@ def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
         registry.open_league(folder)
         source = registry.check_source(path)
         spec = resolve_bot(str(source))
+        if foreign := spec.foreign_program():
+            raise registry.LeagueError(f"{path}: its command runs {foreign}, outside its folder: a "
+                                       "submitted bot brings its own program (or names a system "
+                                       "one, or one the PATH finds)")
         name = (name or spec.name).strip()
         if not name or any(c in name for c in "@/\\") or name != name.strip():
             raise registry.LeagueError(f"bad bot name {name!r}: no '@', '/' or '\\', not empty")

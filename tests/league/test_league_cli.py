@@ -242,3 +242,18 @@ def test_a_tournament_run_refuses_a_league_folder(league: Path, tmp_path: Path):
         assert len(refused.stderr.strip().splitlines()) == 1
     assert not list(league.glob("backup-*")) and games(league) == []
     assert "2 version(s) of 2 bot(s)" in arena("league", "status", str(league)).stdout
+
+
+def test_a_submission_must_bring_its_own_program(league: Path, tmp_path: Path):
+    """A manifest naming a program outside its folder (another entrant's submitted engine,
+    whose path the site and /proc show) played that program as its own (sandbox review)."""
+    engine = tmp_path / "victim" / "engine"
+    engine.parent.mkdir()
+    engine.write_text("#!/bin/sh\nexit 0\n")
+    engine.chmod(0o755)
+    thief = tmp_path / "thief"
+    thief.mkdir()
+    (thief / "bot.toml").write_text(f'name = "thief"\ncommand = "{engine}"\n')
+    refused = arena("league", "submit", str(league), str(thief), check=False)
+    assert refused.returncode == 1 and "outside its folder" in refused.stderr, refused.stderr
+    assert "thief" not in arena("league", "status", str(league)).stdout
