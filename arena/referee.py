@@ -38,6 +38,9 @@ class GameAborted(Exception):
     """The stop event was set during a game: both bots were killed and no record was made."""
 
 
+
+STORED_INFO_CHARS = 200  # of the last info line of each ply, stored with the game
+
 @dataclass
 class GameRecord:
     """One finished game; `to_row()` gives the games-table columns (docs/DESIGN.md)."""
@@ -80,11 +83,18 @@ class GameRecord:
         row["opening"] = " ".join(self.opening)
         row["move_ms"] = json.dumps(self.move_ms)
         row["move_cpu_ms"] = json.dumps(self.move_cpu_ms)
+        row["infos"] = json.dumps(self.stored_infos())
         row["sandboxed"] = int(self.sandboxed)
         for name in ("first_tc", "second_tc"):
             control = getattr(self, name)
             row[name] = json.dumps(control, sort_keys=True) if control else ""
         return row
+
+    def stored_infos(self) -> list[str]:
+        """Per ply, the last info line the mover sent, cut to STORED_INFO_CHARS: its search's
+        final depth and score, as cutechess keeps in its PGN comments (every info line of a
+        game could be 170 KB)."""
+        return [lines[-1][:STORED_INFO_CHARS] if lines else "" for lines in self.infos]
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -61,6 +61,10 @@ GAME_COLUMNS: tuple[Column, ...] = (
     Column("worker", "TEXT NOT NULL DEFAULT ''", "string",
            "the Dask worker that played it (`--cluster`); empty when played locally",
            in_frame=False),
+    Column("infos", "TEXT NOT NULL DEFAULT '[]'", "string",
+           "JSON list per ply of the last `info` line the mover sent with it (its first 200 "
+           "characters, e.g. depth and score; empty if none); `[]` in older stores",
+           in_frame=False),
 )
 
 COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in GAME_COLUMNS}

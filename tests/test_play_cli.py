@@ -309,3 +309,18 @@ def test_a_bot_that_dies_at_start_says_why_in_the_record(no_leftover_processes):
     assert len(games) == 2 and all(g["reason"] == "crash" for g in games), result.output
     assert all("stderr: alphabeta: error: argument --level: invalid choice: 'ultra'" in g["detail"]
                for g in games), games[0]["detail"]
+
+
+def test_each_move_keeps_the_bots_last_info_line(no_leftover_processes, tmp_path):
+    """alphabeta says its depth and score with each move: play --json and the store keep the
+    last line per ply (the `infos` column; PROTOCOL.md said it was recorded, and it was not)."""
+    result = invoke("alphabeta", "random", "-n", "2", "--move-ms", "50", "--json",
+                    "--sandbox", "off")
+    games = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert len(games) == 2, result.output
+    for game in games:
+        seat = 0 if game["first"] == "alphabeta" else 1
+        assert len(game["infos"]) == game["plies"]
+        said = [text for text in game["infos"][seat::2] if text]
+        assert said and all(text.startswith(("depth ", "book ")) for text in said), game["infos"]
+        assert not any(game["infos"][1 - seat::2])  # random says nothing

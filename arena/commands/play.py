@@ -18,7 +18,7 @@ def _game_dict(record) -> dict:
     # seats' own are the columns `first_tc` and `second_tc`).
     game = {name: getattr(record, name) for name in record.ROW_COLUMNS}
     game.update(winner=record.winner_name, winner_seat=record.winner, void=record.void,
-                time_control=record.time_control)
+                time_control=record.time_control, infos=record.stored_infos())
     return game
 
 

@@ -241,11 +241,12 @@ def test_columns_an_older_database_lacks_read_as_defaults_and_are_added_by_a_run
     with Store(tmp_path) as store:
         store.add_game(row("g1"))
     conn = sqlite3.connect(tmp_path / "games.db")
-    for name in ("round", "move_cpu_ms", "arena_version"):  # as if the schema had grown since
+    for name in ("round", "move_cpu_ms", "arena_version", "infos"):  # as if the schema had grown
         conn.execute(f"ALTER TABLE games DROP COLUMN {name}")
     conn.close()
     (first,) = iter_game_rows(tmp_path)
-    assert (first["round"], first["move_cpu_ms"], first["arena_version"]) == (None, "[]", "")
+    assert (first["round"], first["move_cpu_ms"], first["arena_version"], first["infos"]) == (
+        None, "[]", "", "[]")
     assert load_games(tmp_path).move_cpu_ms.tolist() == ["[]"]
     conn = sqlite3.connect(tmp_path / "games.db")
     assert "arena_version" not in {r[1] for r in conn.execute("PRAGMA table_info(games)")}
