@@ -27,10 +27,12 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import platform
 import re
 import secrets
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -380,7 +382,11 @@ def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str
     inner_env = dict(env)
     inner_env["HOME"] = SANDBOX_TMP
     inner_env["TMPDIR"] = SANDBOX_TMP
-    return build_argv(_found_on_path(argv, env, cwd), cwd, policy.limits, uid=_bot_uid()), inner_env
+    uid = _bot_uid()
+    # the bot's host-side HOME (private to this start, removed after it) holds the filter
+    filter_file = _write_seccomp_filter(env["HOME"]) if uid is not None and env.get("HOME") else None
+    return build_argv(_found_on_path(argv, env, cwd), cwd, policy.limits, uid=uid,
+                      seccomp_file=filter_file), inner_env
 
 
 def prepare_bundled(cwd: str | os.PathLike[str]) -> None:
@@ -416,11 +422,13 @@ def _bot_uid() -> int | None:
 
 
 def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
-               uid: int | None = None) -> list[str]:
+               uid: int | None = None, seccomp_file: str | None = None) -> list[str]:
     """The `bwrap ... -- prlimit ... [-- setpriv ...] -- argv` command line.
 
     `uid`: run the bot under this unprivileged uid (required when the arena is root, since
     root is exempt from the process limit); None keeps the caller's uid in a user namespace.
+    `seccomp_file`: a filter (`no_userns_filter`) bwrap installs, read through a shell that
+    opens it on descriptor 3 and becomes bwrap.
     Reads the file system only to see which of the paths to bind exist.
     """
     cwd_path = Path(cwd).resolve()
@@ -454,7 +462,67 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
         out += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
     out += list(argv)
+    if seccomp_file is not None:
+        out[1:1] = ["--seccomp", "3"]
+        out = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp_file, *out]
     return out
+
+
+# As root, bwrap cannot keep a bot from making user namespaces (`--disable-userns` needs one of
+# its own, which would map the bot to root outside): in one, a bot mounted its own tmpfs past
+# `tmp_mb`. A seccomp filter refuses them instead: unshare or clone with CLONE_NEWUSER get
+# EPERM, clone3 (whose flags a filter cannot read) ENOSYS, so that the C library falls back to
+# clone. Per machine, each syscall ABI it runs: (audit arch, clone, unshare, x32 ABI too).
+_SECCOMP_ABIS = {
+    "x86_64": ((0xC000003E, 56, 272, True), (0x40000003, 120, 310, False)),
+    "aarch64": ((0xC00000B7, 220, 97, False), (0x40000028, 120, 337, False)),
+}
+_CLONE3 = 435
+_CLONE_NEWUSER = 0x10000000
+
+
+def no_userns_filter(machine: str) -> bytes | None:
+    """The classic-BPF seccomp program (struct sock_filter[]) for `machine`, None if unknown."""
+    abis = _SECCOMP_ABIS.get(machine)
+    if abis is None:
+        return None
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, eperm, enosys = 0x7FFF0000, 0x00050001, 0x00050026
+    code: list[tuple[int, object, object, int]] = []  # (op, jump if true, if false, k)
+    for n, (arch, clone, unshare, x32) in enumerate(abis):
+        code += [(ld, 0, 0, 4), (jeq, 0, f"abi{n + 1}", arch), (ld, 0, 0, 0)]
+        if x32:  # the x32 ABI shares the arch: its syscalls have bit 30 set; a bot has no use
+            code.append((jge, "eperm", 0, 0x40000000))
+        code += [(jeq, "enosys", 0, _CLONE3), (jeq, "flags", 0, clone),
+                 (jeq, "flags", 0, unshare), (ret, 0, 0, allow), ("label", f"abi{n + 1}", 0, 0)]
+    code += [(ret, 0, 0, allow),
+             ("label", "flags", 0, 0), (ld, 0, 0, 16), (jset, "eperm", 0, _CLONE_NEWUSER),
+             (ret, 0, 0, allow),
+             ("label", "eperm", 0, 0), (ret, 0, 0, eperm),
+             ("label", "enosys", 0, 0), (ret, 0, 0, enosys)]
+    labels, program = {}, []
+    for op, *rest in code:
+        if op == "label":
+            labels[rest[0]] = len(program)
+        else:
+            program.append((op, *rest))
+    out = bytearray()
+    for index, (op, true, false, k) in enumerate(program):
+        jumps = [labels[j] - index - 1 if isinstance(j, str) else j for j in (true, false)]
+        out += struct.pack("<HBBI", op, *jumps, k)
+    return bytes(out)
+
+
+def _write_seccomp_filter(folder: str) -> str | None:
+    """The filter for this machine written into `folder` (a bot's private host-side HOME);
+    None where there is none."""
+    program = no_userns_filter(platform.machine())
+    if program is None:
+        return None
+    path = os.path.join(folder, "seccomp.bpf")
+    with open(path, "wb") as handle:
+        handle.write(program)
+    return path
 
 
 def prlimit_argv(limits: Limits) -> list[str]:

@@ -178,6 +178,30 @@ def test_private_tmp_is_not_the_hosts(project):
     assert off.report == "ok wrote 16 MiB", off.stderr
 
 
+def test_a_user_namespace_of_its_own_is_refused(project):
+    """In one, a bot is root with its own mounts (a tmpfs past `tmp_mb`, more of the kernel):
+    as another user bwrap's --disable-userns refuses it; as root (where bwrap cannot), a
+    seccomp filter does, which this review found missing."""
+    run = run_hostile(project, ON, "userns")
+    assert run.report.startswith("denied"), run.stderr
+    assert_gone(run)
+
+
+def test_the_seccomp_filter_jumps_where_it_means_to():
+    """The filter for each machine, decoded: every jump lands inside the program, and the ABI
+    checks come in the documented order."""
+    import struct
+
+    for machine in ("x86_64", "aarch64"):
+        program = sandbox.no_userns_filter(machine)
+        rows = [struct.unpack("<HBBI", program[k:k + 8]) for k in range(0, len(program), 8)]
+        for index, (op, true, false, _) in enumerate(rows):
+            if op in (0x15, 0x35, 0x45):
+                assert index + 1 + max(true, false) < len(rows)
+        assert rows[-1] == (0x06, 0, 0, 0x00050026) and rows[-2] == (0x06, 0, 0, 0x00050001)
+    assert sandbox.no_userns_filter("sparc") is None
+
+
 # --- processes: signals, /proc pipes and fds, daemons ------------------------------------------
 
 @pytest.fixture

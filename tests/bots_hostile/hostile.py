@@ -169,6 +169,14 @@ def attack() -> None:
             for _ in range(int(ARGS[0])):
                 f.write(b"\0" * (1 << 20))
         report(f"ok wrote one file of {ARGS[0]} MiB")
+    elif MODE == "userns":  # a user namespace of its own: root in it, its own mounts
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x10000000) == 0:  # CLONE_NEWUSER
+            report("ok")
+        else:
+            report(f"denied {os.strerror(ctypes.get_errno())}")
     elif MODE == "spin":
         end = time.monotonic() + 60
         while time.monotonic() < end:
