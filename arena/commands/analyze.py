@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from arena.reasons import ADJUDICATED
+
 FORMATS = ("table", "csv", "json")
 
 
@@ -65,7 +67,7 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
             else float(record["result"]),
             "plies": len(moves.split()), "moves": moves,
             "opening_plies": len(_tokens(record.get("opening")).split()),
-            "adjudicated": str(record.get("reason") or "") == "adjudicated",  # result proven
+            "adjudicated": str(record.get("reason") or "") == ADJUDICATED,  # result proven
         }
         key = game_key(row["game_id"], row["variant"], moves)
         if key not in known:

@@ -220,18 +220,20 @@ def _strongly_connected(n: int, i: np.ndarray, j: np.ndarray, scored_i: np.ndarr
     adj = np.zeros((n, n), dtype=bool)
     adj[i[scored_i], j[scored_i]] = True
     adj[j[scored_j], i[scored_j]] = True
+    return bool(_reachable(adj, 0).all() and _reachable(adj.T, 0).all())
 
-    def reach(mat: np.ndarray) -> bool:
-        seen = np.zeros(n, dtype=bool)
-        seen[0] = True
-        frontier = seen.copy()
-        while frontier.any():
-            new = mat[frontier].any(axis=0) & ~seen
-            seen |= new
-            frontier = new
-        return bool(seen.all())
 
-    return reach(adj) and reach(adj.T)
+def _reachable(adj: np.ndarray, start: int) -> np.ndarray:
+    """The nodes reachable from `start` along `adj` (a boolean adjacency matrix), itself
+    included: a breadth-first search, one matrix row-OR per level."""
+    seen = np.zeros(len(adj), dtype=bool)
+    seen[start] = True
+    frontier = seen.copy()
+    while frontier.any():
+        new = adj[frontier].any(axis=0) & ~seen
+        seen |= new
+        frontier = new
+    return seen
 
 
 def _groups_that_met(counts: PairCounts) -> list[list[int]]:
@@ -241,18 +243,13 @@ def _groups_that_met(counts: PairCounts) -> list[list[int]]:
     played = counts.games > 0
     adj[counts.first[played], counts.second[played]] = True
     adj |= adj.T
-    group = np.full(n, -1)
+    found: list[list[int]] = []
+    placed = np.zeros(n, dtype=bool)
     for start in range(n):
-        if group[start] >= 0:
-            continue
-        group[start] = start
-        frontier = np.zeros(n, dtype=bool)
-        frontier[start] = True
-        while frontier.any():
-            new = adj[frontier].any(axis=0) & (group < 0)
-            group[new] = start
-            frontier = new
-    found = [list(np.flatnonzero(group == g)) for g in np.unique(group)]
+        if not placed[start]:
+            group = _reachable(adj, start)
+            placed |= group
+            found.append(list(np.flatnonzero(group)))
     return sorted(found, key=lambda members: (-len(members), members))
 
 

@@ -674,23 +674,29 @@ def _check_bot_name(check: _Checker, name: str | None, index: int) -> None:
         raise check.error(f"bot name {name!r} {name_problem(name)} ({NAME_RULE})", "name", "bots", index)
 
 
-def _prefix_hint(line: str, moves: tuple[int, ...], variants: list[Variant],
-                 scoped: str | None) -> str:
-    """For an unprefixed opening line illegal in one of the tournament's variants (it is played
-    in all of them): the prefix of a variant where it is legal, if there is one."""
-    if scoped is not None or len(variants) < 2:
-        return ""
-    for variant in variants:
-        game = Game(variant)
+def _opening_problem(variant: Variant, tokens: list[str], moves: tuple[int, ...]) -> str | None:
+    """Why an opening cannot start a game of `variant` (an illegal move, or a game it already
+    ends), None if it can."""
+    game = Game(variant)
+    for token, move in zip(tokens, moves, strict=True):
         try:
-            for move in moves:
-                game.push(move)
+            game.push(move)
         except IllegalMoveError:
-            continue
-        if game.outcome is None:
-            return (f" (a line without a variant is played in every variant; to play it in "
-                    f"{variant.spec} only, write '{variant.spec}: {line}')")
-    return ""
+            return f"move {token!r} is illegal in {variant.spec}"
+    if game.outcome is not None:
+        return f"the opening already ends the game in {variant.spec}"
+    return None
+
+
+def _prefix_hint(line: str, tokens: list[str], moves: tuple[int, ...],
+                 variants: list[Variant]) -> str:
+    """For an unprefixed opening line that fails in one of the tournament's variants (it is
+    played in all of them): the prefix of a variant where it can start a game, if any."""
+    fits = next((v for v in variants if _opening_problem(v, tokens, moves) is None), None)
+    if fits is None:
+        return ""
+    return (f" (a line without a variant is played in every variant; to play it in "
+            f"{fits.spec} only, write '{fits.spec}: {line}')")
 
 
 def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
@@ -725,15 +731,10 @@ def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
             raise ConfigError(f"{where}: an opening needs at least one move")
         targets = [variant] if scoped else variants
         for target in targets:
-            game = Game(target)
-            for token, move in zip(tokens, moves, strict=True):
-                try:
-                    game.push(move)
-                except IllegalMoveError:
-                    raise ConfigError(f"{where}: move {token!r} is illegal in {target.spec}"
-                                      + _prefix_hint(line, moves, variants, scoped)) from None
-            if game.outcome is not None:
-                raise ConfigError(f"{where}: the opening already ends the game in {target.spec}")
+            problem = _opening_problem(target, tokens, moves)
+            if problem is not None:
+                hint = "" if scoped else _prefix_hint(line, tokens, moves, variants)
+                raise ConfigError(f"{where}: {problem}{hint}")
         if (scoped, moves) in seen:
             continue
         seen.add((scoped, moves))
