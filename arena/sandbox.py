@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from arena import numba_cache
+from arena.tomlcheck import as_toml
 
 MODES = ("auto", "on", "off")
 DEFAULT_MODE = "auto"
@@ -149,7 +150,8 @@ def parse_mode(value: object, key: str = "sandbox") -> str:
         close = difflib.get_close_matches(str(value), MODES, n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise SandboxConfigError(
-            f"{key!r} must be one of {', '.join(repr(m) for m in MODES)}, got {value!r}{hint}", key
+            f"{key!r} must be one of {', '.join(repr(m) for m in MODES)}, "
+            f"got {as_toml(value)}{hint}", key
         )
     return value
 
@@ -161,7 +163,7 @@ def parse_limits(table: object, label: str = "limits") -> dict[str, int]:
     SandboxConfigError naming the key."""
     if not isinstance(table, Mapping):
         raise SandboxConfigError(
-            f"{label!r} must be a table of limits ({', '.join(LIMIT_KEYS)}), got {table!r}",
+            f"{label!r} must be a table of limits ({', '.join(LIMIT_KEYS)}), got {as_toml(table)}",
             "limits",
         )
     overrides: dict[str, int] = {}
@@ -172,7 +174,7 @@ def parse_limits(table: object, label: str = "limits") -> dict[str, int]:
             raise SandboxConfigError(f"unknown key {key!r} in {label}{hint}", key)
         if isinstance(value, bool) or not isinstance(value, int):
             raise SandboxConfigError(
-                f"{label} {key!r} must be a whole number (0 for no limit), got {value!r}", key
+                f"{label} {key!r} must be a whole number (0 for no limit), got {as_toml(value)}", key
             )
         if not 0 <= value <= _LIMIT_MAX[key]:
             raise SandboxConfigError(

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Sequence
+from typing import Any
 
 
 class KeyLines:
@@ -57,3 +59,17 @@ def close_match(word: str, choices: Sequence[str]) -> str:
     """`; did you mean 'x'?` for a close choice, else ''."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def as_toml(value: Any) -> str:
+    """A value as the file wrote it, for errors: `true`, not Python's `True`; a string said to
+    be one (`games = "2"` is the string "2", not the number)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value)}"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return f"a list ({json.dumps(value, default=str)[:60]})"
+    return repr(value)

@@ -53,8 +53,10 @@ def test_tournament_then_bot_overrides_merge_over_the_defaults():
 @pytest.mark.parametrize("table, key, text", [
     ({"memory": 5}, "memory", "unknown key 'memory' in limits; did you mean 'memory_mb'?"),
     ({"bogus": 5}, "bogus", "known: memory_mb, processes"),
-    ({"processes": "64"}, "processes", "must be a whole number (0 for no limit), got '64'"),
-    ({"processes": True}, "processes", "must be a whole number"),
+    # the values as the TOML file wrote them, not as Python shows them
+    ({"processes": "64"}, "processes",
+     'must be a whole number (0 for no limit), got the string "64"'),
+    ({"processes": True}, "processes", "must be a whole number (0 for no limit), got true"),
     ({"cpu_seconds": -1}, "cpu_seconds", "must be between 0 (no limit) and"),
     ({"tmp_mb": 0}, "tmp_mb", "'tmp_mb' must be at least 1"),
     ({"memory_mb": 1}, "memory_mb", "'memory_mb' = 1 is too small for a program to start (at "
@@ -219,9 +221,12 @@ def test_tournament_settings_and_per_bot_policy():
 
 
 @pytest.mark.parametrize("data, key, text", [
-    ({"sandbox": "yes"}, "sandbox", "'sandbox' must be one of 'auto', 'on', 'off', got 'yes'"),
+    ({"sandbox": "yes"}, "sandbox",
+     "'sandbox' must be one of 'auto', 'on', 'off', got the string \"yes\""),
+    ({"sandbox": True}, "sandbox", "'sandbox' must be one of 'auto', 'on', 'off', got true"),
     ({"limits": {"memry_mb": 1}}, "memry_mb", "unknown key 'memry_mb' in [limits]; did you mean"),
     ({"limits": 5}, "limits", "'[limits]' must be a table of limits"),
+    ({"limits": [1, 2]}, "limits", "got a list ([1, 2])"),
 ])
 def test_bad_tournament_settings_name_the_key(data, key, text):
     with pytest.raises(SandboxConfigError) as caught:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import os
 import re
 import shlex
@@ -41,6 +40,7 @@ from arena.sandbox import (
 )
 from arena.timecontrol import TimeControl, own_time_keys
 from arena.tomlcheck import KeyLines as _Lines
+from arena.tomlcheck import as_toml
 from arena.tomlcheck import close_match as _close
 from arena.tomlcheck import suggest as _suggest
 
@@ -265,22 +265,8 @@ class _Checker:
             if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
                 place = f"[{table}] " if table and table != "bots" else ""
                 raise self.error(
-                    f"{place}{key!r} must be {description}, got {_as_toml(value)}", key, table,
+                    f"{place}{key!r} must be {description}, got {as_toml(value)}", key, table,
                     index)
-
-
-def _as_toml(value: Any) -> str:
-    """A value as the file wrote it, for errors: `true`, not Python's `True`; a string said to
-    be one (`games = "2"` is the string "2", not the number)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f"the string {json.dumps(value)}"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return f"a list ({json.dumps(value, default=str)[:60]})"
-    return repr(value)
 
 
 Resolver = Callable[..., BotSpec]
