@@ -208,3 +208,54 @@ def test_without_the_book_loaded_hard_searches(monkeypatch):
     player = AlphaBetaPlayer(parse_variant("classic"), "hard")
     player.choose(Game(parse_variant("classic")), time.monotonic() + 0.05)
     assert player.book_score is None and player.last_depth > 0
+
+
+def test_the_bot_keeps_the_players_of_its_last_few_variants_only(monkeypatch):
+    """Each player holds about 17 MB of search tables: a process meeting many board sizes (a
+    tournament over sizes keeps it warm for all of them) kept one for every size it met."""
+    import gc
+    import io
+    import weakref
+
+    import alphabeta
+
+    made: list[weakref.ref] = []
+    alive_at_moves: list[int] = []  # players alive at each move, after a collection
+
+    class CountedPlayer:
+        book_score, last_depth = None, 0
+
+        def __init__(self, variant, level, seed) -> None:
+            made.append(weakref.ref(self))
+
+        def new_game(self) -> None:
+            pass
+
+        def choose(self, game, deadline):
+            gc.collect()
+            alive_at_moves.append(sum(ref() is not None for ref in made))
+            return game.legal_moves()[0]
+
+    monkeypatch.setattr(alphabeta, "AlphaBetaPlayer", CountedPlayer)
+    monkeypatch.setattr(alphabeta, "load_compiled", alphabeta.HEAVY_LOADED.set)
+    lines = ["hello protocol=fiar version=1"]
+    sizes = [(4, 4), (5, 4), (5, 5), (6, 5), (6, 6), (7, 6), (7, 7)]
+    for c, r in sizes:
+        lines += [f"game id={c}{r} seat=1 spec=classic:{c}x{r} columns={c} rows={r} connect=4 "
+                  f"pops=0 fixed=- start={'/'.join(['-'] * c)} cap={4 * c * r} move_ms=1000 "
+                  "base_ms=0 increment_ms=0 startup_ms=5000 grace_ms=200 opponent=x",
+                  "turn ply=0 moves=- time_ms=1000 opponent_time_ms=- last_ms=-",
+                  "end result=draw winner=- reason=full plies=1"]
+    pending = iter([(line + "\n").encode() for line in [*lines, "quit"]])
+
+    class _Stdin:
+        class buffer:  # sys.stdin.buffer, lower case
+            readline = staticmethod(lambda: next(pending, b""))
+
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdin", _Stdin())
+    monkeypatch.setattr(sys, "stdout", out)
+    alphabeta.main([])
+    assert len(made) == len(sizes)  # one made for each size, each move answered
+    assert out.getvalue().count("move ") == len(sizes)
+    assert alive_at_moves == [1, 2, 3, 4, 4, 4, 4] and alphabeta.MAX_PLAYERS == 4

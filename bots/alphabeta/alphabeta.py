@@ -10,10 +10,13 @@ import time
 
 from compiled_loader import first_move_deadline, first_move_wait_left
 from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer, load_book
+from recent import RecentPlayers
 
 from arena.sdk import Option, parse_options, run_bot
 
 VERSION = "1.0"
+# players kept, the most recently played variants' (about 17 MB of search tables each)
+MAX_PLAYERS = 4
 
 
 # set once the loader thread has loaded the book and imported numba: the first move waits for it
@@ -51,7 +54,8 @@ def main(argv: list[str] | None = None) -> None:
     # loading the compiled search takes 0.2-0.6 s, compiling it (where never done) 4 s and more:
     # the Python search plays the moves until it is ready
     threading.Thread(target=load_compiled, name="compile", daemon=True).start()
-    players: dict = {}
+    players = RecentPlayers(
+        lambda variant: AlphaBetaPlayer(variant, options["level"], options["seed"]), MAX_PLAYERS)
     first_move = True  # of this process
 
     def choose_move(turn) -> int:
@@ -66,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
             waited = time.monotonic()
             HEAVY_LOADED.wait(first_move_wait_left(turn, waited))
             deadline = first_move_deadline(turn, waited)
-        move = (player := player_for(turn.variant)).choose(turn.game, deadline)
+        move = (player := players.get(turn.variant)).choose(turn.game, deadline)
         if player.book_score is not None:
             turn.info(f"book score {player.book_score}")
         elif player.last_depth:  # recorded with the move: how deep, and which search
@@ -74,15 +78,9 @@ def main(argv: list[str] | None = None) -> None:
             turn.info(f"depth {player.last_depth} score {player.last_score} search {search}")
         return move
 
-    def player_for(variant) -> AlphaBetaPlayer:
-        player = players.get(variant)
-        if player is None:
-            player = players[variant] = AlphaBetaPlayer(variant, options["level"], options["seed"])
-        return player
-
     def on_new_game(setup) -> None:
-        player_for(setup.variant)  # its tables made here, not in its first move
-        for player in players.values():
+        players.get(setup.variant)  # its tables made here, not in its first move
+        for player in players:
             player.new_game()
         gc.collect()  # between games (numba's objects frozen: a few ms)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections import OrderedDict
 
-from perfect_player import PerfectPlayer
+from perfect_player import PerfectPlayer  # puts bots/alphabeta on the path
+from recent import RecentPlayers  # bots/alphabeta's
 
 from arena.sdk import run_bot
 from arena.solver import engine, kernel
@@ -31,24 +31,11 @@ SEARCH_READY = threading.Event()
 MAX_PLAYERS = 3
 
 
-class Players:
-    """The players of the most recently played variants, at most `limit` of them."""
+class Players(RecentPlayers):
+    """The perfect players of the most recently played variants, at most `limit` of them."""
 
     def __init__(self, limit: int = MAX_PLAYERS) -> None:
-        self.limit = limit
-        self._players: OrderedDict = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._players)
-
-    def get(self, variant) -> PerfectPlayer:
-        player = self._players.pop(variant, None)
-        if player is None:
-            player = PerfectPlayer(variant)
-            while len(self._players) >= self.limit:
-                self._players.popitem(last=False)  # its tables go with it
-        self._players[variant] = player  # the most recent last
-        return player
+        super().__init__(PerfectPlayer, limit)
 
 
 def warm_up() -> None:
