@@ -1,7 +1,8 @@
 """Strength against perfect play: alphabeta's blunder rate, and the perfect bot's move times.
 
     python bench/strength.py [--positions 300] [--alphabeta-ms 100 ...] [--perfect-positions 10]
-                             [--perfect-plies 8 ...] [--budget-ms 1000] [--seed 1] [--python-search]
+                             [--perfect-plies 8 ...] [--perfect-random] [--judge-ms 60000]
+                             [--budget-ms 1000] [--seed 1] [--python-search]
                              [--games N] [--game-ms 1000] [--game-level hard] [--game-openings]
 
 Positions come from games between two noisy `alphabeta --level medium` players (in-process,
@@ -12,8 +13,14 @@ turns a win into a draw or loss, or a draw into a loss (judged by `arena.solver`
 
 Then the perfect bot (in-process, its own tables, as in a game) chooses a move from the empty
 board and from `--perfect-positions` positions of each of `--perfect-plies` (default: 8 plies)
-with a 1 s deadline: the time it took and whether the move was proven exact (else it came from
-its fallback search). `--positions 0 --perfect-plies 4 6 8 10 12` measures only that.
+with a 1 s deadline: the time it took, whether the move was proven exact (else it came from
+its fallback search), and whether it was optimal (it keeps the position's exact score: the
+fastest win, a draw, the slowest loss), judged by the solver with `--judge-ms` per position
+(positions it cannot settle are counted as unjudged). A drawn position needs only its result
+proven, and a search move is often right, so `optimal` is the issue's measure, `exact` a lower
+bound of it. `--perfect-random` adds positions of uniformly random play at each ply (not
+positions a real game reaches, but "any position"). `--positions 0 --perfect-plies 4 6 8 10 12`
+measures only that.
 
 With `--games N` it also plays N games of perfect against alphabeta (level hard) from the empty
 board (or, with `--game-openings`, from `arena play`'s built-in openings in turn), seats
@@ -115,19 +122,70 @@ def blunder_rate(oracle: Oracle, positions: list[list[int]], move_ms: int,
     return judged, blunders, unsettled
 
 
-def perfect_times(positions: list[list[int]]) -> tuple[list[float], int, int]:
+def perfect_times(positions: list[list[int]]) -> tuple[list[float], int, int, list[int]]:
     """(seconds per move, how many moves had their exact score proven, how many at least their
-    win/draw/loss result) of the perfect bot, 1 s per move."""
+    win/draw/loss result, the moves) of the perfect bot, 1 s per move."""
     player = PerfectPlayer(CLASSIC)
-    times, exact, proven = [], 0, 0
+    times, exact, proven, moves_played = [], 0, 0, []
     for moves in positions:
         game = replay(moves)
         start = time.monotonic()
-        player.choose(game, start + 1.0)
+        moves_played.append(player.choose(game, start + 1.0))
         times.append(time.monotonic() - start)
         exact += player.last.startswith("exact score")
         proven += player.last.startswith(("exact", "search within the proven result"))
-    return times, exact, proven
+    return times, exact, proven, moves_played
+
+
+def optimal_moves(oracle: Oracle, positions: list[list[int]], moves: list[int],
+                  budget_s: float) -> tuple[int, int]:
+    """(judged, optimal): how many of the moves keep their position's exact score (the fastest
+    win, a draw, the slowest loss), judged by the solver with `budget_s` per position; a move
+    is optimal whatever its own search proved (a search move is often right)."""
+    judged = optimal = 0
+    for played, move in zip(positions, moves, strict=True):
+        game = replay(played)
+        before = oracle.timed(oracle.score, game, budget_s)
+        child = game.copy()
+        outcome = child.push(move)
+        if outcome is not None:  # a win at once (the rules end the game: no solve)
+            after = 0 if outcome.winner is None else (CLASSIC.cells - game.ply + 1) // 2
+        else:
+            value = oracle.timed(oracle.score, child, budget_s)
+            after = None if value is None else -value
+        if before is None or after is None:
+            continue
+        judged += 1
+        optimal += after == before
+    return judged, optimal
+
+
+def random_positions(count: int, ply: int, seed: int) -> list[list[int]]:
+    """Move lists of `count` positions reached by uniformly random moves, not yet over."""
+    rng = random.Random(seed)
+    found: list[list[int]] = []
+    while len(found) < count:
+        game = Game(CLASSIC)
+        while game.ply < ply and game.outcome is None:
+            game.push(rng.choice(game.legal_moves()))
+        if game.outcome is None:
+            found.append(list(game.moves))
+    return found
+
+
+def perfect_lines(name: str, oracle: Oracle, positions: list[list[int]],
+                  judge_s: float) -> list[str]:
+    """The perfect bot's lines for one set of positions: move times, proofs, optimal moves."""
+    times, exact, proven, moves = perfect_times(positions)
+    judged, optimal = optimal_moves(oracle, positions, moves, judge_s)
+    n = len(positions)
+    return [f"{name}_positions: {n} count",
+            f"{name}_move_time_mean: {1000.0 * sum(times) / n:.0f} ms",
+            f"{name}_move_time_max: {1000.0 * max(times):.0f} ms",
+            f"{name}_exact: {100.0 * exact / n:.0f} %",
+            f"{name}_result_proven: {100.0 * proven / n:.0f} %",
+            f"{name}_optimal: {100.0 * optimal / max(1, judged):.0f} %",
+            f"{name}_unjudged: {n - judged} count"]
 
 
 PHASES = ((0, 12), (13, 20), (21, 42))
@@ -212,6 +270,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="plies of the positions the perfect bot is timed on (default 8)")
     parser.add_argument("--budget-ms", type=int, default=1000,
                         help="solver time per judged position")
+    parser.add_argument("--judge-ms", type=int, default=60000,
+                        help="solver time per position when judging the perfect bot's moves")
+    parser.add_argument("--perfect-random", action="store_true",
+                        help="also time the perfect bot on positions of random play, per ply")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", type=int, default=0,
                         help="games of perfect vs alphabeta from the empty board (default 0)")
@@ -244,18 +306,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}_blunder_rate: {100.0 * blunders / max(1, judged):.2f} %")
         print(f"{name}_blunder_rate_low95: {100.0 * low:.2f} %")
         print(f"{name}_blunder_rate_high95: {100.0 * high:.2f} %")
-    times, exact, _ = perfect_times([[]])
+    times, exact, _, _ = perfect_times([[]])
     print(f"perfect_empty_board_move_time: {1000.0 * times[0]:.0f} ms")
     print(f"perfect_empty_board_exact: {exact} count")
+    judge_s = args.judge_ms / 1000
     for ply in args.perfect_plies if args.perfect_positions else []:
         found = [m[:ply] for m in game_positions(args.perfect_positions, args.seed + ply - 7, ply, ply + 1)]
-        times, exact, proven = perfect_times(found)
-        name = f"perfect_{ply}ply"
-        print(f"{name}_positions: {len(found)} count")
-        print(f"{name}_move_time_mean: {1000.0 * sum(times) / len(times):.0f} ms")
-        print(f"{name}_move_time_max: {1000.0 * max(times):.0f} ms")
-        print(f"{name}_exact: {100.0 * exact / len(found):.0f} %")
-        print(f"{name}_result_proven: {100.0 * proven / len(found):.0f} %")
+        print("\n".join(perfect_lines(f"perfect_{ply}ply", oracle, found, judge_s)), flush=True)
+        if args.perfect_random:
+            found = random_positions(args.perfect_positions, ply, args.seed + ply)
+            print("\n".join(perfect_lines(f"perfect_random_{ply}ply", oracle, found, judge_s)),
+                  flush=True)
     if args.games:
         print("\n".join(perfect_games(args.games, args.game_ms, args.seed, args.game_level,
                                   builtin_openings(CLASSIC) if args.game_openings else None)), flush=True)
