@@ -88,12 +88,12 @@ def _progress(total: int):
     return progress
 
 
-def analyse_new_games(source: Path, budget_s: float, redo: bool) -> tuple[int, int, int]:
-    """Analyse the games of `source` not in its analysis.db yet: (analysed, already, skipped)."""
-    from arena.game import parse_variant
-    from arena.solver.analysis import analyse
+def analyse_new_games(source: Path, budget_s: float, redo: bool,
+                      processes: int = 1) -> tuple[int, int, int]:
+    """Analyse the games of `source` not in its analysis.db yet, on up to `processes`
+    processes: (analysed, already, skipped)."""
+    from arena.solver.analysis_pool import analysed
     from arena.solver.analysis_store import AnalysisStore, analysis_path
-    from arena.solver.oracle import Oracle
 
     games = _load(str(source))
     if len(games) and not any(_tokens(m) for m in games["moves"]):
@@ -109,30 +109,23 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool) -> tuple[int, i
             store.forget_all()
         known = store.known()
         todo, unsupported = _rows_to_analyse(games, known)
-        oracles: dict[str, Oracle] = {}
+        results = analysed(todo, budget_s, processes)
         progress = _progress(len(todo))
         task = progress.add_task("analysing", total=len(todo)) if progress else None
         if progress:
             progress.start()
         try:
-            for key, row in todo:
-                oracle = oracles.get(row["variant"])
-                if oracle is None:
-                    oracle = oracles[row["variant"]] = Oracle(parse_variant(row["variant"]))
-                tokens = row["moves"].split()
-                try:
-                    analysis = analyse(oracle.variant, tokens, row["opening_plies"],
-                                       lambda g, o=oracle: o.timed(o.score, g, budget_s),
-                                       adjudicated=row["result"] if row["adjudicated"] else None)
-                except ValueError as exc:
+            for done in results:
+                if done.analysis is None:
                     raise click.ClickException(
-                        f"{source}: game {row['game_id'] or key}: cannot replay its moves: {exc} "
-                        "(moves are space-separated tokens such as 'd4 d3', as `arena export` "
-                        "writes them)") from None
-                store.save(key, row, analysis)
+                        f"{source}: game {done.row['game_id'] or done.key}: cannot replay its "
+                        f"moves: {done.error} (moves are space-separated tokens such as "
+                        "'d4 d3', as `arena export` writes them)")
+                store.save(done.key, done.row, done.analysis)
                 if progress:
                     progress.advance(task)
         finally:
+            results.close()  # an error or Ctrl-C: the workers stop now
             if progress:
                 progress.stop()
         return len(todo), len(known), unsupported
@@ -190,7 +183,11 @@ def render(rows: list[dict], columns: list[str], fmt: str, headers: list[str] | 
               help="Print the per-game table (the ply where each result was decided) instead "
                    "of the per-bot one.")
 @click.option("--redo", is_flag=True, help="Analyse every game again (e.g. with a larger budget).")
-def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool) -> None:
+@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
+              help="Games analysed at once, each on its own process with its own solver "
+                   "table (about 150 MB each; default: the cores).")
+def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
+            concurrency: int | None) -> None:
     """Judge every move in RESULTS against perfect play.
 
     \b
@@ -205,8 +202,10 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool) 
     new games.
     """
     from arena.solver.analysis_store import AnalysisStore, analysis_path
+    from arena.tournament.config import default_concurrency
 
-    done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo)
+    processes = concurrency or default_concurrency()
+    done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo, processes)
     print(f"analysed {done} new game(s), {before} already analysed"
           + (f", {unsupported} in variants the solver cannot settle" if unsupported else ""),
           file=sys.stderr)

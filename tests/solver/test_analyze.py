@@ -171,3 +171,52 @@ def test_games_written_by_arena_play_json_are_read(oracle, tmp_path):
     assert out.returncode == 0, out.stderr
     (row,) = json.loads(out.stdout)
     assert row["plies"] == len(tokens) and row["decided_ply"] == len(moves)
+
+
+def _games_file(oracle: Oracle, path: Path, count: int, bad_last: bool = False) -> list[str]:
+    """A JSONL games file of `count` games played out from Pons' end-game positions (the last
+    one's moves illegal if `bad_last`); returns the game ids in the file's order."""
+    lines = []
+    for i, (moves, _) in enumerate(pons("Test_L3_R1", count)):
+        game = play_out(oracle, moves)
+        tokens = [format_move(m) for m in game.moves]
+        if bad_last and i == count - 1:
+            tokens = ["d1"] * 7  # a full column, and one more
+        winner = game.outcome.winner
+        lines.append(json.dumps({
+            "game_id": f"g{count - i}", "first": "A", "second": "B", "variant": "classic",
+            "result": 0.5 if winner is None else float(winner == 1), "moves": " ".join(tokens),
+            "opening": " ".join(format_move(int(d)) for d in moves)}))
+    path.write_text("\n".join(lines) + "\n")
+    return [json.loads(line)["game_id"] for line in lines]
+
+
+def _analyze(path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "analyze", str(path), *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=240)
+
+
+def test_several_processes_give_the_same_analysis_in_the_games_order(oracle, tmp_path):
+    """`--concurrency` (the cores by default) analyses games on several processes; what is
+    stored and printed, and in which order, does not depend on it."""
+    ids = _games_file(oracle, tmp_path / "one.jsonl", 5)
+    (tmp_path / "two.jsonl").write_text((tmp_path / "one.jsonl").read_text())
+    one = _analyze(tmp_path / "one.jsonl", "--games", "--format", "json", "-j", "1")
+    two = _analyze(tmp_path / "two.jsonl", "--games", "--format", "json", "-j", "3")
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    assert [row["game_id"] for row in json.loads(two.stdout)] == ids  # the file's order
+    assert "analysed 5 new game(s)" in two.stderr
+
+
+def test_a_bad_game_stops_the_workers_and_keeps_the_games_before_it(oracle, tmp_path):
+    games = tmp_path / "games.jsonl"
+    ids = _games_file(oracle, games, 4, bad_last=True)
+    out = _analyze(games, "-j", "2")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert f"game {ids[-1]}: cannot replay its moves" in out.stderr
+    with sqlite3.connect(tmp_path / "games.jsonl.analysis.db") as conn:
+        stored = [r[0] for r in conn.execute(
+            "SELECT game_id FROM analysed_games ORDER BY rowid")]
+    assert stored == ids[:-1]
