@@ -205,7 +205,12 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
     from arena.tournament.config import default_concurrency
 
     processes = concurrency or default_concurrency()
-    done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo, processes)
+    try:
+        done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo, processes)
+    except KeyboardInterrupt:  # as `run` and `play`: 130; every finished game is stored
+        click.echo("Stopped: the games analysed so far are kept in analysis.db; run again to "
+                   "go on.", err=True)
+        sys.exit(130)
     print(f"analysed {done} new game(s), {before} already analysed"
           + (f", {unsupported} in variants the solver cannot settle" if unsupported else ""),
           file=sys.stderr)

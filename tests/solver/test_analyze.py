@@ -220,3 +220,53 @@ def test_a_bad_game_stops_the_workers_and_keeps_the_games_before_it(oracle, tmp_
         stored = [r[0] for r in conn.execute(
             "SELECT game_id FROM analysed_games ORDER BY rowid")]
     assert stored == ids[:-1]
+
+
+def test_ctrl_c_stops_the_workers_keeps_the_games_done_and_exits_130(oracle, tmp_path,
+                                                                     no_leftover_processes):
+    import os
+    import random
+    import signal
+    import time
+
+    from arena.game import Game
+
+    games = tmp_path / "games.jsonl"
+    _games_file(oracle, games, 2)  # two quick ones, then games whose early positions are slow
+    rng = random.Random(7)
+    lines = games.read_text().splitlines()
+    for number in range(4):
+        game = Game(CLASSIC)
+        while game.outcome is None:
+            game.push(rng.choice(game.legal_moves()))
+        lines.append(json.dumps({"game_id": f"slow{number}", "first": "A", "second": "B",
+                                 "variant": "classic", "result": 0.5,
+                                 "moves": " ".join(format_move(m) for m in game.moves)}))
+    games.write_text("\n".join(lines) + "\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "analyze", str(games), "-j", "2", "--budget-ms", "5000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    db = tmp_path / "games.jsonl.analysis.db"
+    try:
+        deadline = time.monotonic() + 120
+        stored = 0
+        while stored < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)  # waiting for a condition the test observes, with a deadline
+            if db.exists():
+                with sqlite3.connect(db) as conn:
+                    stored = conn.execute("SELECT COUNT(*) FROM analysed_games").fetchone()[0]
+        assert stored == 2 and process.poll() is None
+        os.kill(process.pid, signal.SIGINT)  # the terminal sends it to the whole group
+        for child in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                    text=True).stdout.split():
+            os.kill(int(child), signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "Stopped: the games analysed so far are kept" in err and "Traceback" not in err
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM analysed_games").fetchone()[0] == 2
