@@ -52,6 +52,14 @@ def test_all_labels_every_position_with_its_value(tmp_path):
     assert "draw" in seen and len(seen) >= 2
 
 
+def test_several_processes_write_the_same_file():
+    """`-j` (the cores by default) solves positions on several processes, in their order."""
+    one = run("--variant", SMALL, "--plies", "3", "--all", "--count", "1000", "-j", "1")
+    three = run("--variant", SMALL, "--plies", "3", "--all", "--count", "1000", "-j", "3")
+    assert one.returncode == 0 and three.returncode == 0, one.stderr + three.stderr
+    assert one.stdout == three.stdout and one.stdout.count("\n") > 20
+
+
 def test_balanced_gives_only_draws_in_the_tournament_format(tmp_path):
     target = tmp_path / "openings.txt"
     out = run("--variant", SMALL, "--plies", "2", "--balanced", "-o", str(target))
