@@ -48,8 +48,8 @@ MANIFEST = "bot.toml"
 HASH_CHARS = 16
 MAX_NAME_CHARS = 64
 NAME_RULE = (f"a display name is 1 to {MAX_NAME_CHARS} printable characters in any script "
-             "(letters, digits, symbols, spaces inside), without control characters, "
-             "leading/trailing spaces or a leading = + - @")
+             "(letters, digits, symbols, spaces inside), without control characters or "
+             "leading/trailing spaces")
 MANIFEST_KEYS = ("name", "command", "author", "version", "language", "args")
 _IGNORED_DIRS = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv",
                  "venv", "node_modules"}
@@ -106,8 +106,6 @@ def name_problem(name: object) -> str | None:
         return f"is longer than {MAX_NAME_CHARS} characters"
     if not name.replace(" ", "").isprintable():
         return "contains control or non-printable characters"
-    if name.startswith(protocol.FORMULA_STARTS):
-        return f"starts with {name[0]!r} (a spreadsheet opening the CSV files would run it)"
     return None
 
 

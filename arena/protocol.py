@@ -40,14 +40,6 @@ def printable(text: str) -> str:
 
 
 HELLO_FIELD_CAP = 64
-# a text starting with one of these is a formula to a spreadsheet opening the CSV files (the
-# published site's and `arena export`'s): `=HYPERLINK(...)` in a bot's name or version would run
-FORMULA_STARTS = ("=", "+", "-", "@")
-
-
-def not_a_formula(text: str) -> str:
-    """`text`, with a leading apostrophe where a spreadsheet would read it as a formula."""
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def truncate(text: str, cap: int = DETAIL_CAP) -> str:
@@ -154,9 +146,9 @@ def parse_hello_reply(line: str) -> dict[str, str]:
         raise ProtocolError(f"expected 'hello name=...', got {truncate(line)!r}")
     if not fields.get("name") or fields["name"] == "-":
         raise ProtocolError(f"hello without a name=...: {truncate(line)!r}")
-    # stored with every game and printed: short, without control characters (a 65,000
-    # character version went into every row of the games table), and not a spreadsheet formula
-    return {key: not_a_formula(truncate(value, HELLO_FIELD_CAP)) for key, value in fields.items()}
+    # stored with every game and printed: short, and without control characters (a 65,000
+    # character version went into every row of the games table)
+    return {key: truncate(value, HELLO_FIELD_CAP) for key, value in fields.items()}
 
 
 def parse_bot_line(line: str) -> tuple[str, str]:

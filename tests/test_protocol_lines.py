@@ -74,13 +74,6 @@ def test_hello():
             protocol.parse_hello_reply(bad)
 
 
-def test_hello_fields_are_never_spreadsheet_formulas():
-    """The version goes into every games row of `arena export` and the site's CSV files: a
-    spreadsheet would run `=HYPERLINK(...)` there."""
-    fields = protocol.parse_hello_reply('hello name==cmd|x version=@SUM(1) author=-2+3 x=a=b')
-    assert fields == {"name": "'=cmd|x", "version": "'@SUM(1)", "author": "'-2+3", "x": "a=b"}
-
-
 def test_end_line_and_truncate():
     assert protocol.end_line("draw", None, "full", 42) == "end result=draw winner=0 reason=full plies=42"
     assert protocol.truncate("a\nb" * 200, 10).startswith("a\\nba\\nba\\")

@@ -160,12 +160,14 @@ def render(rows: list[dict], columns: list[str], fmt: str, headers: list[str] | 
                   for c in columns} for r in rows]
         return json.dumps(clean, indent=2)
     if fmt == "csv":
+        from arena.spreadsheet import write_cell
+
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(columns)
         for r in rows:
             writer.writerow(["" if isinstance(r.get(c), float) and math.isnan(r[c])
-                             else r.get(c, "") for c in columns])
+                             else write_cell(r.get(c, "")) for c in columns])
         return buffer.getvalue().rstrip("\n")
     from arena.reports.render import text_table
 

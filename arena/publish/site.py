@@ -264,15 +264,17 @@ def _write_data(out: Path, games: pd.DataFrame, tables: dict[str, pd.DataFrame],
                 pair_tables: dict[str, pd.DataFrame]) -> list[dict]:
     data = out / "data"
     data.mkdir()
-    games.to_csv(data / "games.csv", index=False)
+    (data / "games.csv").write_text(render.to_csv(games), encoding="utf-8")
     (data / "games.json").write_text(json.dumps(render.records(games), indent=1,
                                                 ensure_ascii=False), encoding="utf-8")
-    pd.concat([t.assign(variant=s)[["variant", *t.columns]] for s, t in tables.items()]).to_csv(
-        data / "standings.csv", index=False)
+    (data / "standings.csv").write_text(render.to_csv(pd.concat(
+        [t.assign(variant=s)[["variant", *t.columns]] for s, t in tables.items()])),
+        encoding="utf-8")
     (data / "standings.json").write_text(
         json.dumps({s: render.records(t) for s, t in tables.items()}, indent=1), encoding="utf-8")
-    pd.concat([t.assign(variant=s)[["variant", *t.columns]] for s, t in pair_tables.items()]).to_csv(
-        data / "crosstable.csv", index=False)
+    (data / "crosstable.csv").write_text(render.to_csv(pd.concat(
+        [t.assign(variant=s)[["variant", *t.columns]] for s, t in pair_tables.items()])),
+        encoding="utf-8")
     files = [("leaderboard.md", "Leaderboard (Markdown)"),
              ("data/standings.csv", "Standings (CSV)"),
              ("data/standings.json", "Standings (JSON)"),

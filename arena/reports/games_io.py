@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from arena.schema import GAME_COLUMNS
+from arena.spreadsheet import read_frame
 
 REQUIRED = ("first", "second", "result")
 ALIASES = {"white": "first", "black": "second", "result_white": "result", "score": "result"}
@@ -148,6 +149,7 @@ def _read_csv(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
     if len(frame.columns) != len(header) or _blank_rows_read(frame):
         return _read_csv_careful(path, sep)  # e.g. whitespace-only lines, which it skips
     frame.columns = header
+    read_frame(frame)  # the escapes of text a spreadsheet would run (arena.spreadsheet)
     return frame, lambda k: _csv_line_of(path, sep, k)
 
 
@@ -195,6 +197,7 @@ def _read_csv_careful(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
         rows.append((row + [""] * len(header))[: len(header)])
         lines.append(line)
     frame = pd.DataFrame(rows, columns=header, dtype=object)
+    read_frame(frame)
     line_numbers = np.asarray(lines, dtype=np.int64)
     return frame, lambda k: int(line_numbers[k])
 

@@ -175,6 +175,10 @@ def to_json(table: pd.DataFrame) -> str:
 
 
 def to_csv(table: pd.DataFrame) -> str:
+    """A table as CSV: floats without noise, text safe to open in a spreadsheet."""
+    from arena.spreadsheet import write_frame
+
+    table = write_frame(table)
     floats = table.select_dtypes("float").columns
     if len(floats):
         table = table.copy()

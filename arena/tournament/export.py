@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.schema import STORED_COLUMNS
+from arena.spreadsheet import write_cell
 from arena.tournament.store import db_path, iter_game_rows, missing_results
 
 FORMATS = ("csv", "jsonl")
@@ -32,7 +33,8 @@ def write_games(rows: Iterable[dict], fmt: str, out: TextIO) -> int:
         writer = csv.DictWriter(out, fieldnames=list(STORED_COLUMNS), lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in STORED_COLUMNS})
+            writer.writerow({k: ("" if row.get(k) is None else write_cell(row.get(k)))
+                             for k in STORED_COLUMNS})
             count += 1
     else:
         for row in rows:

@@ -82,6 +82,20 @@ def test_a_csv_with_only_first_second_result_publishes(tmp_path):
     assert {p.name for p in (site / "bots").glob("*.html")} == {"a.html", "b.html"}
 
 
+def test_the_sites_csv_files_run_no_spreadsheet_formula(tmp_path):
+    """The site's data files are downloaded by visitors: a league entrant named
+    `=HYPERLINK(...)` must not become a formula in their spreadsheet."""
+    csv = tmp_path / "games.csv"
+    csv.write_text('first,second,result\n"=HYPERLINK(""http://x"")",-minus,1\n-minus,ok,0.5\n')
+    ok(arena("publish", str(csv), "--out", str(tmp_path / "site"), "--no-plots"))
+    for name in ("games.csv", "standings.csv", "crosstable.csv"):
+        text = (tmp_path / "site" / "data" / name).read_text(encoding="utf-8")
+        cells = [cell.strip('"') for line in text.splitlines() for cell in line.split(",")]
+        assert "'-minus" in cells and not any(
+            cell.startswith(("=", "-", "+", "@")) and not cell[1:2].isdigit() for cell in cells), (
+            name, text)
+
+
 def test_games_files_in_one_folder_publish_to_their_own_sites_by_default(tmp_path):
     for name, text in (("one.csv", "first,second,result\na,b,1\n"),
                        ("two.csv", "first,second,result\nc,d,0\n")):

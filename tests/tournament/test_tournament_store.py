@@ -176,6 +176,32 @@ def test_export_csv_and_jsonl(tmp_path):
     assert records[0]["arena_version"] and "round" in records[0]
 
 
+def test_exported_csv_runs_no_spreadsheet_formula_and_reads_back_exactly(tmp_path):
+    """Names, versions and details come from bot authors: a cell starting with = + - @ would be
+    a formula to a spreadsheet opening the export. It is written with an apostrophe, and the
+    arena's own reader (`arena standings games.csv`) takes it off again."""
+    hostile = {"first": "-minus", "second": "=HYPERLINK(\"http://x\",\"y\")",
+               "first_version": "@SUM(1)", "second_version": "'quoted"}
+    with Store(tmp_path) as store:
+        store.add_game(row("g1", **hostile))
+        store.add_game(row("g2", 0.0, first="=HYPERLINK(\"http://x\",\"y\")", second="-minus"))
+    out = tmp_path / "games.csv"
+    export_games(tmp_path, "csv", out)
+    raw = pd.read_csv(out, dtype=str, keep_default_na=False)
+    cells = [cell for column in raw.columns for cell in raw[column]]
+    assert not any(cell.startswith(("=", "+", "-", "@")) for cell in cells), cells
+    assert raw.first[0] == "'-minus" and raw.second_version[0] == "''quoted"
+    from arena.reports.games_io import load_games as load_games_file
+
+    back = load_games_file(str(out))
+    for key, value in hostile.items():
+        assert back[key][0] == value
+    result = run_cli("standings", str(out), "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    assert "'-minus," in result.stdout and "\n-minus" not in result.stdout
+    assert "'=HYPERLINK" in result.stdout
+
+
 def test_export_of_a_missing_directory_is_a_one_line_error(tmp_path):
     result = run_cli("export", str(tmp_path / "nope"))
     assert result.returncode != 0 and "Traceback" not in result.stderr
