@@ -88,6 +88,17 @@ def _progress(total: int):
     return progress
 
 
+def _until_a_worker_dies(results, source: Path):
+    """The results; a solver process that died is a one-line error (what is stored stays)."""
+    from arena.solver.pool import WorkerDied
+
+    try:
+        yield from results
+    except WorkerDied as exc:
+        raise click.ClickException(f"{source}: {exc}; the games analysed so far are kept in "
+                                   "analysis.db: run again to go on") from None
+
+
 def analyse_new_games(source: Path, budget_s: float, redo: bool,
                       processes: int = 1) -> tuple[int, int, int]:
     """Analyse the games of `source` not in its analysis.db yet, on up to `processes`
@@ -115,7 +126,7 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool,
         if progress:
             progress.start()
         try:
-            for done in results:
+            for done in _until_a_worker_dies(results, source):
                 if done.analysis is None:
                     raise click.ClickException(
                         f"{source}: game {done.row['game_id'] or done.key}: cannot replay its "
@@ -203,16 +214,19 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
     Results are kept in analysis.db beside the games: a rerun analyses only
     new games.
     """
+    from arena.commands.stopping import EXIT_SIGINT, EXIT_SIGTERM, Terminated, sigterm_raises
     from arena.solver.analysis_store import AnalysisStore, analysis_path
     from arena.tournament.config import default_concurrency
 
     processes = concurrency or default_concurrency()
     try:
-        done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo, processes)
-    except KeyboardInterrupt:  # as `run` and `play`: 130; every finished game is stored
+        with sigterm_raises():
+            done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo,
+                                                          processes)
+    except (KeyboardInterrupt, Terminated) as stop:  # as `run` and `play`: 130, 143
         click.echo("Stopped: the games analysed so far are kept in analysis.db; run again to "
                    "go on.", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_SIGINT if isinstance(stop, KeyboardInterrupt) else EXIT_SIGTERM)
     print(f"analysed {done} new game(s), {before} already analysed"
           + (f", {unsupported} in variants the solver cannot settle" if unsupported else ""),
           file=sys.stderr)

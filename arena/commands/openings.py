@@ -105,22 +105,28 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
         cells = f"the {free} free cells of " if free < variant.columns * variant.rows else ""
         raise click.BadParameter(f"{plies} plies fill {cells}the {variant.columns}x{variant.rows} "
                                  "board", param_hint="'--plies'")
-    from arena.solver.pool import in_order, weak_score
+    from arena.commands.stopping import EXIT_SIGINT, EXIT_SIGTERM, Terminated, sigterm_raises
+    from arena.solver.pool import WorkerDied, in_order, weak_score
     from arena.tournament.config import default_concurrency
 
     candidates = positions_at(variant, plies, count, seed)
     lines = [f"# arena openings --variant {variant.spec} --plies {plies} "
              f"{'--balanced' if balanced else '--all'} --count {count} --seed {seed}"]
     unsettled = kept = 0
-    scores = in_order(weak_score, [(variant.spec, moves, budget_ms / 1000) for moves in candidates],
-                      concurrency or default_concurrency())
     try:
-        solved = list(zip(candidates, scores, strict=True))
-    except KeyboardInterrupt:
+        with sigterm_raises():
+            scores = in_order(weak_score, [(variant.spec, moves, budget_ms / 1000)
+                                           for moves in candidates],
+                              concurrency or default_concurrency())
+            try:
+                solved = list(zip(candidates, scores, strict=True))
+            finally:
+                scores.close()  # the workers stop now
+    except (KeyboardInterrupt, Terminated) as stop:  # as `run` and `play`: 130, 143
         click.echo("Stopped: no openings file written.", err=True)
-        sys.exit(130)
-    finally:
-        scores.close()  # the workers stop now
+        sys.exit(EXIT_SIGINT if isinstance(stop, KeyboardInterrupt) else EXIT_SIGTERM)
+    except WorkerDied as exc:
+        raise click.ClickException(f"{exc}; no openings file written") from None
     for moves, score in solved:
         if score is None:
             unsettled += 1

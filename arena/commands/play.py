@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import shlex
-import signal
 import sys
 
 import click
+
+from arena.commands.stopping import EXIT_SIGTERM, Terminated, sigterm_raises
 
 
 def _game_dict(record) -> dict:
@@ -202,10 +203,10 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
 
         if note := adjudication_note(parsed):
             click.echo(note, err=True)
-    previous = _catch_sigterm()
     interrupted = False
     try:
-        with (sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)),
+        with (sigterm_raises(),
+              sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)),
               _pinned_match(affinity)):
             play_match(
                 spec_a, spec_b, parsed, games, tcs, restart_every_game=restart_every_game,
@@ -218,11 +219,8 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
         interrupted = True  # the bots are ended and reaped by now; report what was played
-    except _Terminated:
-        sys.exit(128 + signal.SIGTERM)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+    except Terminated:
+        sys.exit(EXIT_SIGTERM)
     _summary(result, parsed, tcs, sprt, as_json, interrupted, odds)
     if interrupted:
         sys.exit(130)
@@ -297,24 +295,6 @@ def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool, odds=(
         lines.append(sprt.summary())
     for line in lines:
         click.echo(line, err=as_json)
-
-
-class _Terminated(BaseException):
-    """SIGTERM during a match: unwinds like Ctrl-C, so that the bots are ended and reaped."""
-
-
-def _on_sigterm(signum, frame) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: let the clean-up finish
-    raise _Terminated()
-
-
-def _catch_sigterm():
-    """Turn SIGTERM into `_Terminated` (main thread only); returns the previous handler."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _on_sigterm)
 
 
 def _check_opening(opening: str, variants) -> list[int]:

@@ -1,15 +1,19 @@
 """Solver work on one or several processes, the results in the order of the tasks.
 
-A process keeps one `Oracle` per variant (`oracle_for`: 64 MiB of solver table each, plus about
-80 MB for numba's machine code), so the tasks a process takes in turn share its table. Results
-come back in the order of the tasks, whatever the order they finish in: a caller that stores
-them as they come (one writer) writes the same thing for any number of processes.
+A process keeps the `Oracle`s of its last variants (`oracle_for`: 64 MiB of solver table each,
+plus about 80 MB for numba's machine code), so the tasks a process takes in turn share a table.
+Results come back in the order of the tasks, whatever the order they finish in: a caller that
+stores them as they come (one writer) stores them in the same order for any number of
+processes. (Their values are the same where every position settles within its budget: each
+process's table holds different positions, so one near the budget's edge may settle in one run
+and not in another.)
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import signal
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
@@ -19,14 +23,20 @@ from arena.solver.oracle import Oracle
 Task = TypeVar("Task")
 Result = TypeVar("Result", covariant=True)
 
-_ORACLES: dict[str, Oracle] = {}  # this process's, by variant spec
+# this process's oracles, by variant spec, the most recently used last: each holds a 64 MiB
+# table, and a games file over many board sizes would otherwise keep one per size
+_ORACLES: OrderedDict[str, Oracle] = OrderedDict()
+MAX_ORACLES = 2
 
 
 def oracle_for(spec: str) -> Oracle:
-    """This process's oracle for a variant (made on first use)."""
-    oracle = _ORACLES.get(spec)
+    """This process's oracle for a variant (made on first use; at most MAX_ORACLES kept)."""
+    oracle = _ORACLES.pop(spec, None)
     if oracle is None:
-        oracle = _ORACLES[spec] = Oracle(parse_variant(spec))
+        while len(_ORACLES) >= MAX_ORACLES:
+            _ORACLES.popitem(last=False)
+        oracle = Oracle(parse_variant(spec))
+    _ORACLES[spec] = oracle
     return oracle
 
 
@@ -51,28 +61,50 @@ class Results(Protocol[Result]):
     def close(self) -> None: ...
 
 
-class _PoolResults:
-    """A pool's results, in order; `close()` stops its workers at once."""
+class WorkerDied(RuntimeError):
+    """A solver process ended without its result (killed: out of memory, a signal)."""
 
-    def __init__(self, pool, function: Callable, tasks: Sequence) -> None:
-        self.pool = pool
-        self._results = pool.imap(function, tasks, chunksize=1)
+
+class _PoolResults:
+    """The results of tasks submitted to a process pool, in order; `close()` stops it at once."""
+
+    def __init__(self, executor, function: Callable, tasks: Sequence) -> None:
+        self.executor = executor
+        self._futures = [executor.submit(function, task) for task in tasks]
+        self._taken = 0
 
     def __iter__(self) -> _PoolResults:
         return self
 
     def __next__(self):
-        return next(self._results)
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self._taken == len(self._futures):
+            raise StopIteration
+        future = self._futures[self._taken]
+        self._taken += 1
+        try:
+            return future.result()
+        except BrokenProcessPool:  # multiprocessing.Pool would wait for it forever
+            raise WorkerDied("a solver process ended without its result (killed, or out of "
+                             "memory: try fewer processes with -j)") from None
 
     def close(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        for future in self._futures:
+            future.cancel()
+        # a running solve may take its whole budget, many times over: end it now (the
+        # executor has no public way to; its processes are a documented attribute of 3.11-3.14)
+        for process in list((getattr(self.executor, "_processes", None) or {}).values()):
+            process.terminate()
+        self.executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _worker_start() -> None:
     # Ctrl-C reaches the whole process group: the parent stops the workers, which must not
-    # each print a traceback
+    # each print a traceback; and SIGTERM (the parent's way to stop them) ends a worker
+    # quietly, whatever handler the parent had when it forked it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def in_order(function: Callable[[Task], Result], tasks: Sequence[Task],
@@ -80,10 +112,14 @@ def in_order(function: Callable[[Task], Result], tasks: Sequence[Task],
     """`function` (a module-level function, as workers import it) over `tasks`, in their
     order, on up to `processes` processes (1: in this one). The processes start now (before a
     caller's progress bar starts its thread: they are forked); `close()` on the result stops
-    them at once (after an error or Ctrl-C; the results already taken are the caller's)."""
+    them at once (after an error or Ctrl-C; the results already taken are the caller's). A
+    process that dies raises `WorkerDied` where its result was due."""
     processes = min(processes, len(tasks))
     if processes <= 1:
         return (function(task) for task in tasks)
+    from concurrent.futures import ProcessPoolExecutor
+
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    pool = multiprocessing.get_context(method).Pool(processes, initializer=_worker_start)
-    return _PoolResults(pool, function, tasks)
+    executor = ProcessPoolExecutor(processes, multiprocessing.get_context(method),
+                                   initializer=_worker_start)
+    return _PoolResults(executor, function, tasks)

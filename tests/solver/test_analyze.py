@@ -222,8 +222,14 @@ def test_a_bad_game_stops_the_workers_and_keeps_the_games_before_it(oracle, tmp_
     assert stored == ids[:-1]
 
 
-def test_ctrl_c_stops_the_workers_keeps_the_games_done_and_exits_130(oracle, tmp_path,
-                                                                     no_leftover_processes):
+@pytest.mark.parametrize(("stop", "code", "said"), [
+    ("ctrl-c", 130, "Stopped: the games analysed so far are kept"),
+    ("sigterm", 143, "Stopped: the games analysed so far are kept"),
+    # a worker killed (out of memory, a signal): multiprocessing.Pool waited for it forever
+    ("worker-killed", 1, "a solver process ended without its result"),
+])
+def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
+        oracle, tmp_path, no_leftover_processes, stop, code, said):
     import os
     import random
     import signal
@@ -257,16 +263,22 @@ def test_ctrl_c_stops_the_workers_keeps_the_games_done_and_exits_130(oracle, tmp
                 with sqlite3.connect(db) as conn:
                     stored = conn.execute("SELECT COUNT(*) FROM analysed_games").fetchone()[0]
         assert stored == 2 and process.poll() is None
-        os.kill(process.pid, signal.SIGINT)  # the terminal sends it to the whole group
-        for child in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
-                                    text=True).stdout.split():
-            os.kill(int(child), signal.SIGINT)
+        workers = [int(pid) for pid in subprocess.run(
+            ["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()]
+        assert workers
+        if stop == "worker-killed":
+            os.kill(workers[0], signal.SIGKILL)
+        else:
+            # a terminal's Ctrl-C goes to the whole process group; SIGTERM to the arena only
+            sig = signal.SIGINT if stop == "ctrl-c" else signal.SIGTERM
+            for pid in [process.pid, *workers] if stop == "ctrl-c" else [process.pid]:
+                os.kill(pid, sig)
         out, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert process.returncode == 130, err
-    assert "Stopped: the games analysed so far are kept" in err and "Traceback" not in err
+    assert process.returncode == code, err
+    assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM analysed_games").fetchone()[0] == 2
