@@ -24,26 +24,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bots" / "alphabeta"))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from player import AlphaBetaPlayer  # noqa: E402
+from strength import medium_game  # noqa: E402  (the same games as bench/strength.py's)
 
-from arena.game import PRESETS, Game, format_move  # noqa: E402
+from arena.game import format_move  # noqa: E402
 from arena.tournament.config import default_concurrency  # noqa: E402
-
-CLASSIC = PRESETS["classic"]
 
 
 def games_file(path: Path, count: int, seed: int) -> None:
     rng = random.Random(seed)
     lines = []
     for number in range(count):
-        players = [AlphaBetaPlayer(CLASSIC, "medium", seed * 1000 + number),
-                   AlphaBetaPlayer(CLASSIC, "medium", seed * 1000 + number + 500)]
-        game = Game(CLASSIC)
-        game.push(rng.choice(game.legal_moves()))
-        while game.outcome is None:
-            game.push(players[game.ply % 2].choose(game.copy(), time.monotonic() + 0.02))
+        *_, game = medium_game(rng, seed, number)
         winner = game.outcome.winner
         lines.append(json.dumps({
             "game_id": f"g{number + 1}", "first": "A", "second": "B", "variant": "classic",

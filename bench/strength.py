@@ -63,6 +63,19 @@ from arena.solver.oracle import Oracle  # noqa: E402
 CLASSIC = PRESETS["classic"]
 
 
+def medium_game(rng: random.Random, seed: int, number: int, high: int = 42):
+    """The positions of one game between two noisy `alphabeta --level medium` players (a random
+    first move, then 20 ms a move), one after each ply until the game ends or reaches `high`."""
+    players = [AlphaBetaPlayer(CLASSIC, "medium", seed * 1000 + number),
+               AlphaBetaPlayer(CLASSIC, "medium", seed * 1000 + number + 500)]
+    game = Game(CLASSIC)
+    game.push(rng.choice(game.legal_moves()))  # a varied start
+    yield game
+    while game.outcome is None and game.ply < high:
+        game.push(players[game.ply % 2].choose(game.copy(), time.monotonic() + 0.02))
+        yield game
+
+
 def game_positions(count: int, seed: int, low: int = 8, high: int = 30) -> list[list[int]]:
     """Move lists of `count` distinct positions (plies low..high) from medium-level games."""
     rng = random.Random(seed)
@@ -70,13 +83,7 @@ def game_positions(count: int, seed: int, low: int = 8, high: int = 30) -> list[
     game_no = 0
     while len(found) < count:
         game_no += 1
-        players = [AlphaBetaPlayer(CLASSIC, "medium", seed * 1000 + game_no),
-                   AlphaBetaPlayer(CLASSIC, "medium", seed * 1000 + game_no + 500)]
-        game = Game(CLASSIC)
-        game.push(rng.choice(game.legal_moves()))  # a varied start
-        while game.outcome is None and game.ply < high:
-            move = players[game.ply % 2].choose(game.copy(), time.monotonic() + 0.02)
-            game.push(move)
+        for game in medium_game(rng, seed, game_no, high):
             if game.outcome is None and game.ply >= low and rng.random() < 0.3:
                 found.setdefault(tuple(game.moves), None)
                 if len(found) >= count:
@@ -91,12 +98,17 @@ def replay(moves: list[int]) -> Game:
     return game
 
 
-def mover_score_after(oracle: Oracle, game: Game, move: int, budget_s: float) -> int | None:
+def mover_score_after(oracle: Oracle, game: Game, move: int, budget_s: float,
+                      exact: bool = False) -> int | None:
+    """The score, for the side that plays `move`, of the position after it: its sign only, or
+    (`exact`) Pons' score; None when the solver does not settle it within `budget_s`."""
     child = game.copy()
     outcome = child.push(move)
-    if outcome is not None:
-        return 1 if outcome.winner is not None else 0
-    value = oracle.timed(oracle.weak_score, child, budget_s)
+    if outcome is not None:  # the rules end the game: no solve
+        if outcome.winner is None:
+            return 0
+        return (CLASSIC.cells - game.ply + 1) // 2 if exact else 1
+    value = oracle.timed(oracle.score if exact else oracle.weak_score, child, budget_s)
     return None if value is None else -value
 
 
@@ -146,13 +158,7 @@ def optimal_moves(oracle: Oracle, positions: list[list[int]], moves: list[int],
     for played, move in zip(positions, moves, strict=True):
         game = replay(played)
         before = oracle.timed(oracle.score, game, budget_s)
-        child = game.copy()
-        outcome = child.push(move)
-        if outcome is not None:  # a win at once (the rules end the game: no solve)
-            after = 0 if outcome.winner is None else (CLASSIC.cells - game.ply + 1) // 2
-        else:
-            value = oracle.timed(oracle.score, child, budget_s)
-            after = None if value is None else -value
+        after = mover_score_after(oracle, game, move, budget_s, exact=True)
         if before is None or after is None:
             continue
         judged += 1
