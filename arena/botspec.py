@@ -49,7 +49,7 @@ HASH_CHARS = 16
 MAX_NAME_CHARS = 64
 NAME_RULE = (f"a display name is 1 to {MAX_NAME_CHARS} printable characters in any script "
              "(letters, digits, symbols, spaces inside), without control characters or "
-             "leading/trailing spaces")
+             "leading/trailing spaces, and not '-' alone")
 MANIFEST_KEYS = ("name", "command", "author", "version", "language", "args")
 _IGNORED_DIRS = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv",
                  "venv", "node_modules"}
@@ -106,6 +106,8 @@ def name_problem(name: object) -> str | None:
         return f"is longer than {MAX_NAME_CHARS} characters"
     if not name.replace(" ", "").isprintable():
         return "contains control or non-printable characters"
+    if name == "-":
+        return "is '-', which the protocol's lines use for 'none' (e.g. opponent=-)"
     return None
 
 

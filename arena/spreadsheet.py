@@ -6,7 +6,8 @@ bot names, versions and authors come from bot authors: `=HYPERLINK(...)` would r
 machine of whoever opens the file (OWASP: CSV injection). Such a text cell is written with a
 leading apostrophe, which spreadsheets do not show, and so is a text cell that already starts
 with one, so that `read_cell` gives back exactly the text written (the arena's own reader does:
-an exported games CSV goes back into `arena standings`). Numbers stay numbers: a negative Elo is
+an exported games CSV goes back into `arena standings`); it takes an apostrophe off only before
+such a start, so a file written elsewhere keeps a name like "'quote". Numbers stay numbers: a negative Elo is
 not text. JSON files are not touched: no spreadsheet runs them.
 """
 
@@ -25,9 +26,14 @@ def write_cell(value: Any) -> Any:
     return value
 
 
+# what `write_cell` makes: the escape, then a start it escapes (a file the arena did not write
+# keeps its other apostrophes: "'quote" stays "'quote")
+_WRITTEN_STARTS = tuple(ESCAPE + start for start in ESCAPED_STARTS)
+
+
 def read_cell(value: Any) -> Any:
     """The text `write_cell` was given (any other value unchanged)."""
-    if isinstance(value, str) and value.startswith(ESCAPE):
+    if isinstance(value, str) and value.startswith(_WRITTEN_STARTS):
         return value[1:]
     return value
 
@@ -59,7 +65,7 @@ def read_frame(frame) -> None:
         if _categorical(series):
             frame[column] = _mapped(series, read_cell)
             continue
-        escaped = series.str.startswith(ESCAPE, na=False)
+        escaped = series.str.startswith(_WRITTEN_STARTS, na=False)
         if escaped.any():
             series = series.copy()
             series[escaped] = series[escaped].str[1:]

@@ -154,7 +154,7 @@ def test_unicode_names_are_allowed(tmp_path, name):
     assert resolve_bot(str(tmp_path), name=name).named
 
 
-@pytest.mark.parametrize("name", ["", " x", "x ", "a\tb", "a\x00b", "x" * 65])
+@pytest.mark.parametrize("name", ["", " x", "x ", "a\tb", "a\x00b", "x" * 65, "-"])
 def test_bad_names_are_rejected(tmp_path, name):
     assert name_problem(name)
     with pytest.raises(BotSpecError, match="bot name"):

@@ -25,3 +25,11 @@ def test_numbers_stay_numbers_and_frames_round_trip():
     assert list(written.author) == ["'@x", "ok", "'@x"] and frame.bot[0] == "=evil"  # a copy
     read_frame(written)
     assert written.astype(str).equals(frame.astype(str))
+
+
+def test_a_file_written_elsewhere_keeps_its_apostrophes():
+    """`arena standings` reads any CSV: two bots named quote and 'quote stay two bots."""
+    assert read_cell("'quote") == "'quote" and read_cell("quote") == "quote"
+    frame = pd.DataFrame({"first": ["quote", "'quote", "'=x"], "n": [1, 2, 3]})
+    read_frame(frame)
+    assert frame["first"].tolist() == ["quote", "'quote", "=x"]

@@ -88,23 +88,13 @@ def _progress(total: int):
     return progress
 
 
-def _until_a_worker_dies(results, source: Path):
-    """The results; a solver process that died is a one-line error (what is stored stays)."""
-    from arena.solver.pool import WorkerDied
-
-    try:
-        yield from results
-    except WorkerDied as exc:
-        raise click.ClickException(f"{source}: {exc}; the games analysed so far are kept in "
-                                   "analysis.db: run again to go on") from None
-
-
 def analyse_new_games(source: Path, budget_s: float, redo: bool,
                       processes: int = 1) -> tuple[int, int, int]:
     """Analyse the games of `source` not in its analysis.db yet, on up to `processes`
     processes: (analysed, already, skipped)."""
     from arena.solver.analysis_pool import analysed
     from arena.solver.analysis_store import AnalysisStore, analysis_path
+    from arena.solver.pool import WorkerDied
 
     games = _load(str(source))
     if len(games) and not any(_tokens(m) for m in games["moves"]):
@@ -120,13 +110,14 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool,
             store.forget_all()
         known = store.known()
         todo, unsupported = _rows_to_analyse(games, known)
-        results = analysed(todo, budget_s, processes)
-        progress = _progress(len(todo))
-        task = progress.add_task("analysing", total=len(todo)) if progress else None
-        if progress:
-            progress.start()
+        results = progress = None
         try:
-            for done in _until_a_worker_dies(results, source):
+            results = analysed(todo, budget_s, processes)  # forked before the bar's thread
+            progress = _progress(len(todo))
+            task = progress.add_task("analysing", total=len(todo)) if progress else None
+            if progress:
+                progress.start()
+            for done in results:
                 if done.analysis is None:
                     raise click.ClickException(
                         f"{source}: game {done.row['game_id'] or done.key}: cannot replay its "
@@ -135,8 +126,12 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool,
                 store.save(done.key, done.row, done.analysis)
                 if progress:
                     progress.advance(task)
+        except WorkerDied as exc:
+            raise click.ClickException(f"{source}: {exc}; the games analysed so far are kept "
+                                       "in analysis.db: run again to go on") from None
         finally:
-            results.close()  # an error or Ctrl-C: the workers stop now
+            if results is not None:
+                results.close()  # an error or Ctrl-C: the workers stop now
             if progress:
                 progress.stop()
         return len(todo), len(known), unsupported

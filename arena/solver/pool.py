@@ -12,8 +12,9 @@ and not in another.)
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
@@ -65,13 +66,51 @@ class WorkerDied(RuntimeError):
     """A solver process ended without its result (killed: out of memory, a signal)."""
 
 
-class _PoolResults:
-    """The results of tasks submitted to a process pool, in order; `close()` stops it at once."""
+_DIED = ("a solver process ended without its result (killed, or out of memory: try fewer "
+         "processes with -j)")
+# tasks queued per process beyond the one it runs: enough to keep it busy, few enough that a
+# stop cancels the rest at once (every task submitted up front took 5 s for 100,000 tasks, and
+# an interpreter exiting runs every queued task to its end)
+AHEAD = 2
+_STOPS = {signal.SIGINT, signal.SIGTERM}
 
-    def __init__(self, executor, function: Callable, tasks: Sequence) -> None:
-        self.executor = executor
-        self._futures = [executor.submit(function, task) for task in tasks]
-        self._taken = 0
+
+class _PoolResults:
+    """The results of `function` over `tasks` on a process pool, in order; at most `AHEAD`
+    tasks per process wait in its queue; `close()` stops the pool at once."""
+
+    def __init__(self, processes: int, function: Callable, tasks: Sequence) -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self.executor = ProcessPoolExecutor(processes, multiprocessing.get_context(method),
+                                            initializer=_worker_start)
+        self.function = function
+        self._tasks = iter(tasks)
+        self._pending: deque = deque()
+        self._room = processes * (1 + AHEAD)
+        # the first submission forks the workers: a stop signal then would be lost inside the
+        # fork's own locking (an "Exception ignored"), so it waits until they are there
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+        try:
+            self._fill()
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+    def _fill(self) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        while len(self._pending) < self._room:
+            task = next(self._tasks, _END)
+            if task is _END:
+                return
+            try:
+                self._pending.append(self.executor.submit(self.function, task))
+            except BrokenProcessPool:
+                raise WorkerDied(_DIED) from None
 
     def __iter__(self) -> _PoolResults:
         return self
@@ -79,24 +118,31 @@ class _PoolResults:
     def __next__(self):
         from concurrent.futures.process import BrokenProcessPool
 
-        if self._taken == len(self._futures):
+        if not self._pending:
             raise StopIteration
-        future = self._futures[self._taken]
-        self._taken += 1
+        future = self._pending.popleft()
         try:
-            return future.result()
+            result = future.result()
         except BrokenProcessPool:  # multiprocessing.Pool would wait for it forever
-            raise WorkerDied("a solver process ended without its result (killed, or out of "
-                             "memory: try fewer processes with -j)") from None
+            raise WorkerDied(_DIED) from None
+        self._fill()
+        return result
 
     def close(self) -> None:
-        for future in self._futures:
+        for future in self._pending:
             future.cancel()
-        # a running solve may take its whole budget, many times over: end it now (the
-        # executor has no public way to; its processes are a documented attribute of 3.11-3.14)
-        for process in list((getattr(self.executor, "_processes", None) or {}).values()):
-            process.terminate()
+        # a running solve may take its whole budget, many times over: end it now (Python
+        # 3.14 has a method for that; before, the processes are a private attribute)
+        terminate = getattr(self.executor, "terminate_workers", None)
+        if terminate is not None:
+            terminate()
+        else:
+            for process in list((getattr(self.executor, "_processes", None) or {}).values()):
+                process.terminate()
         self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+_END = object()
 
 
 def _worker_start() -> None:
@@ -105,6 +151,25 @@ def _worker_start() -> None:
     # quietly, whatever handler the parent had when it forked it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # blocked by the parent while it forked
+    # a parent killed outright (SIGKILL, the OOM killer) cannot stop its workers, and they
+    # would wait on their task queue for ever: the kernel ends them with it
+    parent = os.getppid()
+    _die_with_parent()
+    if os.getppid() != parent:  # it died before that was set
+        os._exit(1)
+
+
+def _die_with_parent() -> None:
+    """SIGTERM to this process when its parent ends (Linux's PR_SET_PDEATHSIG; elsewhere
+    nothing)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: no such call
+        pass
 
 
 def in_order(function: Callable[[Task], Result], tasks: Sequence[Task],
@@ -117,9 +182,4 @@ def in_order(function: Callable[[Task], Result], tasks: Sequence[Task],
     processes = min(processes, len(tasks))
     if processes <= 1:
         return (function(task) for task in tasks)
-    from concurrent.futures import ProcessPoolExecutor
-
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    executor = ProcessPoolExecutor(processes, multiprocessing.get_context(method),
-                                   initializer=_worker_start)
-    return _PoolResults(executor, function, tasks)
+    return _PoolResults(processes, function, tasks)

@@ -227,6 +227,8 @@ def test_a_bad_game_stops_the_workers_and_keeps_the_games_before_it(oracle, tmp_
     ("sigterm", 143, "Stopped: the games analysed so far are kept"),
     # a worker killed (out of memory, a signal): multiprocessing.Pool waited for it forever
     ("worker-killed", 1, "a solver process ended without its result"),
+    # the arena itself killed outright: its workers waited on their queue for ever
+    ("parent-killed", -9, ""),
 ])
 def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
         oracle, tmp_path, no_leftover_processes, stop, code, said):
@@ -268,6 +270,8 @@ def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
         assert workers
         if stop == "worker-killed":
             os.kill(workers[0], signal.SIGKILL)
+        elif stop == "parent-killed":
+            os.kill(process.pid, signal.SIGKILL)
         else:
             # a terminal's Ctrl-C goes to the whole process group; SIGTERM to the arena only
             sig = signal.SIGINT if stop == "ctrl-c" else signal.SIGTERM
@@ -279,6 +283,21 @@ def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
             process.kill()
             process.wait()
     assert process.returncode == code, err
-    assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    if stop == "parent-killed":  # the workers are no longer the test's descendants: by pid
+        deadline = time.monotonic() + 30
+        while any(os.path.exists(f"/proc/{pid}") and _running(pid) for pid in workers):
+            assert time.monotonic() < deadline, f"workers left behind: {workers}"
+            time.sleep(0.1)  # waiting for the kernel to end them, with a deadline
+    else:
+        assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM analysed_games").fetchone()[0] == 2
+
+
+def _running(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
