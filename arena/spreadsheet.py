@@ -7,8 +7,8 @@ machine of whoever opens the file (OWASP: CSV injection). Such a text cell is wr
 leading apostrophe, which spreadsheets do not show, and so is a text cell that already starts
 with one, so that `read_cell` gives back exactly the text written (the arena's own reader does:
 an exported games CSV goes back into `arena standings`); it takes an apostrophe off only before
-such a start, so a file written elsewhere keeps a name like "'quote". Numbers stay numbers: a negative Elo is
-not text. JSON files are not touched: no spreadsheet runs them.
+such a start, so a file written elsewhere keeps a name like "'quote". Numbers stay numbers: a
+negative Elo is not text. JSON files are not touched: no spreadsheet runs them.
 """
 
 from __future__ import annotations

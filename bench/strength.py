@@ -13,13 +13,14 @@ turns a win into a draw or loss, or a draw into a loss (judged by `arena.solver`
 
 Then the perfect bot (in-process, its own tables, as in a game) chooses a move from the empty
 board and from `--perfect-positions` positions of each of `--perfect-plies` (default: 8 plies)
-with a 1 s deadline: the time it took, whether the move was proven exact (else it came from
-its fallback search), and whether it was optimal (it keeps the position's exact score: the
-fastest win, a draw, the slowest loss), judged by the solver with `--judge-ms` per position
-(positions it cannot settle are counted as unjudged). A drawn position needs only its result
-proven, and a search move is often right, so `optimal` is the issue's measure, `exact` a lower
-bound of it. `--perfect-random` adds positions of uniformly random play at each ply (not
-positions a real game reaches, but "any position"). `--positions 0 --perfect-plies 4 6 8 10 12`
+with a 1 s deadline: the time it took, whether its exact score was proven (`exact`), whether at
+least its win/draw/loss result was (`result_proven`; the rest came from the fallback search), and
+whether it was optimal (it keeps the position's exact score: the fastest win, a draw, the slowest
+loss), judged by the solver with `--judge-ms` per position (positions it cannot settle are
+counted as unjudged). A drawn position needs only its result proven, and a search move is often
+right, so `optimal` is what perfect play asks for, and `exact` a lower bound of it.
+`--perfect-random` adds positions of uniformly random play at each ply (not positions a real game
+reaches, but "any position"). `--positions 0 --perfect-plies 4 6 8 10 12`
 measures only that.
 
 With `--games N` it also plays N games of perfect against alphabeta (level hard) from the empty

@@ -253,7 +253,7 @@ class ScriptedOracle:
 def test_the_result_comes_first_and_a_draw_needs_no_exact_score(result, exact, move, asked, last):
     """Off the book the exact score of a drawn position often does not fit in a move while its
     result does: perfect proves the result first, and a draw ends the search there. Measured
-    at 1 s on 288 positions of plies 6-12, each move judged by an unbounded solve (see
+    at 1 s on 288 positions of plies 6-12, each move judged by the solver (see
     bench/strength.py's `optimal`): 281 optimal moves, 269 with the exact score sought first."""
     player = PerfectPlayer(PRESETS["classic"])
     player.oracle = ScriptedOracle(result, exact)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from arena.cli_common import solver_processes_option
 from arena.reasons import ADJUDICATED
 
 FORMATS = ("table", "csv", "json")
@@ -92,9 +93,9 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool,
                       processes: int = 1) -> tuple[int, int, int]:
     """Analyse the games of `source` not in its analysis.db yet, on up to `processes`
     processes: (analysed, already, skipped)."""
-    from arena.solver.analysis_pool import analysed
     from arena.solver.analysis_store import AnalysisStore, analysis_path
     from arena.solver.pool import WorkerDied
+    from arena.solver.tasks import analysed
 
     games = _load(str(source))
     if len(games) and not any(_tokens(m) for m in games["moves"]):
@@ -191,9 +192,7 @@ def render(rows: list[dict], columns: list[str], fmt: str, headers: list[str] | 
               help="Print the per-game table (the ply where each result was decided) instead "
                    "of the per-bot one.")
 @click.option("--redo", is_flag=True, help="Analyse every game again (e.g. with a larger budget).")
-@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
-              help="Games analysed at once, each on its own process with its own solver "
-                   "table (about 150 MB each; default: the cores).")
+@solver_processes_option
 def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
             concurrency: int | None) -> None:
     """Judge every move in RESULTS against perfect play.
@@ -209,19 +208,14 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
     Results are kept in analysis.db beside the games: a rerun analyses only
     new games.
     """
-    from arena.commands.stopping import EXIT_SIGINT, EXIT_SIGTERM, Terminated, sigterm_raises
+    from arena.cli_common import stop_exits
     from arena.solver.analysis_store import AnalysisStore, analysis_path
     from arena.tournament.config import default_concurrency
 
     processes = concurrency or default_concurrency()
-    try:
-        with sigterm_raises():
-            done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo,
-                                                          processes)
-    except (KeyboardInterrupt, Terminated) as stop:  # as `run` and `play`: 130, 143
-        click.echo("Stopped: the games analysed so far are kept in analysis.db; run again to "
-                   "go on.", err=True)
-        sys.exit(EXIT_SIGINT if isinstance(stop, KeyboardInterrupt) else EXIT_SIGTERM)
+    with stop_exits("Stopped: the games analysed so far are kept in analysis.db; run again to "
+                    "go on."):
+        done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo, processes)
     print(f"analysed {done} new game(s), {before} already analysed"
           + (f", {unsupported} in variants the solver cannot settle" if unsupported else ""),
           file=sys.stderr)

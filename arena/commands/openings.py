@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from arena.cli_common import solver_processes_option
+
 LABELS = {1: "first player wins", 0: "draw", -1: "second player wins"}
 
 
@@ -78,9 +80,7 @@ def _sample(variant, plies: int, count: int, seed: int, key) -> list[list[int]]:
               help="Solver time per position; a position not settled in it is left out.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (default: standard output).")
-@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
-              help="Positions solved at once, each on its own process with its own solver "
-                   "table (about 150 MB each; default: the cores).")
+@solver_processes_option
 def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed: int,
             budget_ms: int, out: Path | None, concurrency: int | None) -> None:
     """Write an openings file (the format tournaments read: one move list per
@@ -105,8 +105,9 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
         cells = f"the {free} free cells of " if free < variant.columns * variant.rows else ""
         raise click.BadParameter(f"{plies} plies fill {cells}the {variant.columns}x{variant.rows} "
                                  "board", param_hint="'--plies'")
-    from arena.commands.stopping import EXIT_SIGINT, EXIT_SIGTERM, Terminated, sigterm_raises
-    from arena.solver.pool import WorkerDied, in_order, weak_score
+    from arena.cli_common import stop_exits
+    from arena.solver.pool import WorkerDied, in_order
+    from arena.solver.tasks import weak_score
     from arena.tournament.config import default_concurrency
 
     candidates = positions_at(variant, plies, count, seed)
@@ -114,7 +115,7 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
              f"{'--balanced' if balanced else '--all'} --count {count} --seed {seed}"]
     unsettled = kept = 0
     try:
-        with sigterm_raises():
+        with stop_exits("Stopped: no openings file written."):
             scores = in_order(weak_score, [(variant.spec, moves, budget_ms / 1000)
                                            for moves in candidates],
                               concurrency or default_concurrency())
@@ -122,9 +123,6 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
                 solved = list(zip(candidates, scores, strict=True))
             finally:
                 scores.close()  # the workers stop now
-    except (KeyboardInterrupt, Terminated) as stop:  # as `run` and `play`: 130, 143
-        click.echo("Stopped: no openings file written.", err=True)
-        sys.exit(EXIT_SIGINT if isinstance(stop, KeyboardInterrupt) else EXIT_SIGTERM)
     except WorkerDied as exc:
         raise click.ClickException(f"{exc}; no openings file written") from None
     for moves, score in solved:

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from arena.commands.stopping import EXIT_SIGTERM, Terminated, sigterm_raises
+from arena.cli_common import EXIT_SIGINT, EXIT_SIGTERM, Terminated, sigterm_raises
 
 
 def _game_dict(record) -> dict:
@@ -223,7 +223,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         sys.exit(EXIT_SIGTERM)
     _summary(result, parsed, tcs, sprt, as_json, interrupted, odds)
     if interrupted:
-        sys.exit(130)
+        sys.exit(EXIT_SIGINT)
 
 
 @contextlib.contextmanager

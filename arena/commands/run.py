@@ -81,6 +81,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
     again skips them and plays the rest. Ctrl-C stops cleanly. At the end the standings files
     (standings.md/.csv/.json, standings_variants.csv, pairs.csv) are written there.
     """
+    from arena.cli_common import EXIT_SIGINT
     from arena.tournament.config import ConfigError, load_config
     from arena.tournament.progress import Progress
     from arena.tournament.runner import RunError, Runner
@@ -92,7 +93,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
         click.echo("Stopped before anything ran.", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_SIGINT)
     if output is not None:
         config.output = output
         config.output_explicit = True
@@ -107,7 +108,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         result = runner.run()
     except KeyboardInterrupt:  # before the runner's own handler was installed
         click.echo("Stopped before any game ran; nothing was lost.", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_SIGINT)
     except (StoreError, RunError) as error:
         raise click.ClickException(str(error)) from None
     except OSError as error:

@@ -14,42 +14,27 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
-from arena.game import Game, parse_variant
+from arena.game import parse_variant
+from arena.proctree import die_with_parent
+from arena.recent import RecentlyUsed
 from arena.solver.oracle import Oracle
 
 Task = TypeVar("Task")
 Result = TypeVar("Result", covariant=True)
 
-# this process's oracles, by variant spec, the most recently used last: each holds a 64 MiB
-# table, and a games file over many board sizes would otherwise keep one per size
-_ORACLES: OrderedDict[str, Oracle] = OrderedDict()
+# this process's oracles, by variant spec, of the variants used last: each holds a 64 MiB table,
+# and a games file over many board sizes would otherwise keep one per size
 MAX_ORACLES = 2
+_ORACLES = RecentlyUsed(lambda spec: Oracle(parse_variant(spec)), MAX_ORACLES)
 
 
 def oracle_for(spec: str) -> Oracle:
     """This process's oracle for a variant (made on first use; at most MAX_ORACLES kept)."""
-    oracle = _ORACLES.pop(spec, None)
-    if oracle is None:
-        while len(_ORACLES) >= MAX_ORACLES:
-            _ORACLES.popitem(last=False)
-        oracle = Oracle(parse_variant(spec))
-    _ORACLES[spec] = oracle
-    return oracle
-
-
-def weak_score(task: tuple[str, list[int], float]) -> int | None:
-    """A task for `in_order`: the result (-1, 0, 1) for the side to move of the position after
-    the moves (variant spec, engine moves, seconds), None when not settled in time."""
-    spec, moves, seconds = task
-    oracle = oracle_for(spec)
-    game = Game(oracle.variant)
-    for move in moves:
-        game.push(move)
-    return oracle.timed(oracle.weak_score, game, seconds)
+    return _ORACLES.get(spec)
 
 
 class Results(Protocol[Result]):
@@ -84,7 +69,7 @@ class _PoolResults:
 
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self.executor = ProcessPoolExecutor(processes, multiprocessing.get_context(method),
-                                            initializer=_worker_start)
+                                            initializer=_worker_start, initargs=(os.getpid(),))
         self.function = function
         self._tasks = iter(tasks)
         self._pending: deque = deque()
@@ -93,12 +78,13 @@ class _PoolResults:
         # fork's own locking (an "Exception ignored"), so it waits until they are there
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
         try:
-            self._fill()
+            try:
+                self._fill()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a pending stop: now
         except BaseException:
             self.close()
             raise
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     def _fill(self) -> None:
         from concurrent.futures.process import BrokenProcessPool
@@ -145,7 +131,7 @@ class _PoolResults:
 _END = object()
 
 
-def _worker_start() -> None:
+def _worker_start(parent: int) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the workers, which must not
     # each print a traceback; and SIGTERM (the parent's way to stop them) ends a worker
     # quietly, whatever handler the parent had when it forked it
@@ -154,22 +140,9 @@ def _worker_start() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # blocked by the parent while it forked
     # a parent killed outright (SIGKILL, the OOM killer) cannot stop its workers, and they
     # would wait on their task queue for ever: the kernel ends them with it
-    parent = os.getppid()
-    _die_with_parent()
+    die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:  # it died before that was set
         os._exit(1)
-
-
-def _die_with_parent() -> None:
-    """SIGTERM to this process when its parent ends (Linux's PR_SET_PDEATHSIG; elsewhere
-    nothing)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: no such call
-        pass
 
 
 def in_order(function: Callable[[Task], Result], tasks: Sequence[Task],

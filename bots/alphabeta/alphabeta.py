@@ -10,8 +10,8 @@ import time
 
 from compiled_loader import first_move_deadline, first_move_wait_left
 from player import DEFAULT_LEVEL, LEVELS, AlphaBetaPlayer, load_book
-from recent import RecentPlayers
 
+from arena.recent import RecentlyUsed
 from arena.sdk import Option, parse_options, run_bot
 
 VERSION = "1.0"
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     # loading the compiled search takes 0.2-0.6 s, compiling it (where never done) 4 s and more:
     # the Python search plays the moves until it is ready
     threading.Thread(target=load_compiled, name="compile", daemon=True).start()
-    players = RecentPlayers(
+    players = RecentlyUsed(
         lambda variant: AlphaBetaPlayer(variant, options["level"], options["seed"]), MAX_PLAYERS)
     first_move = True  # of this process
 

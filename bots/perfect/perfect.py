@@ -9,8 +9,8 @@ import threading
 import time
 
 from perfect_player import PerfectPlayer  # puts bots/alphabeta on the path
-from recent import RecentPlayers  # bots/alphabeta's
 
+from arena.recent import RecentlyUsed
 from arena.sdk import run_bot
 from arena.solver import engine, kernel
 
@@ -31,7 +31,7 @@ SEARCH_READY = threading.Event()
 MAX_PLAYERS = 3
 
 
-class Players(RecentPlayers):
+class Players(RecentlyUsed):
     """The perfect players of the most recently played variants, at most `limit` of them."""
 
     def __init__(self, limit: int = MAX_PLAYERS) -> None:

@@ -30,7 +30,7 @@ from arena.solver.scope import solvable
 # move that keeps the draw is perfect play, so that ends the move. A won or lost position needs
 # its exact score too (the fastest win, the slowest loss): that search reuses the table and may
 # run until EXACT_SHARE of the move has gone. The rest is kept for the fallback search.
-# Measured at 1 s a move, each move judged by an unbounded solve: on 288 positions of plies 6-12
+# Measured at 1 s a move, each move judged by the solver (up to a minute a position): on 288 positions of plies 6-12
 # (from real games and from random play) 281 moves were optimal with the result first and 269
 # with the exact score first; on 120 more (plies 6-8) 113 with RESULT_SHARE 0.8 and 109 with 0.5
 # (where the result does not fit, a longer search rarely saves the move).

@@ -238,6 +238,7 @@ def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
     import time
 
     from arena.game import Game
+    from arena.proctree import is_running
 
     games = tmp_path / "games.jsonl"
     _games_file(oracle, games, 2)  # two quick ones, then games whose early positions are slow
@@ -285,7 +286,7 @@ def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
     assert process.returncode == code, err
     if stop == "parent-killed":  # the workers are no longer the test's descendants: by pid
         deadline = time.monotonic() + 30
-        while any(os.path.exists(f"/proc/{pid}") and _running(pid) for pid in workers):
+        while any(is_running(pid) for pid in workers):
             assert time.monotonic() < deadline, f"workers left behind: {workers}"
             time.sleep(0.1)  # waiting for the kernel to end them, with a deadline
     else:
@@ -293,11 +294,3 @@ def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM analysed_games").fetchone()[0] == 2
 
-
-def _running(pid: int) -> bool:
-    """Whether a process exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False

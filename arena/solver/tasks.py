@@ -1,4 +1,5 @@
-"""Games analysed on one or several processes (`arena.solver.pool`), in the order given.
+"""The solver pool's tasks (`arena.solver.pool.in_order`): a game's analysis (`arena
+analyze`) and a position's result (`arena openings`).
 
 Each game is analysed whole by one process, so its positions share the solver table its last
 positions filled (`analyse` settles them from the end)."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.game import Game
 from arena.solver.analysis import GameAnalysis, analyse
 from arena.solver.pool import Results, in_order, oracle_for
 
@@ -39,3 +41,14 @@ def analysed(todo: Sequence[tuple[str, dict]], budget_s: float,
              processes: int) -> Results[Analysed]:
     """The games of `todo` ((key, row) pairs) analysed, in their order (see `in_order`)."""
     return in_order(analyse_row, [(key, row, budget_s) for key, row in todo], processes)
+
+
+def weak_score(task: tuple[str, list[int], float]) -> int | None:
+    """A task for `in_order`: the result (-1, 0, 1) for the side to move of the position after
+    the moves (variant spec, engine moves, seconds), None when not settled in time."""
+    spec, moves, seconds = task
+    oracle = oracle_for(spec)
+    game = Game(oracle.variant)
+    for move in moves:
+        game.push(move)
+    return oracle.timed(oracle.weak_score, game, seconds)

@@ -1,0 +1,63 @@
+"""What several `arena` commands share: SIGTERM as an exception, a clean stop's exit status, and
+the `-j` option of the solver commands.
+
+SIGTERM (a service manager, `timeout`, a container's stop) unwinds like Ctrl-C, so that `finally`
+blocks run and bot and solver processes are ended; the command then exits 130 after Ctrl-C and
+143 after SIGTERM, as a shell reports a process a signal ended."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+EXIT_SIGINT = 128 + signal.SIGINT  # 130
+EXIT_SIGTERM = 128 + signal.SIGTERM  # 143
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like KeyboardInterrupt (a BaseException, past `except
+    Exception`)."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: let the clean-up finish
+    raise Terminated()
+
+
+@contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises `Terminated` (in the main thread only; elsewhere the
+    handler cannot be set and nothing changes); the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def stop_exits(message: str) -> Iterator[None]:
+    """Within the block, Ctrl-C or SIGTERM ends the command: `message` on stderr, then exit
+    130 or 143 (after the block's own clean-up has run)."""
+    try:
+        with sigterm_raises():
+            yield
+    except (KeyboardInterrupt, Terminated) as stop:
+        print(message, file=sys.stderr)
+        sys.exit(EXIT_SIGINT if isinstance(stop, KeyboardInterrupt) else EXIT_SIGTERM)
+
+
+def solver_processes_option(function):
+    """`-j/--concurrency N` of the commands that solve on several processes (`arena.solver.pool`)."""
+    import click
+
+    return click.option(
+        "--concurrency", "-j", type=click.IntRange(min=1), default=None,
+        help="Processes solving at once, each with its own solver tables (64 MiB each, two "
+             "variants at most, and about 80 MB for numba; default: the cores).")(function)
