@@ -237,7 +237,8 @@ def test_the_bot_keeps_the_players_of_its_last_few_variants_only(monkeypatch):
             return game.legal_moves()[0]
 
     monkeypatch.setattr(alphabeta, "AlphaBetaPlayer", CountedPlayer)
-    monkeypatch.setattr(alphabeta, "load_compiled", alphabeta.HEAVY_LOADED.set)
+    monkeypatch.setattr(alphabeta, "load_compiled",
+                        lambda: alphabeta.HEAVY_LOADED.set() or alphabeta.SEARCH_READY.set())
     lines = ["hello protocol=fiar version=1"]
     sizes = [(4, 4), (5, 4), (5, 5), (6, 5), (6, 6), (7, 6), (7, 7)]
     for c, r in sizes:
@@ -259,3 +260,52 @@ def test_the_bot_keeps_the_players_of_its_last_few_variants_only(monkeypatch):
     assert len(made) == len(sizes)  # one made for each size, each move answered
     assert out.getvalue().count("move ") == len(sizes)
     assert alive_at_moves == [1, 2, 3, 4, 4, 4, 4] and alphabeta.MAX_PLAYERS == 4
+
+
+def test_the_first_move_waits_for_the_compiled_search_to_be_loaded(monkeypatch):
+    """Loading the compiled search holds the GIL for 0.2 s and more: a search beside it overran
+    a 100 ms move by 200 ms (a demo forfeit, after seven instant book moves). The first move,
+    which has the start-up allowance, waits for it."""
+    import io
+    import threading
+
+    import alphabeta
+
+    seen: list[bool] = []
+
+    class Player:
+        book_score, last_depth = None, 0
+
+        def __init__(self, variant, level, seed) -> None:
+            pass
+
+        def new_game(self) -> None:
+            pass
+
+        def choose(self, game, deadline):
+            seen.append(alphabeta.SEARCH_READY.is_set())
+            return game.legal_moves()[0]
+
+    def slow_load() -> None:  # numba imported at once, the compiled search 0.3 s later
+        alphabeta.HEAVY_LOADED.set()
+        threading.Timer(0.3, alphabeta.SEARCH_READY.set).start()
+
+    monkeypatch.setattr(alphabeta, "HEAVY_LOADED", threading.Event())  # fresh, unset
+    monkeypatch.setattr(alphabeta, "SEARCH_READY", threading.Event())
+    monkeypatch.setattr(alphabeta, "AlphaBetaPlayer", Player)
+    monkeypatch.setattr(alphabeta, "load_compiled", slow_load)
+    lines = ["hello protocol=fiar version=1",
+             "game id=a seat=1 spec=classic columns=7 rows=6 connect=4 pops=0 fixed=- "
+             "start=-/-/-/-/-/-/- cap=168 move_ms=100 base_ms=0 increment_ms=0 startup_ms=5000 "
+             "grace_ms=200 opponent=x",
+             "turn ply=0 moves=- time_ms=100 opponent_time_ms=- last_ms=-", "quit"]
+    pending = iter([(line + "\n").encode() for line in lines])
+
+    class _Stdin:
+        class buffer:  # sys.stdin.buffer, lower case
+            readline = staticmethod(lambda: next(pending, b""))
+
+    monkeypatch.setattr(sys, "stdin", _Stdin())
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    alphabeta.main([])
+    assert seen == [True]  # without the wait: False, the move made beside the load

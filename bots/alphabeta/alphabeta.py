@@ -19,8 +19,12 @@ VERSION = "1.0"
 MAX_PLAYERS = 4
 
 
-# set once the loader thread has loaded the book and imported numba: the first move waits for it
+# set once the loader thread has loaded the book and imported numba, then once it has loaded the
+# compiled search too: that holds the GIL for 0.2 s and more, and a search beside it overran a
+# 100 ms move by over 200 ms (a demo forfeit: seven instant book moves, then the first search met
+# the load), so the first move waits for both, within a share of the start-up allowance
 HEAVY_LOADED = threading.Event()
+SEARCH_READY = threading.Event()
 
 
 def load_compiled() -> None:
@@ -30,19 +34,22 @@ def load_compiled() -> None:
     `compiled_loader.load_compiled_search`."""
     try:
         try:
-            load_book()
-        except Exception as error:  # a damaged book file: play on without it, and say so
-            print(f"alphabeta: no opening book ({error})", file=sys.stderr, flush=True)
-        try:
-            import numba  # noqa: F401
-        except ImportError:  # the Python search plays every move
-            return
-        gc.freeze()  # numba's objects: see compiled_loader
-    finally:
-        HEAVY_LOADED.set()
-    from compiled_loader import load_compiled_search
+            try:
+                load_book()
+            except Exception as error:  # a damaged book file: play on without it, and say so
+                print(f"alphabeta: no opening book ({error})", file=sys.stderr, flush=True)
+            try:
+                import numba  # noqa: F401
+            except ImportError:  # the Python search plays every move
+                return
+            gc.freeze()  # numba's objects: see compiled_loader
+        finally:
+            HEAVY_LOADED.set()
+        from compiled_loader import load_compiled_search
 
-    load_compiled_search()
+        load_compiled_search()
+    finally:
+        SEARCH_READY.set()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -64,11 +71,12 @@ def main(argv: list[str] | None = None) -> None:
         if first_move:
             first_move = False
             # the first move of a process has the start-up allowance on top of its time
-            # (PROTOCOL.md): a little of it lets the book and numba arrive (0.2-0.6 s; beside a
-            # search the loader would get the GIL only now and then, for a second or more); the
-            # move keeps its own time after the wait
+            # (PROTOCOL.md): a little of it lets the book, numba and the compiled search arrive
+            # (0.2-0.8 s; beside a search the loader would get the GIL only now and then, for a
+            # second or more, or hold it past a move's time); the move keeps its own time after
             waited = time.monotonic()
             HEAVY_LOADED.wait(first_move_wait_left(turn, waited))
+            SEARCH_READY.wait(first_move_wait_left(turn, waited))
             deadline = first_move_deadline(turn, waited)
         move = (player := players.get(turn.variant)).choose(turn.game, deadline)
         if player.book_score is not None:
