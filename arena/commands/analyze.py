@@ -93,6 +93,8 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool,
                       processes: int = 1) -> tuple[int, int, int]:
     """Analyse the games of `source` not in its analysis.db yet, on up to `processes`
     processes: (analysed, already, skipped)."""
+    from contextlib import closing
+
     from arena.solver.analysis_store import AnalysisStore, analysis_path
     from arena.solver.pool import WorkerDied
     from arena.solver.tasks import analysed
@@ -111,28 +113,27 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool,
             store.forget_all()
         known = store.known()
         todo, unsupported = _rows_to_analyse(games, known)
-        results = progress = None
+        progress = None
         try:
-            results = analysed(todo, budget_s, processes)  # forked before the bar's thread
-            progress = _progress(len(todo))
-            task = progress.add_task("analysing", total=len(todo)) if progress else None
-            if progress:
-                progress.start()
-            for done in results:
-                if done.analysis is None:
-                    raise click.ClickException(
-                        f"{source}: game {done.row['game_id'] or done.key}: cannot replay its "
-                        f"moves: {done.error} (moves are space-separated tokens such as "
-                        "'d4 d3', as `arena export` writes them)")
-                store.save(done.key, done.row, done.analysis)
+            # forked before the bar's thread; closing: an error or Ctrl-C ends the workers now
+            with closing(analysed(todo, budget_s, processes)) as results:
+                progress = _progress(len(todo))
+                task = progress.add_task("analysing", total=len(todo)) if progress else None
                 if progress:
-                    progress.advance(task)
+                    progress.start()
+                for done in results:
+                    if done.analysis is None:
+                        raise click.ClickException(
+                            f"{source}: game {done.row['game_id'] or done.key}: cannot replay "
+                            f"its moves: {done.error} (moves are space-separated tokens such "
+                            "as 'd4 d3', as `arena export` writes them)")
+                    store.save(done.key, done.row, done.analysis)
+                    if progress:
+                        progress.advance(task)
         except WorkerDied as exc:
             raise click.ClickException(f"{source}: {exc}; the games analysed so far are kept "
                                        "in analysis.db: run again to go on") from None
         finally:
-            if results is not None:
-                results.close()  # an error or Ctrl-C: the workers stop now
             if progress:
                 progress.stop()
         return len(todo), len(known), unsupported

@@ -105,6 +105,8 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
         cells = f"the {free} free cells of " if free < variant.columns * variant.rows else ""
         raise click.BadParameter(f"{plies} plies fill {cells}the {variant.columns}x{variant.rows} "
                                  "board", param_hint="'--plies'")
+    from contextlib import closing
+
     from arena.cli_common import stop_exits
     from arena.solver.pool import WorkerDied, in_order
     from arena.solver.tasks import weak_score
@@ -114,15 +116,12 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
     lines = [f"# arena openings --variant {variant.spec} --plies {plies} "
              f"{'--balanced' if balanced else '--all'} --count {count} --seed {seed}"]
     unsettled = kept = 0
+    tasks = [(variant.spec, moves, budget_ms / 1000) for moves in candidates]
     try:
-        with stop_exits("Stopped: no openings file written."):
-            scores = in_order(weak_score, [(variant.spec, moves, budget_ms / 1000)
-                                           for moves in candidates],
-                              concurrency or default_concurrency())
-            try:
-                solved = list(zip(candidates, scores, strict=True))
-            finally:
-                scores.close()  # the workers stop now
+        # closing: a stop or an error ends the workers at once
+        with (stop_exits("Stopped: no openings file written."),
+              closing(in_order(weak_score, tasks, concurrency or default_concurrency())) as scores):
+            solved = list(zip(candidates, scores, strict=True))
     except WorkerDied as exc:
         raise click.ClickException(f"{exc}; no openings file written") from None
     for moves, score in solved:

@@ -260,6 +260,12 @@ def _plot_title(stem: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+def _by_variant_csv(tables: dict[str, pd.DataFrame]) -> str:
+    """One CSV of the tables of every scope, each row led by its scope (`variant`)."""
+    return render.to_csv(pd.concat([t.assign(variant=s)[["variant", *t.columns]]
+                                    for s, t in tables.items()]))
+
+
 def _write_data(out: Path, games: pd.DataFrame, tables: dict[str, pd.DataFrame],
                 pair_tables: dict[str, pd.DataFrame]) -> list[dict]:
     data = out / "data"
@@ -267,14 +273,10 @@ def _write_data(out: Path, games: pd.DataFrame, tables: dict[str, pd.DataFrame],
     (data / "games.csv").write_text(render.to_csv(games), encoding="utf-8")
     (data / "games.json").write_text(json.dumps(render.records(games), indent=1,
                                                 ensure_ascii=False), encoding="utf-8")
-    (data / "standings.csv").write_text(render.to_csv(pd.concat(
-        [t.assign(variant=s)[["variant", *t.columns]] for s, t in tables.items()])),
-        encoding="utf-8")
+    (data / "standings.csv").write_text(_by_variant_csv(tables), encoding="utf-8")
     (data / "standings.json").write_text(
         json.dumps({s: render.records(t) for s, t in tables.items()}, indent=1), encoding="utf-8")
-    (data / "crosstable.csv").write_text(render.to_csv(pd.concat(
-        [t.assign(variant=s)[["variant", *t.columns]] for s, t in pair_tables.items()])),
-        encoding="utf-8")
+    (data / "crosstable.csv").write_text(_by_variant_csv(pair_tables), encoding="utf-8")
     files = [("leaderboard.md", "Leaderboard (Markdown)"),
              ("data/standings.csv", "Standings (CSV)"),
              ("data/standings.json", "Standings (JSON)"),
