@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from arena import proctree, sandbox
+from arena import cgroup, proctree, sandbox
 from arena.boterrors import (
     Aborted,
     BotExited,
@@ -191,6 +191,7 @@ class BotProcess:
         self.started_at = 0.0
         self.closed = False
         self._home: str | None = None
+        self._cgroup: cgroup.MemoryCgroup | None = None  # sandbox hook: its total memory
         self._reader: LineReader | None = None
         self._stderr: StderrCapture | None = None
         self._exit: proctree.ExitWatch | None = None
@@ -208,7 +209,9 @@ class BotProcess:
         # --- sandbox hook (issue 10): run the bot under bwrap when the policy says so ---
         policy = self.sandbox_policy or sandbox.default_policy()
         self.sandboxed = policy.enabled  # `on` without bwrap: SandboxUnavailable (commands
-        argv, env = sandbox.wrap(self.command, env, self.cwd, policy)  # check that up front)
+        self._cgroup = sandbox.memory_cgroup(policy) if self.sandboxed else None
+        argv, env = sandbox.wrap(self.command, env, self.cwd, policy,  # check that up front)
+                                 self._cgroup and str(self._cgroup.procs))
         # --- end of the sandbox hook ---
         with LIVE_BOTS.lock:
             try:
@@ -225,6 +228,8 @@ class BotProcess:
                 )
             except OSError as error:
                 shutil.rmtree(self._home, ignore_errors=True)
+                if self._cgroup is not None:
+                    self._cgroup.remove()
                 self.closed = True
                 raise BotStartError(f"cannot start {self.command[0]!r}: {error.strerror}") from None
             self.pid = self.proc.pid
@@ -278,7 +283,8 @@ class BotProcess:
     def status(self) -> str:
         if self.sandboxed and self._stderr is not None:  # sandbox hook (issue 10): bwrap's 128+N
             exited = self.poll() is not None  # and the limit hit, named by the runtime's last words
-            return sandbox.status_text(self.poll(), self._stderr.peek(wait=0.5 if exited else 0.0))
+            return sandbox.status_text(self.poll(), self._stderr.peek(wait=0.5 if exited else 0.0),
+                                       self._cgroup is not None and self._cgroup.oom_killed())
         return describe_status(self.poll())
 
     # --- I/O ----------------------------------------------------------------------------------
@@ -418,6 +424,10 @@ class BotProcess:
         if sandbox_inits:
             proctree.reap_orphans(sandbox_inits)
             proctree.reap_sandbox_zombies()  # and any an earlier, busier close left behind
+        if self._cgroup is not None:
+            # after the reaping: a zombie still counts as inside. Still busy: removed at a
+            # later start (never waited for here)
+            self._cgroup.remove()
 
     def _release(self) -> None:
         """Reap the bot (its group and session are gone now) and free what it held."""

@@ -17,7 +17,9 @@ What the bot sees (see SECURITY.md for the threat model):
   IPC and UTS namespaces, a new session (no terminal injection), and it dies with the arena.
 
 Limits are rlimits set by `prlimit` inside the sandbox, after the namespaces are made:
-address space (memory), processes/threads, file size, CPU seconds, plus the tmpfs size. The
+address space (memory), processes/threads, file size, CPU seconds, plus the tmpfs size; where
+the machine allows, a memory cgroup per bot (`arena.cgroup`, joined by the shell that becomes
+bwrap) caps all of the bot's memory together at `memory_mb + tmp_mb`. The
 process limit counts per user: an arena running as root (uid 0 is exempt from it) runs every bot
 under its own unprivileged uid through `setpriv`, which also drops every capability.
 """
@@ -40,7 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from arena import numba_cache
+from arena import cgroup, numba_cache
 from arena.tomlcheck import as_toml
 
 MODES = ("auto", "on", "off")
@@ -94,7 +96,9 @@ class Limits:
 
     memory_mb     address space (RLIMIT_AS), MiB: 1 GiB by default. It counts reserved virtual
                   memory, not resident memory: runtimes that reserve large heaps up front (Java,
-                  Go, Node's WebAssembly cages) may need it raised or set to 0.
+                  Go, Node's WebAssembly cages) may need it raised or set to 0. Where a memory
+                  cgroup can be made, all of the bot's processes together, with its /tmp and
+                  /dev/shm, are also capped at memory_mb + tmp_mb (`memory_cap_bytes`).
     processes     processes + threads of the bot at once (RLIMIT_NPROC in its own user id): 64.
     file_size_mb  largest file it may write (RLIMIT_FSIZE), MiB: 64.
     cpu_seconds   CPU seconds of the bot process over its lifetime (RLIMIT_CPU), a backstop for a
@@ -338,7 +342,11 @@ class RunSandbox:
 
     def settings(self) -> dict:
         """For the stored tournament settings."""
-        return {"sandbox": self.mode, "sandboxed": self.enabled, "sandbox_notice": self.notice}
+        settings = {"sandbox": self.mode, "sandboxed": self.enabled,
+                    "sandbox_notice": self.notice}
+        if self.enabled:
+            settings["memory_cgroup"] = cgroup.probe().describe()
+        return settings
 
     def describe(self, limits: Limits | None = None) -> str:
         """What a bot gets, one line (for `arena check`: the sandbox it will meet)."""
@@ -346,8 +354,21 @@ class RunSandbox:
             why = "sandbox = off" if self.mode == "off" else "bubblewrap unavailable"
             return (f"sandbox: none ({why}): the bot runs as {_user()} with the arena's view of "
                     "the machine, network included")
+        limits = limits or Limits()
         return ("sandbox: bubblewrap: network none, processes its own only, files its own "
-                f"folder read-only + a private /tmp; {(limits or Limits()).describe()}")
+                f"folder read-only + a private /tmp; {limits.describe()}; "
+                f"{describe_total_memory(limits)}")
+
+
+def describe_total_memory(limits: Limits) -> str:
+    """How the sum of a sandboxed bot's memory is capped here, one clause."""
+    cap = memory_cap_bytes(limits)
+    if cap is None:
+        return "total memory not capped (memory_mb = 0)"
+    support = cgroup.probe()
+    if not support.available:
+        return f"total memory not capped: {support.describe()}"
+    return f"total memory {cap // MIB} MiB ({support.describe()})"
 
 
 def _user() -> str:
@@ -370,8 +391,9 @@ def start_run(mode: str) -> RunSandbox:
 # --- the command line -------------------------------------------------------------------------
 
 def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str],
-         policy: SandboxPolicy) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment that run `argv` (in `cwd`, with `env`) under `policy`.
+         policy: SandboxPolicy, cgroup_procs: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment that run `argv` (in `cwd`, with `env`) under `policy`;
+    `cgroup_procs`: the bot's memory cgroup to join first (`memory_cgroup`).
 
     Unchanged when the policy does not sandbox (mode `off`, or `auto` without bubblewrap); raises
     SandboxUnavailable for `on` without it. The returned argv starts `bwrap`, which becomes the
@@ -388,7 +410,23 @@ def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str
     # the bot's host-side HOME (private to this start, removed after it) holds the filter
     filter_file = _write_seccomp_filter(env["HOME"]) if uid is not None and env.get("HOME") else None
     return build_argv(_found_on_path(argv, env, cwd), cwd, policy.limits, uid=uid,
-                      seccomp_file=filter_file), inner_env
+                      seccomp_file=filter_file, cgroup_procs=cgroup_procs), inner_env
+
+
+def memory_cap_bytes(limits: Limits) -> int | None:
+    """What all of a bot's processes may hold in RAM together, its /tmp and /dev/shm included:
+    `memory_mb + tmp_mb` (None: `memory_mb = 0`, no limit)."""
+    return (limits.memory_mb + limits.tmp_mb) * MIB if limits.memory_mb else None
+
+
+def memory_cgroup(policy: SandboxPolicy) -> cgroup.MemoryCgroup | None:
+    """A new memory cgroup for one sandboxed bot of `policy` (its total capped at
+    `memory_cap_bytes`); None when it runs unsandboxed, without a memory limit, or where this
+    machine gives the arena no cgroup (`cgroup.probe()` says why)."""
+    cap = memory_cap_bytes(policy.limits)
+    if cap is None or not policy.enabled:
+        return None
+    return cgroup.MemoryCgroup.create(cap)
 
 
 def prepare_bundled(cwd: str | os.PathLike[str]) -> None:
@@ -424,13 +462,16 @@ def _bot_uid() -> int | None:
 
 
 def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
-               uid: int | None = None, seccomp_file: str | None = None) -> list[str]:
+               uid: int | None = None, seccomp_file: str | None = None,
+               cgroup_procs: str | None = None) -> list[str]:
     """The `bwrap ... -- prlimit ... [-- setpriv ...] -- argv` command line.
 
     `uid`: run the bot under this unprivileged uid (required when the arena is root, since
     root is exempt from the process limit); None keeps the caller's uid in a user namespace.
     `seccomp_file`: a filter (`no_userns_filter`) bwrap installs, read through a shell that
     opens it on descriptor 3 and becomes bwrap.
+    `cgroup_procs`: the `cgroup.procs` file of the bot's memory cgroup (`arena.cgroup`), joined
+    by that shell before it becomes bwrap.
     Reads the file system only to see which of the paths to bind exist.
     """
     cwd_path = Path(cwd).resolve()
@@ -466,8 +507,22 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     out += list(argv)
     if seccomp_file is not None:
         out[1:1] = ["--seccomp", "3"]
-        out = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp_file, *out]
-    return out
+    return _through_shell(out, seccomp_file, cgroup_procs)
+
+
+def _through_shell(argv: list[str], seccomp_file: str | None,
+                   cgroup_procs: str | None) -> list[str]:
+    """`argv` run by a shell that first moves itself into the bot's cgroup (`echo 0` into its
+    `cgroup.procs`: every process of the bot starts inside) and opens the seccomp filter on
+    descriptor 3, then becomes `argv`; `argv` itself when there is neither."""
+    if cgroup_procs is None and seccomp_file is None:
+        return argv
+    if cgroup_procs is None:
+        return ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp_file, *argv]
+    if seccomp_file is None:
+        return ["/bin/sh", "-c", 'echo 0 >"$0" && exec "$@"', cgroup_procs, *argv]
+    return ["/bin/sh", "-c", 'f=$1; shift; echo 0 >"$0" && exec "$@" 3<"$f"', cgroup_procs,
+            seccomp_file, *argv]
 
 
 # As root, bwrap cannot keep a bot from making user namespaces (`--disable-userns` needs one of
@@ -730,11 +785,13 @@ def cpu_pid(pid: int, sandboxed: bool) -> int | None:
     return inner_pid(pid) if sandboxed else pid
 
 
-def status_text(returncode: int | None, stderr: bytes) -> str:
+def status_text(returncode: int | None, stderr: bytes, oom_killed: bool = False) -> str:
     """`exited with code 1`, or for a bot that hit a limit `hit the memory limit (exited with
-    code 1)`: how a sandboxed bot's end reads in a forfeit detail (`bot ...`)."""
+    code 1)`: how a sandboxed bot's end reads in a forfeit detail (`bot ...`); `oom_killed`:
+    its memory cgroup says the kernel killed a process of it for passing the limit."""
     text = describe_status(returncode)
-    limit = limit_detail(returncode, stderr.decode("utf-8", "replace"))
+    limit = "memory limit" if oom_killed and returncode is not None else \
+        limit_detail(returncode, stderr.decode("utf-8", "replace"))
     return f"hit the {limit} ({text})" if limit else text
 
 

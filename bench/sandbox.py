@@ -7,6 +7,8 @@ Prints `name: value unit` lines:
 - start_to_hello_plain_median / start_to_hello_sandboxed_median: from spawning the bot to reading
   its `hello` answer (ms), alternating plain and sandboxed starts so that load hits both alike;
 - start_to_hello_ratio (goal: <= 1.3, plus a few ms) and start_to_hello_extra (ms);
+- start_to_hello_cgroup_median and cgroup_start_extra (ms): sandboxed starts with the bot's
+  memory cgroup made, joined and removed (`arena.cgroup`; skipped where there is none);
 - move_round_trip_plain_median / move_round_trip_sandboxed_median: writing a `turn` line to
   reading the `move` answer (us), the same positions for both;
 - move_round_trip_ratio (goal: <= 1.1);
@@ -33,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena import protocol, sandbox  # noqa: E402
+from arena import cgroup, protocol, sandbox  # noqa: E402
 from arena.botspec import resolve_bot  # noqa: E402
 from arena.game import Game, format_move, parse_move, parse_variant  # noqa: E402
 from arena.process import minimal_env  # noqa: E402
@@ -45,12 +47,13 @@ ROUNDS = 5  # alternating blocks of games per mode
 class Bot:
     """The `random` bot over bare pipes, started under `policy` (no referee in the way)."""
 
-    def __init__(self, policy: sandbox.SandboxPolicy) -> None:
+    def __init__(self, policy: sandbox.SandboxPolicy, in_cgroup: bool = False) -> None:
         spec = resolve_bot("random", ["--seed", "1"])
         self.home = tempfile.mkdtemp(prefix="bench-sandbox-")
-        argv, env = sandbox.wrap(spec.argv, minimal_env(self.home, uuid.uuid4().hex), spec.cwd,
-                                 policy)
         self.started = time.perf_counter()
+        self.group = sandbox.memory_cgroup(policy) if in_cgroup else None
+        argv, env = sandbox.wrap(spec.argv, minimal_env(self.home, uuid.uuid4().hex), spec.cwd,
+                                 policy, self.group and str(self.group.procs))
         self.proc = subprocess.Popen(argv, cwd=spec.cwd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, bufsize=0)
         self.buffer = b""
@@ -77,10 +80,13 @@ class Bot:
         self.proc.wait(10)
         self.proc.stdout.close()
         shutil.rmtree(self.home, ignore_errors=True)
+        if self.group is not None:
+            self.group.remove()
 
 
-def start_to_hello(policy: sandbox.SandboxPolicy) -> float:
-    bot = Bot(policy)
+def start_to_hello(policy: sandbox.SandboxPolicy, in_cgroup: bool = False) -> float:
+    """ms from making the bot's cgroup (if any) and spawning it to its `hello` answer."""
+    bot = Bot(policy, in_cgroup)
     try:
         reply = bot.ask(protocol.hello_line())
         elapsed = time.perf_counter() - bot.started
@@ -144,17 +150,24 @@ def main() -> int:
         print(f"sandbox unavailable: {found.reason}")
         return 1
     plain, boxed = sandbox.SandboxPolicy("off"), sandbox.SandboxPolicy("on")
-    starts: dict[str, list[float]] = {"plain": [], "sandboxed": []}
+    starts: dict[str, list[float]] = {"plain": [], "sandboxed": [], "cgroup": []}
     start_to_hello(plain), start_to_hello(boxed)  # warm the page cache for both
+    with_cgroup = cgroup.probe().available
     for _ in range(args.starts):
         starts["plain"].append(start_to_hello(plain))
         starts["sandboxed"].append(start_to_hello(boxed))
+        if with_cgroup:
+            starts["cgroup"].append(start_to_hello(boxed, in_cgroup=True))
     plain_ms = statistics.median(starts["plain"])
     boxed_ms = statistics.median(starts["sandboxed"])
     print(f"start_to_hello_plain_median: {plain_ms:.1f} ms")
     print(f"start_to_hello_sandboxed_median: {boxed_ms:.1f} ms")
     print(f"start_to_hello_ratio: {boxed_ms / plain_ms:.2f} x")
     print(f"start_to_hello_extra: {boxed_ms - plain_ms:.1f} ms")
+    if with_cgroup:
+        cgroup_ms = statistics.median(starts["cgroup"])
+        print(f"start_to_hello_cgroup_median: {cgroup_ms:.1f} ms")
+        print(f"cgroup_start_extra: {cgroup_ms - boxed_ms:.1f} ms")
     moves_plain = statistics.median(move_round_trips(plain, args.plies)) * 1e6
     moves_boxed = statistics.median(move_round_trips(boxed, args.plies)) * 1e6
     print(f"move_round_trip_plain_median: {moves_plain:.0f} us")

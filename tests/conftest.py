@@ -29,6 +29,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(getattr(config, "dask_scratch", ""), ignore_errors=True)
+    # the bots' memory cgroups of arenas the tests killed outright (the next arena would)
+    from arena import cgroup
+
+    cgroup.sweep_stale()
 
 
 def reference_path(*parts: str) -> Path:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox
+from arena import cgroup, sandbox
 from arena.process import minimal_env
 
 HOSTILE = Path(__file__).resolve().parent / "bots_hostile"
@@ -112,14 +112,16 @@ def _kill_token_holders(tokens: list[str]) -> None:
 
 
 def run_hostile(project: Project, policy: sandbox.SandboxPolicy, *args: str,
-                timeout: float = 90) -> Run:
-    """Start the hostile bot as the arena would (wrapped by `policy`), say hello and quit."""
+                timeout: float = 90, group: cgroup.MemoryCgroup | None = None) -> Run:
+    """Start the hostile bot as the arena would (wrapped by `policy`, in the memory cgroup
+    `group` if given), say hello and quit."""
     token = uuid.uuid4().hex
     _tokens_started.append(token)
     home = project.root.parent / f"home-{token[:8]}"
     home.mkdir()
     argv = [sys.executable, str(project.bot / "hostile.py"), *args]
-    argv, env = sandbox.wrap(argv, minimal_env(str(home), token), project.bot, policy)
+    argv, env = sandbox.wrap(argv, minimal_env(str(home), token), project.bot, policy,
+                             group and str(group.procs))
     done = subprocess.run(argv, cwd=project.bot, env=env, capture_output=True, text=True,
                           input="hello protocol=fiar version=1\nquit\n", timeout=timeout,
                           start_new_session=True)
@@ -302,6 +304,44 @@ def test_reserving_20_gib_hits_the_memory_limit(project):
     assert off.report == "ok reserved 20 GiB", off.stderr
 
 
+needs_cgroup = pytest.mark.skipif(not cgroup.probe().available,
+                                  reason=f"no memory cgroup here: {cgroup.probe().reason}")
+# Small limits keep these cheap: 96 MiB of address space a process, 112 MiB in all.
+SMALL = sandbox.SandboxPolicy("on", sandbox.Limits(memory_mb=96, tmp_mb=16))
+
+
+@pytest.fixture
+def small_cgroup():
+    group = sandbox.memory_cgroup(SMALL)
+    yield group
+    if group is not None:
+        group.remove()
+        assert not group.path.exists()
+
+
+@needs_cgroup
+def test_processes_that_hold_memory_together_hit_the_total_cap(project, small_cgroup):
+    # three processes of 48 MiB each: every one within its own address-space limit (96 MiB)
+    run = run_hostile(project, SMALL, "hog", "3", "48", group=small_cgroup)
+    assert run.report.startswith("denied: "), run.stderr
+    assert small_cgroup.oom_killed()
+    assert_gone(run)
+    # the per-process limits alone let the same bot hold 144 MiB
+    alone = run_hostile(project, SMALL, "hog", "3", "48")
+    assert alone.report == "ok 3 processes held 144 MiB together", alone.stderr
+
+
+@needs_cgroup
+def test_anonymous_files_count_against_the_total_cap(project, small_cgroup):
+    run = run_hostile(project, SMALL, "memfd", "160", group=small_cgroup)
+    assert sandbox.describe_status(run.returncode) == "killed by SIGKILL", run.stderr
+    assert sandbox.status_text(run.returncode, run.stderr.encode(),
+                               small_cgroup.oom_killed()).startswith("hit the memory limit")
+    assert_gone(run)
+    alone = run_hostile(project, SMALL, "memfd", "160")  # held outside any address space
+    assert alone.report == "ok held 160 MiB", alone.stderr
+
+
 def test_forking_2000_processes_hits_the_process_limit(project):
     run = run_hostile(project, ON, "fork", "2000")
     assert run.report.startswith("denied after"), run.stderr
@@ -332,3 +372,21 @@ def test_spinning_hits_the_cpu_limit(project):
     assert sandbox.describe_status(run.returncode) == "killed by SIGXCPU"
     assert sandbox.limit_detail(run.returncode, run.stderr) == "cpu limit"
     assert_gone(run)
+
+
+@needs_cgroup
+def test_a_bot_process_gets_its_cgroup_and_a_readable_detail(project):
+    from arena.process import BotProcess
+
+    bot = BotProcess([sys.executable, str(project.bot / "hostile.py"), "memfd", "160"],
+                     project.bot, sandbox_policy=SMALL)
+    bot.start()
+    try:
+        group = bot._cgroup
+        assert group is not None and group.path.is_dir()
+        assert bot.wait_exit(60) is not None
+        assert bot.status() == "hit the memory limit (killed by SIGKILL)"
+    finally:
+        bot.close()
+    assert not group.path.exists()
+    assert bot.status() == "hit the memory limit (killed by SIGKILL)"  # still known after

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox
+from arena import cgroup, sandbox
 from arena.sandbox import Limits, SandboxConfigError, SandboxPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,12 +241,17 @@ def test_bad_bot_limits_name_the_bot():
 
 def test_run_description_for_arena_check(monkeypatch):
     monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(True))
+    monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(1, Path("/sys/fs/cgroup/x")))
     run = sandbox.start_run("auto")
     assert run == sandbox.RunSandbox("auto", True, "")
     assert run.describe(Limits(memory_mb=512)) == (
         "sandbox: bubblewrap: network none, processes its own only, files its own folder "
         "read-only + a private /tmp; memory 512 MiB, processes 64, file size 64 MiB, cpu 600 s, "
-        "tmp 64 MiB")
+        "tmp 64 MiB; total memory 576 MiB (memory cgroup v1)")
+    assert run.describe(Limits(memory_mb=0)).endswith("; total memory not capped (memory_mb = 0)")
+    monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(2, reason="no write access"))
+    assert run.describe().endswith("; total memory not capped: no memory cgroup (no write access)")
+    assert run.settings()["memory_cgroup"] == "no memory cgroup (no write access)"
     off = sandbox.start_run("off")
     assert off.describe().startswith("sandbox: none (sandbox = off): the bot runs as ")
     monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(False, "bwrap not found on PATH"))

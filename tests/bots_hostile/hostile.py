@@ -14,6 +14,8 @@ off, that the same attack succeeds). Modes and arguments:
     connect PORT            connect to 127.0.0.1:PORT (a listener of the host)
     alloc GIB               reserve GIB GiB of address space (not touched: harmless unsandboxed)
     fork N                  start N processes that wait for this bot to exit
+    hog N MIB               N processes holding MIB MiB of touched memory each, all at once
+    memfd MIB               hold MIB MiB in anonymous files (memfd_create, 32 MiB each), unmapped
     daemon MARKER           leave a double-forked, setsid() process running MARKER in its environ
     filltmp MIB             write up to MIB MiB into $TMPDIR, in 1 MiB files
     bigfile MIB             write one file of MIB MiB into $TMPDIR
@@ -22,6 +24,7 @@ off, that the same attack succeeds). Modes and arguments:
 
 import mmap
 import os
+import select
 import signal
 import socket
 import sys
@@ -49,6 +52,41 @@ def others_matching(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def hog(count: int, size: int) -> None:
+    """`count` children each touch `size` bytes, say so, and hold them until this process says
+    to let go: together they hold count * size bytes, each far below a per-process limit."""
+    ready_read, ready_write = os.pipe()
+    release_read, release_write = os.pipe()
+    for _ in range(count):
+        if os.fork() == 0:
+            os.close(release_write)
+            block = bytearray(size)
+            block[::4096] = b"\1" * len(range(0, size, 4096))  # every page resident
+            os.write(ready_write, b"1")
+            os.read(release_read, 1)
+            os._exit(0)
+    os.close(ready_write)
+    ready, killed = 0, 0
+    while ready + killed < count:  # each child either says it holds its share or dies
+        if select.select([ready_read], [], [], 0.05)[0]:
+            ready += len(os.read(ready_read, count))
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid and os.WIFSIGNALED(status):
+            killed += 1
+    os.close(release_write)
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        if os.WIFSIGNALED(status):
+            killed += 1
+    if killed:
+        report(f"denied: {killed} of {count} killed")
+    else:
+        report(f"ok {count} processes held {count * (size >> 20)} MiB together")
 
 
 def attack() -> None:
@@ -141,6 +179,21 @@ def attack() -> None:
         else:
             report(f"denied after {started}: {error.strerror}")
             raise error
+    elif MODE == "hog":
+        hog(int(ARGS[0]), int(ARGS[1]) << 20)
+    elif MODE == "memfd":
+        files, held = [], 0
+        try:
+            while held < int(ARGS[0]):
+                files.append(os.memfd_create("hog"))
+                for _ in range(32):
+                    os.write(files[-1], b"\1" * (1 << 20))
+                    held += 1
+            report(f"ok held {held} MiB")
+        except OSError as error:
+            report(f"denied after {held} MiB: {error.strerror}")
+        for fd in files:
+            os.close(fd)
     elif MODE == "daemon":
         if os.fork() == 0:
             os.setsid()

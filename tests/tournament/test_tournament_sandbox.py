@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox
+from arena import cgroup, sandbox
 from arena.publish.context import sandbox_text
 from arena.tournament.config import ConfigError, load_config
+from arena.tournament.store import read_settings
 from tests.conftest import ROOT
 
 HOSTILE = ROOT / "tests" / "bots_hostile"
@@ -133,3 +134,20 @@ def test_only_bundled_bots_see_the_other_bundled_bots(tmp_path):
     (tmp_path / "bot.py").write_text("print('hello name=x')\n")
     submitted = bound([sys.executable, str(tmp_path / "bot.py")], tmp_path)
     assert not any(path.startswith(str(BUNDLED_BOTS)) for path in submitted)
+
+
+@needs_bwrap
+@pytest.mark.skipif(not cgroup.probe().available, reason=f"no memory cgroup: {cgroup.probe().reason}")
+def test_an_entrant_holding_memory_outside_its_address_space_forfeits(tmp_path,
+                                                                      no_leftover_processes):
+    # 160 MiB in anonymous files, within every per-process limit; its cgroup caps it at 112 MiB
+    hog = ('[[bots]]\nname = "hog"\npath = "' + str(HOSTILE) + '"\nargs = ["memfd", "160"]\n'
+           'limits = { memory_mb = 96, tmp_mb = 16 }')
+    done = run(tournament(tmp_path, "on", hog))
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out-on"
+    forfeits = stored(out, "SELECT reason, detail FROM games WHERE forfeit_by IS NOT NULL")
+    assert len(forfeits) == 2, forfeits
+    assert {reason for reason, _ in forfeits} == {"crash"}
+    assert all("hit the memory limit (killed by SIGKILL)" in detail for _, detail in forfeits)
+    assert read_settings(out)["settings"]["memory_cgroup"] == cgroup.probe().describe()
