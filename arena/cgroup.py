@@ -3,8 +3,8 @@
 The sandbox's rlimits cap each process's address space, not their sum, and not memory held
 outside any address space (its /tmp, shared memory, anonymous files from `memfd_create`): a bot
 of 64 processes could hold 64 times `memory_mb`. Where the arena may make a cgroup with the
-memory controller, each sandboxed bot gets its own (`arena-bot-<arena pid>-<n>`, beside or
-below the arena's cgroup), with a hard limit and no swap, and the bot's first process joins it
+memory controller, each sandboxed bot gets its own (`arena-bot-<arena pid>-<n>`, below the
+arena's cgroup, never above it), with a hard limit and no swap, and the bot's first process joins it
 before it becomes bwrap (`sandbox.build_argv`), so that every process of the bot is inside. When
 the bot's memory passes the limit, the kernel's OOM killer ends a process of the bot, never one
 of the arena; `oom_killed` tells the forfeit detail why.
@@ -16,14 +16,17 @@ Pure parsing (`own_paths`, `memory_mounts`, `find_base`) is separate from the fi
 
 from __future__ import annotations
 
-import functools
+import atexit
 import itertools
 import os
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from arena import proctree
 
 PREFIX = "arena-bot-"
 _numbers = itertools.count(1)
@@ -106,10 +109,38 @@ def find_base(paths: dict[str, str], mounts: dict[str, tuple[str, str]]) -> tupl
 
 # --- the machine ------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=1)
+_probe_lock = threading.Lock()
+_probed: Support | None = None
+
+
+def _after_fork_in_child() -> None:
+    global _probe_lock, _pending_lock
+    _probe_lock, _pending_lock = threading.Lock(), threading.Lock()  # none held by a lost thread
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def probe() -> Support:
-    """Whether bots can get a memory cgroup here (cached for the life of the process): a test
-    cgroup is made, given a limit, joined by a shell, and removed."""
+    """Whether bots can get a memory cgroup here, found once per process (the first caller
+    probes, the others wait for its answer): a test cgroup is made, given a limit, joined by a
+    shell, and removed. Never raises: anything unexpected means "not capped", and why."""
+    global _probed
+    with _probe_lock:
+        if _probed is None:
+            try:
+                _probed = _probe_now()
+            except Exception as error:  # the cap is a safeguard: never a reason to stop a run
+                _probed = Support(reason=f"probe failed: {error!r}")
+        return _probed
+
+
+def probed() -> bool:
+    """Whether this process has probed already (a forked worker inherits its parent's answer)."""
+    return _probed is not None
+
+
+def _probe_now() -> Support:
     try:
         paths = own_paths(Path("/proc/self/cgroup").read_text())
         mounts = memory_mounts(Path("/proc/self/mountinfo").read_text())
@@ -119,25 +150,55 @@ def probe() -> Support:
     if found is None:
         return Support(reason="no cgroup file system mounted")
     version, own = found
-    candidates = [own]
-    if version == 2:  # v2 allows no processes beside child cgroups: ours has us, so its parent
-        candidates = [own, own.parent] if own != own.parent else [own]
-    last = "no write access to the arena's cgroup"
-    for base in candidates:
-        if version == 2 and "memory" not in _read(base / "cgroup.subtree_control").split():
-            last = f"the memory controller is not enabled below {base}"
-            continue
-        reason = _try_base(version, base)
-        if reason is None:
-            _sweep_stale(version, base)
-            return Support(version, base)
-        last = reason
-    return Support(version, reason=last)
+    if version == 2:
+        reason = _v2_children_allowed(own, os.getpid())
+        if reason is not None:
+            return Support(version, reason=reason)
+    reason = _try_base(version, own)
+    if reason is not None:
+        return Support(version, reason=reason)
+    _sweep_stale(version, own)
+    return Support(version, own)
+
+
+# The arena's own leaf, in cgroup v2, when it moves out of the way of its bots' cgroups.
+V2_LEAF = "arena-main"
+
+
+def _v2_children_allowed(own: Path, pid: int) -> str | None:
+    """None once cgroups with the memory controller can be made below `own` (cgroup v2), else
+    why not.
+
+    v2 allows no process in a cgroup that gives controllers to its children, and the arena is
+    in `own`. Bots' cgroups never go above it (there they would escape the limits of the unit
+    or container the arena runs in), so when the arena is alone in `own` (a delegated systemd
+    unit or scope, a container running the arena alone), it moves into a leaf of its own,
+    `own/arena-main`, and enables the memory controller for the children of `own`, as
+    container runtimes do; with other processes beside it nothing is changed."""
+    if "memory" in _read(own / "cgroup.subtree_control").split():
+        return None
+    if "memory" not in _read(own / "cgroup.controllers").split():
+        return f"the memory controller is not available in {own}"
+    others = [p for p in _read(own / "cgroup.procs").split() if p != str(pid)]
+    if others:
+        return (f"the memory controller is not enabled below {own}, and the arena is not alone "
+                "there (run it in a delegated cgroup of its own)")
+    leaf = own / V2_LEAF
+    try:
+        leaf.mkdir(exist_ok=True)
+    except OSError as error:
+        return f"cannot make a cgroup in {own}: {error.strerror}"
+    if not _write(leaf / "cgroup.procs", str(pid)):
+        return f"cannot move the arena into {leaf}"
+    if not _write(own / "cgroup.subtree_control", "+memory"):
+        _write(own / "cgroup.procs", str(pid))  # back where it was
+        return f"cannot enable the memory controller below {own}"
+    return None
 
 
 def _try_base(version: int, base: Path) -> str | None:
     """None if a bot's cgroup works under `base`, else why not."""
-    group = MemoryCgroup(version, base / f"{PREFIX}{os.getpid()}-probe")
+    group = MemoryCgroup(version, base / f"{PREFIX}{os.getpid()}-probe{next(_numbers)}")
     try:
         group.path.mkdir()
     except OSError as error:
@@ -165,9 +226,10 @@ def _read(path: Path) -> str:
 
 def sweep_stale() -> None:
     """Remove now the cgroups of bots whose arena process is gone (an arena's first probe does
-    it too)."""
-    support = probe()
-    if support.base is not None:
+    it too; a coordinator, after its workers, for those of a worker that was killed). Nothing
+    in a process that has not probed: it started no sandboxed bot."""
+    support = _probed
+    if support is not None and support.base is not None:
         _sweep_stale(support.version, support.base)
 
 
@@ -180,18 +242,10 @@ def _sweep_stale(version: int, base: Path) -> None:
         return
     for entry in entries:
         owner = entry.name[len(PREFIX):].partition("-")[0] if entry.name.startswith(PREFIX) else ""
-        if owner.isdigit() and not _running(int(owner)):
+        # a zombie owner is gone too: a killed arena's workers can wait unreaped for a while
+        # (under a subreaper that does not reap them)
+        if owner.isascii() and owner.isdigit() and not proctree.is_running(int(owner)):
             MemoryCgroup(version, entry).remove()
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class MemoryCgroup:
@@ -226,7 +280,9 @@ class MemoryCgroup:
         if self.version == 1:
             if not _write(self.path / "memory.limit_in_bytes", str(limit_bytes)):
                 return False
-            _write(self.path / "memory.memsw.limit_in_bytes", str(limit_bytes))  # absent: no swap accounting
+            # no swap beyond the limit: memsw where the kernel accounts swap, else no swapping
+            _write(self.path / "memory.memsw.limit_in_bytes", str(limit_bytes))
+            _write(self.path / "memory.swappiness", "0")
             return True
         if not _write(self.path / "memory.max", str(limit_bytes)):
             return False
@@ -249,7 +305,14 @@ class MemoryCgroup:
         return 0
 
     def pids(self) -> list[int]:
-        return [int(p) for p in _read(self.procs).split() if p.isdigit()]
+        return [int(p) for p in _read(self.procs).split() if p.isascii() and p.isdigit()]
+
+    def _kill_listed(self) -> None:
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     def remove(self) -> bool:
         """Kill what is left in it and remove it; False (and retried at a later bot's start) while
@@ -257,11 +320,9 @@ class MemoryCgroup:
         if self.removed:
             return True
         self.oom_killed()  # read before the files go
-        for pid in self.pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        # v2 kills every process inside at once (no pid read, then killed: no reuse race)
+        if not (self.version == 2 and _write(self.path / "cgroup.kill", "1")):
+            self._kill_listed()
         try:
             self.path.rmdir()
         except FileNotFoundError:
@@ -273,6 +334,21 @@ class MemoryCgroup:
             return False
         self.removed = True
         return True
+
+
+def drain_pending(patience: float = 1.0) -> None:
+    """Remove the cgroups still busy when their bots closed, waiting for them up to `patience`
+    seconds: for the end of a process (a worker's pool, the interpreter's exit), not a close."""
+    deadline = time.monotonic() + patience
+    while True:
+        _retry_pending()
+        with _pending_lock:
+            if not _pending or time.monotonic() > deadline:
+                return
+        time.sleep(0.01)
+
+
+atexit.register(drain_pending)
 
 
 def _retry_pending() -> None:

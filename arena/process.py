@@ -210,6 +210,21 @@ class BotProcess:
         policy = self.sandbox_policy or sandbox.default_policy()
         self.sandboxed = policy.enabled  # `on` without bwrap: SandboxUnavailable (commands
         self._cgroup = sandbox.memory_cgroup(policy) if self.sandboxed else None
+        try:
+            self._spawn(policy, env)
+        except BaseException:
+            if self._cgroup is not None:  # whatever failed (the sandbox's files, the spawn)
+                self._cgroup.remove()
+            raise
+        self.started_at = time.monotonic()
+        self._cpu_clock = ((~self.pid) << 3) | 2  # CPUCLOCK_SCHED of the whole process
+        self._exit = proctree.ExitWatch(self.pid)
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        self._in_fd = self.proc.stdin.fileno()
+        self._reader = LineReader(self.proc.stdout.fileno(), self.line_cap)
+        self._stderr = StderrCapture(self.proc.stderr.fileno(), self.stderr_cap)
+
+    def _spawn(self, policy: sandbox.SandboxPolicy, env: dict[str, str]) -> None:
         argv, env = sandbox.wrap(self.command, env, self.cwd, policy,  # check that up front)
                                  self._cgroup and str(self._cgroup.procs))
         # --- end of the sandbox hook ---
@@ -228,19 +243,10 @@ class BotProcess:
                 )
             except OSError as error:
                 shutil.rmtree(self._home, ignore_errors=True)
-                if self._cgroup is not None:
-                    self._cgroup.remove()
                 self.closed = True
                 raise BotStartError(f"cannot start {self.command[0]!r}: {error.strerror}") from None
             self.pid = self.proc.pid
             LIVE_BOTS.add(self.pid)
-        self.started_at = time.monotonic()
-        self._cpu_clock = ((~self.pid) << 3) | 2  # CPUCLOCK_SCHED of the whole process
-        self._exit = proctree.ExitWatch(self.pid)
-        os.set_blocking(self.proc.stdin.fileno(), False)
-        self._in_fd = self.proc.stdin.fileno()
-        self._reader = LineReader(self.proc.stdout.fileno(), self.line_cap)
-        self._stderr = StderrCapture(self.proc.stderr.fileno(), self.stderr_cap)
 
     def take_stderr(self, wait: float = 0.0) -> tuple[bytes, int]:
         """The stderr captured since the last call (head, up to the cap) and the bytes dropped."""

@@ -514,15 +514,19 @@ def _through_shell(argv: list[str], seccomp_file: str | None,
                    cgroup_procs: str | None) -> list[str]:
     """`argv` run by a shell that first moves itself into the bot's cgroup (`echo 0` into its
     `cgroup.procs`: every process of the bot starts inside) and opens the seccomp filter on
-    descriptor 3, then becomes `argv`; `argv` itself when there is neither."""
+    descriptor 3, then becomes `argv`; `argv` itself when there is neither.
+
+    In a cgroup the bot also gets the highest OOM score (1000, which anyone may raise to): the
+    kernel kills a bot before the arena when the machine runs out of memory, and a bot that
+    inherited an unkillable score (-1000) cannot leave its cgroup stuck at its limit."""
     if cgroup_procs is None and seccomp_file is None:
         return argv
     if cgroup_procs is None:
         return ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp_file, *argv]
+    join = 'echo 0 >"$0" && echo 1000 >/proc/self/oom_score_adj && exec "$@"'
     if seccomp_file is None:
-        return ["/bin/sh", "-c", 'echo 0 >"$0" && exec "$@"', cgroup_procs, *argv]
-    return ["/bin/sh", "-c", 'f=$1; shift; echo 0 >"$0" && exec "$@" 3<"$f"', cgroup_procs,
-            seccomp_file, *argv]
+        return ["/bin/sh", "-c", join, cgroup_procs, *argv]
+    return ["/bin/sh", "-c", f'f=$1; shift; {join} 3<"$f"', cgroup_procs, seccomp_file, *argv]
 
 
 # As root, bwrap cannot keep a bot from making user namespaces (`--disable-userns` needs one of
@@ -790,7 +794,11 @@ def status_text(returncode: int | None, stderr: bytes, oom_killed: bool = False)
     code 1)`: how a sandboxed bot's end reads in a forfeit detail (`bot ...`); `oom_killed`:
     its memory cgroup says the kernel killed a process of it for passing the limit."""
     text = describe_status(returncode)
-    limit = "memory limit" if oom_killed and returncode is not None else \
+    # the kernel's OOM kill is a SIGKILL; an earlier one (of a child the bot lived on without)
+    # must not relabel another end
+    killed_for_memory = oom_killed and returncode is not None and \
+        _signal_of(returncode) == signal.SIGKILL
+    limit = "memory limit" if killed_for_memory else \
         limit_detail(returncode, stderr.decode("utf-8", "replace"))
     return f"hit the {limit} ({text})" if limit else text
 

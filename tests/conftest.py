@@ -32,6 +32,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     # the bots' memory cgroups of arenas the tests killed outright (the next arena would)
     from arena import cgroup
 
+    cgroup.probe()
     cgroup.sweep_stale()
 
 

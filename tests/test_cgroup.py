@@ -4,7 +4,10 @@ tests/test_sandbox_hostile.py."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 from arena import cgroup, sandbox
@@ -69,11 +72,11 @@ def test_limits_and_the_oom_count_of_each_version(tmp_path):
 
 
 def test_a_removed_cgroup_remembers_its_oom_kills(tmp_path):
-    group = MemoryCgroup(2, tmp_path / "g")
+    group = MemoryCgroup(1, tmp_path / "g")
     group.path.mkdir()
-    (group.path / "memory.events").write_text("oom_kill 1\n")
+    (group.path / "memory.oom_control").write_text("oom_kill 1\n")
     assert group.oom_killed()
-    (group.path / "memory.events").unlink()  # a plain folder: rmdir needs it empty
+    (group.path / "memory.oom_control").unlink()  # a plain folder: rmdir needs it empty
     assert group.remove() and not group.path.exists()
     assert group.oom_killed()
 
@@ -102,13 +105,126 @@ def test_no_cgroup_where_the_machine_gives_none(monkeypatch):
 def test_the_shell_joins_the_cgroup_then_opens_the_filter(tmp_path):
     procs, seccomp = tmp_path / "cgroup.procs", tmp_path / "filter"
     seccomp.write_text("the filter\n")
-    argv = sandbox._through_shell(["sh", "-c", 'echo "$@"; cat <&3', "x", "a b", "c"],
-                                  str(seccomp), str(procs))
+    argv = sandbox._through_shell(
+        ["sh", "-c", 'echo "$@"; cat <&3; cat /proc/self/oom_score_adj', "x", "a b", "c"],
+        str(seccomp), str(procs))
     done = subprocess.run(argv, capture_output=True, text=True, check=True)
-    assert done.stdout == "a b c\nthe filter\n"
+    # the bot is the first the kernel kills when memory runs out, before the arena
+    assert done.stdout == "a b c\nthe filter\n1000\n"
     assert procs.read_text() == "0\n"  # what moves the writer into a real cgroup
     procs.unlink()
     argv = sandbox._through_shell(["echo", "only"], None, str(procs))
     assert subprocess.run(argv, capture_output=True, text=True).stdout == "only\n"
     assert procs.read_text() == "0\n"
     assert sandbox._through_shell(["echo"], None, None) == ["echo"]
+
+
+def test_the_memory_label_needs_the_kill_itself():
+    # a child the bot lived on without was OOM-killed earlier: its later CPU-limit end says so
+    assert sandbox.status_text(128 + 24, b"", oom_killed=True) == "hit the cpu limit (killed by SIGXCPU)"
+    assert sandbox.status_text(137, b"", oom_killed=True) == "hit the memory limit (killed by SIGKILL)"
+    assert sandbox.status_text(137, b"", oom_killed=False) == "killed by SIGKILL"
+
+
+def test_threads_probing_at_once_share_one_probe(monkeypatch):
+    calls = []
+
+    def slow_probe():
+        calls.append(1)
+        time.sleep(0.2)  # long enough for the other threads to arrive (a fault, not a wait)
+        return cgroup.Support(1, Path("/sys/fs/cgroup/memory/x"))
+
+    monkeypatch.setattr(cgroup, "_probed", None)
+    monkeypatch.setattr(cgroup, "_probe_now", slow_probe)
+    barrier = threading.Barrier(4)
+    answers = []
+
+    def probe():
+        barrier.wait()
+        answers.append(cgroup.probe())
+
+    threads = [threading.Thread(target=probe) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and len(answers) == 4 and all(a.available for a in answers)
+
+
+def test_a_failing_probe_means_not_capped(monkeypatch):
+    def broken():
+        raise ValueError("invalid literal for int()")
+
+    monkeypatch.setattr(cgroup, "_probed", None)
+    monkeypatch.setattr(cgroup, "_probe_now", broken)
+    assert not cgroup.probe().available
+    assert "probe failed" in cgroup.probe().reason
+
+
+def test_the_sweep_removes_only_the_cgroups_of_dead_arenas(tmp_path):
+    for name in (f"{cgroup.PREFIX}{os.getpid()}-1", f"{cgroup.PREFIX}999999999-1",
+                 f"{cgroup.PREFIX}\u00b2-1", "other"):
+        (tmp_path / name).mkdir()
+    cgroup._sweep_stale(1, tmp_path)  # "²" is a digit to str.isdigit, not to int()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"{cgroup.PREFIX}{os.getpid()}-1", f"{cgroup.PREFIX}\u00b2-1", "other"])
+
+
+def test_drain_waits_for_a_busy_cgroup(tmp_path):
+    group = MemoryCgroup(1, tmp_path / "busy")
+    group.path.mkdir()
+    (group.path / "cgroup.procs").write_text("")
+    assert not group.remove()
+    (group.path / "cgroup.procs").unlink()  # its last process is gone
+    cgroup.drain_pending(patience=5.0)
+    assert not group.path.exists() and group not in cgroup._pending
+
+
+# --- cgroup v2: the arena never goes above its own cgroup ------------------------------------
+
+def _v2_tree(tmp_path: Path, controllers: str, subtree: str, procs: str) -> Path:
+    own = tmp_path / "own"
+    own.mkdir()
+    for name, text in (("cgroup.controllers", controllers), ("cgroup.subtree_control", subtree),
+                       ("cgroup.procs", procs)):
+        (own / name).write_text(text)
+    return own
+
+
+def test_v2_with_memory_already_given_to_children(tmp_path):
+    own = _v2_tree(tmp_path, "cpu memory pids\n", "memory pids\n", "")
+    assert cgroup._v2_children_allowed(own, 42) is None
+    assert not (own / cgroup.V2_LEAF).exists()
+
+
+def test_v2_alone_the_arena_moves_into_a_leaf_and_enables_memory(tmp_path):
+    own = _v2_tree(tmp_path, "cpu memory pids\n", "\n", "42\n")
+    assert cgroup._v2_children_allowed(own, 42) is None
+    assert (own / cgroup.V2_LEAF / "cgroup.procs").read_text() == "42"
+    assert (own / "cgroup.subtree_control").read_text() == "+memory"
+
+
+def test_v2_beside_other_processes_nothing_changes(tmp_path):
+    own = _v2_tree(tmp_path, "cpu memory pids\n", "\n", "42\n7\n")
+    reason = cgroup._v2_children_allowed(own, 42)
+    assert "not alone" in reason
+    assert not (own / cgroup.V2_LEAF).exists()
+    assert (own / "cgroup.subtree_control").read_text() == "\n"
+
+
+def test_v2_without_the_memory_controller(tmp_path):
+    own = _v2_tree(tmp_path, "cpu pids\n", "\n", "42\n")
+    assert "not available" in cgroup._v2_children_allowed(own, 42)
+
+
+def test_the_sweep_counts_a_zombie_owner_as_gone(tmp_path):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    try:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # a zombie now, not reaped
+        (tmp_path / f"{cgroup.PREFIX}{pid}-1").mkdir()
+        cgroup._sweep_stale(1, tmp_path)
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        os.waitpid(pid, 0)

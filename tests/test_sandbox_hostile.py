@@ -390,3 +390,14 @@ def test_a_bot_process_gets_its_cgroup_and_a_readable_detail(project):
         bot.close()
     assert not group.path.exists()
     assert bot.status() == "hit the memory limit (killed by SIGKILL)"  # still known after
+
+
+@needs_cgroup
+def test_a_start_that_fails_leaves_no_cgroup(project):
+    from arena.process import BotProcess
+
+    before = set(cgroup.probe().base.glob(f"{cgroup.PREFIX}{os.getpid()}-*"))
+    bot = BotProcess([sys.executable, "bot.py", "bad\0argument"], project.bot, sandbox_policy=SMALL)
+    with pytest.raises(ValueError):
+        bot.start()
+    assert set(cgroup.probe().base.glob(f"{cgroup.PREFIX}{os.getpid()}-*")) == before

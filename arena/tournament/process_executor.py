@@ -19,6 +19,7 @@ from collections import OrderedDict
 from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 
+from arena import cgroup
 from arena.affinity import free_core, pin_thread
 from arena.proctree import die_with_parent
 from arena.tournament.executor import FieldChange, GameExecutor, Outcome, OutcomeKind, WorkerSetup
@@ -197,6 +198,7 @@ class ProcessExecutor(GameExecutor):
             worker.outcomes.close()
         self._workers.clear()
         os.close(self._stop_r)
+        cgroup.sweep_stale()  # the bots' cgroups of a worker that was killed
 
 
 def _exit_text(process: multiprocessing.process.BaseProcess) -> str:

@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from functools import partial
 
+from arena import cgroup
 from arena.player import bot_process
 from arena.referee import GameAborted, Player, play_game
 from arena.tournament.executor import FieldChange, Outcome, OutcomeKind, WorkerSetup
@@ -72,6 +73,9 @@ class PlayerPool:
         players = list(self.players.values())
         self.players.clear()
         close_all(players)
+        # the end of a worker: the bots' cgroups still busy at their close go now (a forked
+        # worker leaves by os._exit, past any atexit hook)
+        cgroup.drain_pending()
 
 
 def _close(player: Player) -> None:
