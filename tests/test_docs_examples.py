@@ -54,6 +54,9 @@ SKIPPED = {
     "arena analyze results/demo": "needs the demo's results (tests/solver test analyze)",
     "arena openings --variant classic": "solves positions for seconds to minutes (tests/solver test "
                                         "openings on cheap positions)",
+    "ARENA_LEAGUE_KEY=... arena league ": "a new version of the reader's own league bot "
+                                          "(tests/league/test_league_cli.py submits one with "
+                                          "ARENA_LEAGUE_KEY)",
     "arena league ": "a league walk-through on the reader's own bots that plays until Ctrl-C "
                      "(tests/league/test_league_cli.py runs every league command end to end)",
 }

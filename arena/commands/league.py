@@ -60,8 +60,13 @@ def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int,
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--name", help="The bot's name in the league (default: its bot.toml name or file name).")
 @click.option("--author", default="", help="Who submitted it (shown on the site).")
-def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
-    """Check the bot at PATH and add it to the league (a new version if NAME is already there)."""
+@click.option("--key", envvar="ARENA_LEAGUE_KEY", default=None, metavar="KEY",
+              help="The bot's submission key: set by its first submission (made and shown once "
+              "if not given), needed for every new version. Better in ARENA_LEAGUE_KEY, out of "
+              "the process list.")
+def submit(folder: Path, path: Path, name: str | None, author: str, key: str | None) -> None:
+    """Check the bot at PATH and add it to the league (a new version if NAME is already there,
+    given its submission key)."""
     from arena import sandbox
     from arena.botspec import resolve_bot
     from arena.conformance import run_checks
@@ -79,6 +84,7 @@ def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
         name = (name or spec.name).strip()
         if not name or any(c in name for c in "@/\\") or name != name.strip():
             raise registry.LeagueError(f"bad bot name {name!r}: no '@', '/' or '\\', not empty")
+        registry.check_key(folder, name, key)  # before the checks: minutes for a wrong key
         league_settings = registry.settings(folder)
         # The check runs in the sandbox the bot will play in.
         with sandbox.policy_for_command(league_settings.get("sandbox", "auto"),
@@ -96,12 +102,15 @@ def submit(folder: Path, path: Path, name: str | None, author: str) -> None:
             raise registry.LeagueError(f"{name} was refused: it failed the conformance check "
                                        f"(`arena check {path}` shows the full report); nothing was stored")
         entry, spec = registry.snapshot(folder, source, name)
-        entrant = registry.add_version(folder, name, entry, spec, author=author)
+        entrant, made = registry.add_version(folder, name, entry, spec, author=author, key=key)
     except (registry.LeagueError, sandbox.SandboxUnavailable, OSError, ValueError) as error:
         raise _fail(error) from None
     replaced = f" (replaces {name}@{entrant.version - 1})" if entrant.version > 1 else ""
     click.echo(f"submitted {entrant.display}{replaced}: program {entrant.program_hash}, "
                f"{len(report.results)} checks passed")
+    if made is not None:
+        click.echo(f"submission key of {name}: {made} (shown once: a new version of {name} needs "
+                   "it, as --key or ARENA_LEAGUE_KEY)")
 
 
 @command.command(name="remove")

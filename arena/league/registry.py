@@ -22,6 +22,7 @@ from typing import Any
 
 from arena.botspec import BotSpec, BotSpecError, resolve_bot
 from arena.clock import utc_now_iso
+from arena.league import keys
 from arena.tournament.store import DB_NAME, Store, db_error
 
 SNAPSHOT_DIR = "bots"
@@ -197,13 +198,24 @@ def snapshot(folder: Path, source: Path, name: str) -> tuple[Path, BotSpec]:
     return entry, spec
 
 
-def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, author: str = "") -> Entrant:
-    """Store a new version of `name` and retire the previous one, in one transaction."""
+def check_key(folder: str | Path, name: str, key: str | None) -> None:
+    """Before a submission's checks: whether `key` may submit `name` (raises
+    keys.SubmissionKeyError, one line); `add_version` checks again, in its transaction."""
+    with _connect(open_league(folder), readonly=True) as conn:
+        keys.verify(conn, name, key)
+
+
+def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, author: str = "",
+                key: str | None = None) -> tuple[Entrant, str | None]:
+    """Store a new version of `name` and retire the previous one, in one transaction, if `key`
+    may submit it (`arena.league.keys`); the entrant, and the key made for a new name (shown
+    once) when none was given."""
     folder = open_league(folder)
     stamp = utc_now_iso()
     with _connect(folder) as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
+            made = keys.authorise(conn, name, key, stamp)
             last = conn.execute("SELECT COALESCE(MAX(version), 0) FROM league_entrants WHERE name=?",
                                 (name,)).fetchone()[0]
             version = int(last) + 1
@@ -225,7 +237,7 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-    return next(e for e in entrants(folder) if e.display == display_name(name, version))
+    return next(e for e in entrants(folder) if e.display == display_name(name, version)), made
 
 
 def retire(folder: str | Path, name: str) -> list[str]:

@@ -24,9 +24,9 @@ for line in sys.stdin:
 """
 
 
-def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+def arena(*args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     proc = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env={**os.environ, **(env or {})})
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -81,10 +81,18 @@ def test_submissions_and_new_versions_are_picked_up_while_running(league: Path, 
     run = start_run(league)
     try:
         wait_for(lambda: len(games(league)) >= 4, "the first games")
-        arena("league", "submit", str(league), "random", "--name", "late", "--author", "Ada")
+        arena("league", "submit", str(league), "random", "--name", "late", "--author", "Ada",
+              "--key", "ada's own key")
         wait_for(lambda: any("late@1" in (g[2], g[3]) for g in games(league)), "late@1 to play")
+        # somebody else cannot replace Ada's bot: a new version needs its key (refused before
+        # the checks, nothing stored)
+        for key in ([], ["--key", "not ada's key"]):
+            refused = arena("league", "submit", str(league), "random", "--name", "late", *key,
+                            check=False)
+            assert refused.returncode == 1 and "late" in refused.stderr, refused.stderr
+            assert len(refused.stderr.strip().splitlines()) == 1
         arena("league", "submit", str(league), str(Path(__file__).parents[2] / "bots" / "random"),
-              "--name", "late")
+              "--name", "late", env={"ARENA_LEAGUE_KEY": "ada's own key"})
         wait_for(lambda: any("late@2" in (g[2], g[3]) for g in games(league)), "late@2 to play")
         arena("league", "remove", str(league), "greedy")
         # Pairs that started before the removal may still finish; none start after it.
@@ -101,6 +109,25 @@ def test_submissions_and_new_versions_are_picked_up_while_running(league: Path, 
     assert all("greedy@1" not in (g[2], g[3]) for g in rows[mark:])
     status = arena("league", "status", str(league)).stdout
     assert "late@1" in status and "retired" in status and "by Ada" in status
+    assert "late@3" not in status  # the refused submissions stored nothing
+
+
+def test_a_first_submission_without_a_key_gets_one_shown_once(tmp_path: Path):
+    from arena.league import keys
+
+    folder = tmp_path / "keys"
+    arena("league", "init", str(folder), "--variants", "classic", "--move-ms", "200")
+    done = arena("league", "submit", str(folder), "random")
+    line = done.stdout.strip().splitlines()[-1]
+    assert line.startswith("submission key of random: ")
+    key = line.split(": ", 1)[1].split(" ", 1)[0]
+    with sqlite3.connect(f"file:{folder / 'games.db'}?mode=ro", uri=True) as conn:
+        stored = conn.execute("SELECT key_hash FROM league_keys WHERE name='random'").fetchone()[0]
+        assert key.encode() not in b"".join(  # only a hash of it is kept
+            str(v).encode() for row in conn.execute("SELECT * FROM league_keys") for v in row)
+    assert keys.matches(key, stored) and not keys.matches(key + "x", stored)
+    refused = arena("league", "submit", str(folder), "random", check=False)
+    assert "has a submission key" in refused.stderr
 
 
 def test_sigkill_mid_game_never_loses_or_repeats_a_game_and_seats_stay_balanced(league: Path):
