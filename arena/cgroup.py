@@ -161,6 +161,17 @@ def _probe_now() -> Support:
     return Support(version, own)
 
 
+def _delegated(path: Path) -> bool:
+    """Whether systemd delegated the cgroup (its `trusted.delegate` or `user.delegate` mark)."""
+    for name in ("trusted.delegate", "user.delegate"):
+        try:
+            if os.getxattr(path, name).strip() == b"1":
+                return True
+        except OSError:
+            continue
+    return False
+
+
 # The arena's own leaf, in cgroup v2, when it moves out of the way of its bots' cgroups.
 V2_LEAF = "arena-main"
 
@@ -171,14 +182,19 @@ def _v2_children_allowed(own: Path, pid: int) -> str | None:
 
     v2 allows no process in a cgroup that gives controllers to its children, and the arena is
     in `own`. Bots' cgroups never go above it (there they would escape the limits of the unit
-    or container the arena runs in), so when the arena is alone in `own` (a delegated systemd
-    unit or scope, a container running the arena alone), it moves into a leaf of its own,
+    or container the arena runs in), so when `own` is delegated to it (systemd's
+    `Delegate=yes`) and the arena is alone there, it moves into a leaf of its own,
     `own/arena-main`, and enables the memory controller for the children of `own`, as
-    container runtimes do; with other processes beside it nothing is changed."""
+    container runtimes do; otherwise nothing is changed."""
     if "memory" in _read(own / "cgroup.subtree_control").split():
         return None
     if "memory" not in _read(own / "cgroup.controllers").split():
         return f"the memory controller is not available in {own}"
+    if not _delegated(own):
+        # a cgroup systemd manages and did not hand over: moving processes in it and changing its
+        # controllers would break its contract (later processes of the unit, its own rewrites)
+        return (f"the memory controller is not enabled below {own}, and it is not delegated to "
+                "the arena (systemd: Delegate=yes)")
     others = [p for p in _read(own / "cgroup.procs").split() if p != str(pid)]
     if others:
         return (f"the memory controller is not enabled below {own}, and the arena is not alone "
@@ -242,10 +258,22 @@ def _sweep_stale(version: int, base: Path) -> None:
         return
     for entry in entries:
         owner = entry.name[len(PREFIX):].partition("-")[0] if entry.name.startswith(PREFIX) else ""
-        # a zombie owner is gone too: a killed arena's workers can wait unreaped for a while
-        # (under a subreaper that does not reap them)
-        if owner.isascii() and owner.isdigit() and not proctree.is_running(int(owner)):
+        if owner.isascii() and owner.isdigit() and not _owner_alive(int(owner)):
             MemoryCgroup(version, entry).remove()
+
+
+def _owner_alive(pid: int) -> bool:
+    """Whether the arena process that made a cgroup still runs. A zombie owner is gone (a killed
+    arena's workers can wait unreaped under a subreaper); one /proc hides from us (hidepid,
+    another user's arena) is taken as alive."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = proctree.read_stat(pid)
+    return stat is None or stat.state not in ("Z", "X")
 
 
 class MemoryCgroup:

@@ -516,14 +516,16 @@ def _through_shell(argv: list[str], seccomp_file: str | None,
     `cgroup.procs`: every process of the bot starts inside) and opens the seccomp filter on
     descriptor 3, then becomes `argv`; `argv` itself when there is neither.
 
-    In a cgroup the bot also gets the highest OOM score (1000, which anyone may raise to): the
-    kernel kills a bot before the arena when the machine runs out of memory, and a bot that
-    inherited an unkillable score (-1000) cannot leave its cgroup stuck at its limit."""
+    In a cgroup the bot also asks for the highest OOM score (1000), so that the kernel kills a
+    bot before the arena when the machine runs out of memory. Best effort: a bot may lower it
+    again down to the floor the arena inherited (0 unless a privileged parent lowered it), and
+    a failed write does not stop the start. A failed join does (status 125)."""
     if cgroup_procs is None and seccomp_file is None:
         return argv
     if cgroup_procs is None:
         return ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp_file, *argv]
-    join = 'echo 0 >"$0" && echo 1000 >/proc/self/oom_score_adj && exec "$@"'
+    join = ('echo 0 >"$0" || exit 125; { echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; '
+            'exec "$@"')
     if seccomp_file is None:
         return ["/bin/sh", "-c", join, cgroup_procs, *argv]
     return ["/bin/sh", "-c", f'f=$1; shift; {join} 3<"$f"', cgroup_procs, seccomp_file, *argv]

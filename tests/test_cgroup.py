@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from arena import cgroup, sandbox
 from arena.cgroup import MemoryCgroup, find_base, memory_mounts, own_paths
 
@@ -119,6 +121,13 @@ def test_the_shell_joins_the_cgroup_then_opens_the_filter(tmp_path):
     assert sandbox._through_shell(["echo"], None, None) == ["echo"]
 
 
+def test_a_failed_join_stops_the_start(tmp_path):
+    gone = tmp_path / "no such cgroup" / "cgroup.procs"
+    done = subprocess.run(sandbox._through_shell(["echo", "started"], None, str(gone)),
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (125, "")
+
+
 def test_the_memory_label_needs_the_kill_itself():
     # a child the bot lived on without was OOM-killed earlier: its later CPU-limit end says so
     assert sandbox.status_text(128 + 24, b"", oom_killed=True) == "hit the cpu limit (killed by SIGXCPU)"
@@ -197,15 +206,35 @@ def test_v2_with_memory_already_given_to_children(tmp_path):
     assert not (own / cgroup.V2_LEAF).exists()
 
 
-def test_v2_alone_the_arena_moves_into_a_leaf_and_enables_memory(tmp_path):
+def test_v2_alone_in_a_delegated_cgroup_the_arena_moves_into_a_leaf(tmp_path, monkeypatch):
     own = _v2_tree(tmp_path, "cpu memory pids\n", "\n", "42\n")
+    monkeypatch.setattr(cgroup, "_delegated", lambda path: path == own)
     assert cgroup._v2_children_allowed(own, 42) is None
     assert (own / cgroup.V2_LEAF / "cgroup.procs").read_text() == "42"
     assert (own / "cgroup.subtree_control").read_text() == "+memory"
 
 
-def test_v2_beside_other_processes_nothing_changes(tmp_path):
+def test_v2_in_a_cgroup_not_delegated_nothing_changes(tmp_path):
+    # e.g. a systemd service without Delegate=yes: systemd owns its cgroup's processes
+    own = _v2_tree(tmp_path, "cpu memory pids\n", "\n", "42\n")
+    assert "not delegated" in cgroup._v2_children_allowed(own, 42)
+    assert not (own / cgroup.V2_LEAF).exists()
+    assert (own / "cgroup.subtree_control").read_text() == "\n"
+
+
+def test_systemds_delegation_mark_is_read(tmp_path):
+    try:
+        os.setxattr(tmp_path, "user.delegate", b"1")
+    except OSError as error:
+        pytest.skip(f"no user xattrs on {tmp_path}: {error.strerror}")
+    assert cgroup._delegated(tmp_path)
+    os.setxattr(tmp_path, "user.delegate", b"0")
+    assert not cgroup._delegated(tmp_path)
+
+
+def test_v2_beside_other_processes_nothing_changes(tmp_path, monkeypatch):
     own = _v2_tree(tmp_path, "cpu memory pids\n", "\n", "42\n7\n")
+    monkeypatch.setattr(cgroup, "_delegated", lambda path: True)
     reason = cgroup._v2_children_allowed(own, 42)
     assert "not alone" in reason
     assert not (own / cgroup.V2_LEAF).exists()

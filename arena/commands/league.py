@@ -81,9 +81,7 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
             raise registry.LeagueError(f"{path}: its command runs {foreign}, outside its folder: a "
                                        "submitted bot brings its own program (or names a system "
                                        "one, or one the PATH finds)")
-        name = (name or spec.name).strip()
-        if not name or any(c in name for c in "@/\\") or name != name.strip():
-            raise registry.LeagueError(f"bad bot name {name!r}: no '@', '/' or '\\', not empty")
+        name = registry.league_name(name or spec.name)
         registry.check_key(folder, name, key)  # before the checks: minutes for a wrong key
         league_settings = registry.settings(folder)
         # The check runs in the sandbox the bot will play in.
@@ -111,6 +109,25 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
     if made is not None:
         click.echo(f"submission key of {name}: {made} (shown once: a new version of {name} needs "
                    "it, as --key or ARENA_LEAGUE_KEY)")
+
+
+@command.command(name="key")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("name")
+@click.option("--key", envvar="ARENA_LEAGUE_KEY", default=None, metavar="KEY",
+              help="The new key (default: one is made and shown once). Better in "
+              "ARENA_LEAGUE_KEY, out of the process list.")
+def key(folder: Path, name: str, key: str | None) -> None:
+    """Set or reset the submission key of bot NAME (the organiser's command: a lost key, or a
+    bot submitted before keys existed); its new versions then need this key."""
+    from arena.league import registry
+
+    try:
+        made = registry.set_key(folder, name, key)
+    except (registry.LeagueError, ValueError) as error:
+        raise _fail(error) from None
+    click.echo(f"submission key of {name}: {made} (shown once)" if made is not None
+               else f"submission key of {name} set")
 
 
 @command.command(name="remove")

@@ -6,8 +6,9 @@ shown once. A later version of that name needs the same key, so that nobody repl
 else's bot by submitting under its name. Only a salted scrypt hash of each key is stored (table
 `league_keys` of the league's games.db), so reading the database does not give a key away.
 
-This guards the names against other submitters, not against whoever can write the league folder
-itself (they can edit the database): see SECURITY.md.
+The league's organiser sets or resets a name's key with `arena league key` (a lost key, a name
+submitted before keys existed). This guards the names against other submitters, not against
+whoever can write the league folder itself (they can edit the database): see SECURITY.md.
 """
 
 from __future__ import annotations
@@ -54,10 +55,16 @@ def matches(key: str, stored: str) -> bool:
 
 
 def check_given(key: str | None) -> None:
-    """A key given by a submitter must be worth guarding with."""
-    if key is not None and len(key) < MIN_LENGTH:
+    """A key given by a submitter must be worth guarding with, and text."""
+    if key is None:
+        return
+    if len(key) < MIN_LENGTH:
         raise SubmissionKeyError(f"a submission key needs at least {MIN_LENGTH} characters "
-                        "(or give none, and one is made for you)")
+                                 "(or give none, and one is made for you)")
+    try:
+        key.encode()
+    except UnicodeEncodeError:  # undecodable bytes from the environment
+        raise SubmissionKeyError("the submission key is not valid UTF-8 text") from None
 
 
 def stored_hash(conn: sqlite3.Connection, name: str) -> str | None:
@@ -70,12 +77,18 @@ def stored_hash(conn: sqlite3.Connection, name: str) -> str | None:
     return row[0] if row else None
 
 
-def verify(conn: sqlite3.Connection, name: str, key: str | None) -> None:
-    """Whether `key` may submit `name` (raises SubmissionKeyError if not): a name without a
-    stored key is free, one with a key needs it."""
+def verify(conn: sqlite3.Connection, name: str, key: str | None, has_versions: bool) -> None:
+    """Whether `key` may submit `name` (raises SubmissionKeyError if not): a new name is free,
+    one with a key needs it, and one already in the league without a key (submitted before
+    keys existed) needs the organiser to give it one first (`arena league key`)."""
     check_given(key)
     stored = stored_hash(conn, name)
     if stored is None:
+        if has_versions:
+            raise SubmissionKeyError(
+                f"{name!r} was submitted before submission keys existed: the league's organiser "
+                f"gives it one with `arena league key LEAGUE {name}` (then pass it with --key or "
+                "ARENA_LEAGUE_KEY)")
         return
     if key is None:
         raise SubmissionKeyError(f"{name!r} is already in the league and has a submission key: "
@@ -86,14 +99,22 @@ def verify(conn: sqlite3.Connection, name: str, key: str | None) -> None:
                                  "of its first submission (or choose another --name)")
 
 
-def authorise(conn: sqlite3.Connection, name: str, key: str | None, stamp: str) -> str | None:
+def authorise(conn: sqlite3.Connection, name: str, key: str | None, stamp: str,
+              has_versions: bool) -> str | None:
     """Inside the submission's transaction: check `key` against the name's stored key, or store
-    the name's first key. Returns a key made here (to show once), or None. Raises SubmissionKeyError."""
-    verify(conn, name, key)
+    the name's first key. Returns a key made here (to show once), or None. Raises
+    SubmissionKeyError."""
+    verify(conn, name, key, has_versions)
     if stored_hash(conn, name) is not None:
         return None
+    return set_key(conn, name, key, stamp)
+
+
+def set_key(conn: sqlite3.Connection, name: str, key: str | None, stamp: str) -> str | None:
+    """Store `key` (or a new one, returned to show once) as the key of `name`, replacing any."""
+    check_given(key)
     made = None if key is not None else new_key()
     conn.execute(SCHEMA)
-    conn.execute("INSERT INTO league_keys(name, key_hash, created_at) VALUES(?,?,?)",
+    conn.execute("INSERT OR REPLACE INTO league_keys(name, key_hash, created_at) VALUES(?,?,?)",
                  (name, hash_key(key if key is not None else made), stamp))
     return made

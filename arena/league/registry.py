@@ -14,6 +14,7 @@ import json
 import shutil
 import sqlite3
 import tempfile
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -198,11 +199,63 @@ def snapshot(folder: Path, source: Path, name: str) -> tuple[Path, BotSpec]:
     return entry, spec
 
 
+# Characters a name may not hold: controls, invisible formatting (zero-width spaces, direction
+# marks), private use, unassigned code points, line and paragraph separators.
+_HIDDEN_CATEGORIES = {"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"}
+
+
+def league_name(raw: str) -> str:
+    """A submitted name as the league keeps it (NFKC, outer spaces off), or LeagueError: names
+    are shown side by side on the leaderboard, so none may hide characters or separators."""
+    name = unicodedata.normalize("NFKC", raw).strip()
+    bad = [c for c in name if unicodedata.category(c) in _HIDDEN_CATEGORIES
+           or (c.isspace() and c != " ")]
+    if not name or any(c in name for c in "@/\\") or bad:
+        shown = f" (it holds {', '.join(f'U+{ord(c):04X}' for c in bad)})" if bad else ""
+        raise LeagueError(f"bad bot name {raw!r}: not empty, no '@', '/' or '\\', no control or "
+                          f"invisible characters{shown}")
+    return name
+
+
+def _check_name(conn: sqlite3.Connection, name: str, key: str | None) -> bool:
+    """Whether `key` may submit `name` (raises keys.SubmissionKeyError or LeagueError, one
+    line); True if the name has versions already. A new name may not differ from one in the
+    league only by case."""
+    names = {row[0] for row in conn.execute("SELECT DISTINCT name FROM league_entrants")}
+    close = sorted(n for n in names if n != name and n.casefold() == name.casefold())
+    if close:
+        raise LeagueError(f"bot name {name!r} is too close to {close[0]!r}, already in the league "
+                          "(names may not differ only in case)")
+    keys.verify(conn, name, key, has_versions=name in names)
+    return name in names
+
+
 def check_key(folder: str | Path, name: str, key: str | None) -> None:
     """Before a submission's checks: whether `key` may submit `name` (raises
-    keys.SubmissionKeyError, one line); `add_version` checks again, in its transaction."""
+    keys.SubmissionKeyError or LeagueError, one line); `add_version` checks again, in its
+    transaction."""
     with _connect(open_league(folder), readonly=True) as conn:
-        keys.verify(conn, name, key)
+        _check_name(conn, name, key)
+
+
+def set_key(folder: str | Path, name: str, key: str | None) -> str | None:
+    """The organiser's reset: `key` (or a new one, returned to show once) becomes the
+    submission key of `name`, which must be in the league."""
+    folder = open_league(folder)
+    with _connect(folder) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            known = conn.execute("SELECT 1 FROM league_entrants WHERE name=? LIMIT 1",
+                                 (name,)).fetchone()
+            if known is None:
+                raise LeagueError(f"no bot named {name!r} in the league (a new name gets its key "
+                                  "at its first submission)")
+            made = keys.set_key(conn, name, key, utc_now_iso())
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return made
 
 
 def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, author: str = "",
@@ -215,7 +268,7 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
     with _connect(folder) as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            made = keys.authorise(conn, name, key, stamp)
+            made = keys.authorise(conn, name, key, stamp, _check_name(conn, name, key))
             last = conn.execute("SELECT COALESCE(MAX(version), 0) FROM league_entrants WHERE name=?",
                                 (name,)).fetchone()[0]
             version = int(last) + 1

@@ -128,6 +128,18 @@ def test_a_first_submission_without_a_key_gets_one_shown_once(tmp_path: Path):
     assert keys.matches(key, stored) and not keys.matches(key + "x", stored)
     refused = arena("league", "submit", str(folder), "random", check=False)
     assert "has a submission key" in refused.stderr
+    # a lost key: the organiser makes a new one, and the old one stops working
+    reset = arena("league", "key", str(folder), "random").stdout
+    fresh = reset.split(": ", 1)[1].split(" ", 1)[0]
+    with sqlite3.connect(f"file:{folder / 'games.db'}?mode=ro", uri=True) as conn:
+        stored = conn.execute("SELECT key_hash FROM league_keys WHERE name='random'").fetchone()[0]
+    assert keys.matches(fresh, stored) and not keys.matches(key, stored)
+    unknown = arena("league", "key", str(folder), "nobody", check=False)
+    assert unknown.returncode == 1 and "no bot named 'nobody'" in unknown.stderr
+    # look-alike names are refused before any check
+    for lookalike, why in (("Random", "too close to 'random'"), ("random\u200b", "U+200B")):
+        refused = arena("league", "submit", str(folder), "random", "--name", lookalike, check=False)
+        assert refused.returncode == 1 and why in refused.stderr, refused.stderr
 
 
 def test_sigkill_mid_game_never_loses_or_repeats_a_game_and_seats_stay_balanced(league: Path):
