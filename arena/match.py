@@ -77,6 +77,7 @@ def play_match(
     result: MatchResult | None = None,
     odds: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {}),
     adjudicate_s: float | None = None,
+    ponder: bool = True,
 ) -> MatchResult:
     """Play `games` games per variant, A and B alternating as first player (A starts).
 
@@ -89,14 +90,15 @@ def play_match(
     `finished` is asked before each game whether the match is decided (e.g. by an SPRT);
     unlike `stop`, it never interrupts a game in progress. Pass `result` to watch the tallies
     (and the display names, settled after the first handshakes) while the match runs.
+    `ponder=False` stops each bot's processes between its turns (`Player.ponder`).
     """
     name_a, name_b = distinct_names([spec_a.name, spec_b.name])
     if result is None:
         result = MatchResult(name_a, name_b)
     result.a, result.b = name_a, name_b
     settled = spec_a.named and spec_b.named
-    with Player(spec_a, name_a, log_dir, restart_every_game) as a, Player(
-        spec_b, name_b, log_dir, restart_every_game
+    with Player(spec_a, name_a, log_dir, restart_every_game, ponder=ponder) as a, Player(
+        spec_b, name_b, log_dir, restart_every_game, ponder=ponder
     ) as b:
         n = 0
         controls = [time_control] if isinstance(time_control, TimeControl) else list(time_control)

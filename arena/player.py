@@ -50,6 +50,8 @@ class Transport(Protocol):
     def begin_close(self, quit_line: str | None = protocol.QUIT_LINE) -> None: ...
     def close(self, quit_line: str | None = protocol.QUIT_LINE) -> None: ...
     def kill(self) -> None: ...
+    def freeze(self) -> None: ...
+    def thaw(self) -> None: ...
 
 
 def bot_process(spec: BotSpec, sandbox_policy: SandboxPolicy | None = None) -> Transport:
@@ -148,8 +150,12 @@ class Player:
         log_dir: Path | str | None = None,
         restart_every_game: bool = False,
         transport_factory: Callable[[BotSpec], Transport] = bot_process,
+        ponder: bool = True,
     ) -> None:
         self.spec = spec
+        # False: the bot's processes are stopped from its move until its next turn (`ponder =
+        # false`), so that it cannot take CPU from its opponent between its turns
+        self.ponder = ponder
         self.display_name = display_name or spec.name
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.restart_every_game = restart_every_game
@@ -283,6 +289,7 @@ class Player:
         referee that looks late neither charges the bot nor lets a late move through.
         """
         process = self.process
+        process.thaw()
         cpu_before = process.cpu_ms()
         start = time.monotonic()
         deadline = budget.deadline(start)
@@ -310,11 +317,14 @@ class Player:
         elapsed = (process.last_line_at - start) * 1000
         cpu = max(0.0, process.cpu_ms() - cpu_before)
         self._fresh = False
+        if not self.ponder:
+            process.freeze()
         return TurnReply(value, elapsed, cpu)
 
     def end_game(self, line: str) -> None:
         """Send the `end` line (a bot that cannot take it is ended)."""
         try:
+            self.process.thaw()
             self.process.send(line, time.monotonic() + 0.5)
         except BotIOError:
             self.kill()

@@ -198,6 +198,7 @@ class BotProcess:
         self._cpu_ms = 0.0
         self._cpu_clock: int | None = None
         self._quit_sent = False
+        self._frozen = False  # stopped between turns (`freeze`)
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -384,10 +385,59 @@ class BotProcess:
             self._cpu_ms = st.cpu_ms
         return self._cpu_ms
 
+    # --- between turns (`ponder = false`) -----------------------------------------------------
+
+    def freeze(self) -> None:
+        """Stop every process of the bot (SIGSTOP) until `thaw`, so that it cannot compute while
+        its opponent thinks. Its processes: every one in its memory cgroup (bwrap's own left
+        running), else its process group (where a child that leaves the group escapes)."""
+        if self.proc is None or self.closed or self._frozen or self.poll() is not None:
+            return
+        self._frozen = True
+        stopped: set[int] = set()
+        for _ in range(3):  # a process that forked while the others were being stopped
+            fresh = [pid for pid in self._bot_pids() if pid not in stopped]
+            if not fresh:
+                break
+            for pid in fresh:
+                proctree.kill(pid, signal.SIGSTOP)
+            stopped.update(fresh)
+        if self._cgroup is None:
+            group = self._group_leader()
+            if group is not None:
+                proctree.kill_group(group, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let a frozen bot run again (SIGCONT to what `freeze` stopped, and anything new)."""
+        if not self._frozen:
+            return
+        self._frozen = False
+        for pid in self._bot_pids():
+            proctree.kill(pid, signal.SIGCONT)
+        group = self._group_leader()
+        if group is not None:
+            proctree.kill_group(group, signal.SIGCONT)
+
+    def _bot_pids(self) -> list[int]:
+        """The bot's processes in its cgroup, without bwrap's monitor and init (stopping those
+        would keep its exit from being seen); [] without a cgroup."""
+        if self._cgroup is None:
+            return []
+        if not self._sandbox_inits:
+            self._sandbox_inits |= set(proctree.children_of(self.pid) or ())
+        outside = {self.pid, *self._sandbox_inits}
+        return [pid for pid in self._cgroup.pids() if pid not in outside]
+
+    def _group_leader(self) -> int | None:
+        """The bot's process group: the bot itself when unsandboxed (its own session), the
+        program inside the sandbox (bwrap's --new-session makes it the leader of its own)."""
+        return sandbox.cpu_pid(self.pid, self.sandboxed)
+
     # --- ending -------------------------------------------------------------------------------
 
     def begin_close(self, quit_line: str | None = QUIT_LINE) -> None:
         """Send the quit line without waiting, so that several bots can exit at once."""
+        self.thaw()  # a stopped bot reads no quit line, and a SIGTERM waits for it to run
         if self.proc is None or self.closed or self._quit_sent or quit_line is None:
             return
         self._quit_sent = True

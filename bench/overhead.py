@@ -10,6 +10,9 @@ Prints `name: value unit` lines:
 - arena_per_move_median: wall time per ply of whole games through `play_game` (turn line,
   reading, parsing, engine, CPU accounting), the overhead the issue asks to keep within 2x;
 - overhead_ratio: arena_per_move_median / bare_round_trip_median (goal: <= 2);
+- arena_per_move_no_ponder_median and no_ponder_vs_ponder_ratio: the same games with each bot
+  stopped between its turns (`ponder = false`: a SIGSTOP after each move, a SIGCONT before the
+  next turn);
 - games_per_second for `random` vs `random` in `classic`, with kept processes and restarted ones;
 - the restart-every-game cost per game split into its two parts, in interleaved rounds with a
   bare start of the same bot (Popen, `hello`, read the answer; no arena):
@@ -145,7 +148,9 @@ def bare_round_trip(games: int) -> float:
     return statistics.median(times[144:]) * 1e6
 
 
-def arena_moves(games: int) -> tuple[float, float]:
+def arena_moves(games: int, ponder: bool = True) -> tuple[float, float]:
+    """(median move time in us, median whole-game time per move in us) of two minimal bots;
+    ponder=False: each stopped between its turns (`Player.ponder`, two signals a move)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "minimal.py"
         path.write_text(MINIMAL_BOT)
@@ -154,7 +159,7 @@ def arena_moves(games: int) -> tuple[float, float]:
         variant = parse_variant("classic:12x12,connect=12")
         tc = TimeControl(move_ms=2000)
         per_move, measured = [], []
-        with Player(spec, "a") as a, Player(spec, "b") as b:
+        with Player(spec, "a", ponder=ponder) as a, Player(spec, "b", ponder=ponder) as b:
             play_game(variant, a, b, tc)  # warm up: start the processes
             for _ in range(games):
                 t = time.perf_counter()
@@ -373,6 +378,9 @@ def main() -> None:
     print(f"arena_move_median: {arena_move:.1f} us")
     print(f"arena_per_move_median: {arena_per_move:.1f} us")
     print(f"overhead_ratio: {arena_per_move / bare:.2f} x")
+    _, frozen_per_move = arena_moves(5 * scale, ponder=False)
+    print(f"arena_per_move_no_ponder_median: {frozen_per_move:.1f} us")
+    print(f"no_ponder_vs_ponder_ratio: {frozen_per_move / arena_per_move:.2f} x")
     print(f"games_per_second_kept: {games_per_second(25 * scale, False):.1f} games/s")
     print(f"games_per_second_restart: {games_per_second(5 * scale, True):.1f} games/s")
     print_affinity_ratios(10 if args.quick else 40)

@@ -68,6 +68,7 @@ class FakeTransport:
         self._queue: deque[tuple[float, str]] = deque()
         self._ready_r = self._ready_w = -1
         self._quit_sent = False
+        self.frozen = False
 
     def _record(self, action: str, arg: str = "") -> None:
         self.events.log.append((self.name, action, arg))
@@ -155,6 +156,16 @@ class FakeTransport:
         if not self.closed:
             self._record("kill")
         self.close(None)
+
+    def freeze(self) -> None:
+        if not self.frozen:
+            self.frozen = True
+            self._record("freeze")
+
+    def thaw(self) -> None:
+        if self.frozen:
+            self.frozen = False
+            self._record("thaw")
 
 
 def factory(name: str, respond: Responder, events: Events, **options) -> Callable[[BotSpec],

@@ -192,7 +192,7 @@ def test_match_memory_is_flat_in_the_number_of_games(monkeypatch):
     from arena.referee import GameRecord, TimeControl
 
     class FakePlayer:
-        def __init__(self, spec, name, *args):
+        def __init__(self, spec, name, *args, **options):
             self.display_name, self.hello = name, {"name": name}
 
         def __enter__(self):

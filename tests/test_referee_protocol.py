@@ -281,3 +281,29 @@ def test_stderr_written_after_a_games_end_goes_to_that_games_log(tmp_path):
     assert first[0] == "thinking at ply 0" and first[-1] == "after the end"
     assert second[0].startswith("thinking at ply") and second[-1] == "after the end"
     assert "after the end" not in second[:-1]
+
+
+def test_without_pondering_a_bot_is_stopped_from_its_move_until_its_next_turn():
+    events = Events()
+    a, b = players(FirstLegal("one"), FirstLegal("two"), events, ponder=False)
+    rec = play_game(PRESETS["classic"], a, b, TC, game_id="g1")
+    for name in ("one", "two"):
+        mine = [(what, arg.split(" ")[0]) for who, what, arg in events.log
+                if who == name and what in ("send", "freeze", "thaw")]
+        turns = [k for k, (what, word) in enumerate(mine) if word == "turn"]
+        # every move is followed by a freeze, and every later turn and the end by a thaw first
+        assert mine[turns[0] + 1][0] == "freeze"
+        for k in turns[1:]:
+            assert mine[k - 1][0] == "thaw" and mine[k + 1][0] == "freeze"
+        end = next(k for k, (what, word) in enumerate(mine) if word == "end")
+        assert mine[end - 1][0] == "thaw"
+    assert len(events.of("one", "freeze")) + len(events.of("two", "freeze")) == len(rec.moves)
+    close_players([a, b])
+
+
+def test_pondering_is_the_default_and_stops_nothing():
+    events = Events()
+    a, b = players(FirstLegal("one"), FirstLegal("two"), events)
+    play_game(PRESETS["classic"], a, b, TC, game_id="g1")
+    assert not [e for e in events.log if e[1] in ("freeze", "thaw")]
+    close_players([a, b])

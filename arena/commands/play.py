@@ -103,10 +103,13 @@ def describe_game(record) -> str:
 @click.option("--affinity", is_flag=True,
               help="Pin the match and its two bots to one CPU core (the first this arena may "
               "use), as a tournament's `affinity = true` pins each worker and its bots.")
+@click.option("--ponder/--no-ponder", default=True, show_default=True,
+              help="--no-ponder stops each bot's processes from its move until its next turn, "
+              "so that it cannot take CPU from its opponent (a tournament's `ponder = false`).")
 def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, move_ms_a,
             move_ms_b, base_ms_a, base_ms_b, increment_ms_a, increment_ms_b, startup_ms, grace_ms,
             opening, openings_choice, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
-            sprt_beta, sprt_model, sandbox_mode, adjudicate, affinity) -> None:
+            sprt_beta, sprt_model, sandbox_mode, adjudicate, affinity, ponder) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
 
     A bot is a path to an executable, a .py file, a folder with a bot.toml, a command line
@@ -213,7 +216,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
                 log_dir=Path(log_dir) if log_dir else None, opening=opening_moves, on_game=on_game,
                 finished=(lambda: sprt.status() != "continue") if sprt is not None else None,
                 openings=cycles, result=result, odds=odds,
-                adjudicate_s=ADJUDICATION_BUDGET_S if adjudicate else None,
+                adjudicate_s=ADJUDICATION_BUDGET_S if adjudicate else None, ponder=ponder,
             )
     except sandbox.SandboxUnavailable as error:
         raise click.ClickException(str(error)) from None

@@ -189,7 +189,8 @@ class LeagueRunner:
         # bot processes near WARM_CAP in all, however many workers there are
         warm = max(2, WARM_CAP // self.concurrency)
         return WorkerSetup({}, self.tc, restart_every_game=False,
-                           log_dir=self.folder / LOG_DIR, warm_cap=warm, adjudicate_s=adjudicate)
+                           log_dir=self.folder / LOG_DIR, warm_cap=warm, adjudicate_s=adjudicate,
+                           ponder=self.settings.get("ponder", True) is not False)
 
     def _update_field(self, executor: GameExecutor) -> None:
         """Tell the workers of new submissions, and of retired or replaced versions (once no

@@ -262,6 +262,9 @@ def tournament_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     if stored.get("affinity") is True:
         items.append(("CPU affinity", "Bots pinned to cores: each worker and the two bots of its "
                                       "game on one core"))
+    if stored.get("ponder") is False:
+        items.append(("Between turns", "Bots stopped from their move until their next turn "
+                                       "(ponder = false): no computing on the opponent's time"))
     if stored.get("seed") is not None:
         items.append(("Seed", str(stored["seed"])))
     sandbox = sandbox_text(stored)

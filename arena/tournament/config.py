@@ -82,6 +82,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "sandbox": ((str,), "one of auto, on, off"),
     "limits": ((dict,), "a [limits] table, e.g. memory_mb = 1024"),
     "affinity": ((bool,), "true or false: pin each worker and its two bots to one CPU core"),
+    "ponder": ((bool,), "true or false: false stops each bot's processes between its turns"),
 }
 _TIME_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "move_ms": ((int,), "milliseconds per move"),
@@ -172,6 +173,7 @@ class TournamentConfig:
     output_explicit: bool = False
     plots: bool = False  # draw the charts at the end of `arena run` (as `--plots` does)
     affinity: bool = False  # each worker and its two bots pinned to one core (arena.affinity)
+    ponder: bool = True  # False: a bot's processes are stopped between its turns
 
     def bot(self, name: str) -> BotEntry:
         for entry in self.bots:
@@ -214,6 +216,7 @@ class TournamentConfig:
             **self.sandbox.settings(),
             # what ran: false where the platform cannot pin (a note said so)
             "affinity": self.affinity and affinity_available(),
+            "ponder": self.ponder,
         }
 
     def fingerprint(self) -> dict:
@@ -338,6 +341,7 @@ def load_config(
         sandbox=_sandbox(check, data),
         publish_logs=data.get("publish_logs", True),
         affinity=data.get("affinity", False),
+        ponder=data.get("ponder", True),
         adjudicate_s=_adjudicate(check, data),
     )
 
@@ -766,6 +770,7 @@ def load_league_file(path: str | Path) -> dict[str, Any]:
         "concurrency": _concurrency(check, data, None),
         "publish_logs": data.get("publish_logs", True),
         "adjudicate": "solver" if _adjudicate(check, data) is not None else "off",
+        "ponder": data.get("ponder", True),
         "sandbox": sandbox.mode,
         "limits": dict(sandbox.limits),
     }

@@ -76,6 +76,7 @@ class WorkerSetup:
     # time odds: name -> the bot's own TimeControl (a bot not in it plays under `time_control`)
     bot_time_controls: Mapping[str, TimeControl] = field(default_factory=dict)
     adjudicate_s: float | None = None  # solver seconds per position (`adjudicate = "solver"`)
+    ponder: bool = True  # False: bots stopped between their turns (`ponder = false`)
 
     def time_control_of(self, name: str) -> TimeControl:
         return self.bot_time_controls.get(name) or self.time_control
@@ -94,7 +95,7 @@ class WorkerSetup:
         return cls(specs, config.time_control, config.restart == "every-game", log_dir,
                    warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies,
                    cores=worker_cores(config.affinity), bot_time_controls=own,
-                   adjudicate_s=config.adjudicate_s)
+                   adjudicate_s=config.adjudicate_s, ponder=config.ponder)
 
 
 class GameExecutor(ABC):

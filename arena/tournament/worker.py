@@ -29,7 +29,8 @@ def _new_player(name: str, setup: WorkerSetup) -> Player:
     policy = setup.policies.get(name)  # the bot's sandbox, with its own limits
     return Player(setup.specs[name], display_name=name, log_dir=setup.log_dir,
                   restart_every_game=setup.restart_every_game,
-                  transport_factory=partial(bot_process, sandbox_policy=policy))
+                  transport_factory=partial(bot_process, sandbox_policy=policy),
+                  ponder=setup.ponder)
 
 
 class PlayerPool:

@@ -58,6 +58,18 @@ if mode == "grandchild":
 variant = None
 game_id = "-"
 my_moves = 0
+last_move_cpu = None  # offturn: this process's CPU time when its last move went out
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+if mode == "offturn":  # computes all the time, on its own turns and its opponent's
+    import threading
+
+    threading.Thread(target=spin, daemon=True).start()
 for raw in sys.stdin:
     line = raw.strip()
     word = line.split(" ", 1)[0]
@@ -78,6 +90,17 @@ for raw in sys.stdin:
         for token in turn["moves"]:
             game.push(parse_move(token))
         move = format_move(game.legal_moves()[0])
+        if mode == "offturn":  # the CPU it took since its last move: while the opponent moved
+            if last_move_cpu is not None:
+                sys.stderr.write(f"offturn_cpu_ms {(time.process_time() - last_move_cpu) * 1000:.1f}\n")
+                sys.stderr.flush()
+            say("move " + move)
+            last_move_cpu = time.process_time()
+            continue
+        if mode == "slow":  # thinks 300 ms a move without using the CPU
+            time.sleep(0.3)
+            say("move " + move)
+            continue
         due = my_moves >= args.after
         my_moves += 1
         if not due or mode in ("grandchild", "flood_stderr_ok", "info", "stderr_moves"):

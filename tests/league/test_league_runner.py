@@ -133,3 +133,14 @@ def test_a_snapshot_changed_on_disk_is_left_out_and_said_once(league: Path) -> N
     runner, lines = run_with(league, executor, Until(seconds=1.5))
     assert sum("greedy@1 cannot play" in line for line in lines) == 1
     assert "greedy@1" in runner.unplayable and stored(league) == 0
+
+
+def test_a_league_without_pondering_tells_its_workers(tmp_path: Path):
+    from arena.league.registry import init_league
+
+    folder = init_league(tmp_path / "quiet", {"variants": ["classic"], "ponder": False,
+                                              "time_control": {"move_ms": 200}})
+    assert LeagueRunner(folder, out=lambda line: None)._setup().ponder is False
+    folder = init_league(tmp_path / "default", {"variants": ["classic"],
+                                                "time_control": {"move_ms": 200}})
+    assert LeagueRunner(folder, out=lambda line: None)._setup().ponder is True

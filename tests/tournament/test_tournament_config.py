@@ -252,3 +252,24 @@ def test_a_file_name_that_cannot_name_the_output_folder_says_so(tmp_path):
         load_config(path)
     assert "named after its file, 'my demo'" in str(info.value)
     assert 'add name = "..."' in str(info.value)
+
+
+def test_ponder_is_on_unless_the_file_turns_it_off(tmp_path):
+    from arena.tournament.config import load_league_file
+    from arena.tournament.executor import WorkerSetup
+
+    assert load(tmp_path, GOOD).ponder is True
+    config = load(tmp_path, "ponder = false\n" + GOOD)
+    assert config.ponder is False and config.settings()["ponder"] is False
+    assert WorkerSetup.from_config(config, tmp_path).ponder is False
+    assert "t.toml:1: 'ponder'" in error_of(tmp_path, 'ponder = "no"\n' + GOOD)
+    league = write_toml(tmp_path / "league.toml", 'variants = ["classic"]\nponder = false\n')
+    assert load_league_file(league)["ponder"] is False
+
+
+def test_the_site_says_when_bots_were_stopped_between_turns():
+    from arena.publish.context import tournament_items
+
+    assert dict(tournament_items({"settings": {"ponder": False}}))["Between turns"].startswith(
+        "Bots stopped from their move")
+    assert "Between turns" not in dict(tournament_items({"settings": {"ponder": True}}))

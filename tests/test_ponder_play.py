@@ -1,0 +1,50 @@
+"""`arena play --no-ponder` end to end: a bot whose thread computes all the time gets no CPU
+while its opponent thinks, sandboxed (its cgroup's processes stopped) and not (its process group),
+and plenty with pondering allowed (the default)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import sandbox
+from tests.conftest import MISBEHAVE, ROOT
+
+
+def offturn_cpu_ms(tmp_path: Path, *options: str) -> list[float]:
+    """CPU ms the spinning bot took during each of its opponent's moves (a slow bot that
+    sleeps 300 ms a move), as it reports them on stderr."""
+    logs = tmp_path / "logs"
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "play", str(MISBEHAVE), str(MISBEHAVE),
+         "--args-a", "offturn", "--args-b", "slow", "--variant", "classic:4x4", "-n", "1",
+         "--move-ms", "3000", "--log-dir", str(logs), *options],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert "forfeit" not in done.stdout, done.stdout
+    found = [float(line.split()[1]) for log in logs.glob("*.log")
+             for line in log.read_text().splitlines() if line.startswith("offturn_cpu_ms ")]
+    assert len(found) >= 5, found  # the first player wins on row 1 at its 7th move
+    return found
+
+
+@pytest.mark.parametrize("mode", ["off", "on"])
+def test_a_bot_that_computes_between_its_turns_is_stopped(tmp_path, mode, no_leftover_processes):
+    if mode == "on" and not sandbox.probe().available:
+        pytest.skip(f"sandbox unavailable: {sandbox.probe().reason}")
+    frozen = offturn_cpu_ms(tmp_path, "--no-ponder", "--sandbox", mode)
+    # stopped from its move to its next turn: only the moments around the signals are left
+    # (5-10 ms measured, the median of six kept well apart from a loaded machine's delays)
+    assert statistics.median(frozen) < 40, frozen
+
+
+def test_pondering_lets_it_compute(tmp_path, no_leftover_processes):
+    free = offturn_cpu_ms(tmp_path, "--sandbox", "off")
+    # a spinning thread during 300 ms of the opponent's thinking: about 300 ms measured
+    assert statistics.median(free) >= 100, free
