@@ -429,9 +429,14 @@ class BotProcess:
         return [pid for pid in self._cgroup.pids() if pid not in outside]
 
     def _group_leader(self) -> int | None:
-        """The bot's process group: the bot itself when unsandboxed (its own session), the
-        program inside the sandbox (bwrap's --new-session makes it the leader of its own)."""
-        return sandbox.cpu_pid(self.pid, self.sandboxed)
+        """The bot's process group: the bot itself when unsandboxed (its own session and group),
+        else the group of the program inside the sandbox (bwrap's new session, which its init
+        may lead: stopping the init with it holds nothing up, as it is resumed first)."""
+        if not self.sandboxed:
+            return self.pid
+        inner = sandbox.inner_pid(self.pid)
+        stat = proctree.read_stat(inner) if inner is not None else None
+        return stat.pgid if stat is not None and stat.pgid > 0 else None
 
     # --- ending -------------------------------------------------------------------------------
 
