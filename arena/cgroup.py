@@ -32,7 +32,7 @@ PREFIX = "arena-bot-"
 _numbers = itertools.count(1)
 # cgroups that were still busy when their bot was released (a process of the bot was still on
 # its way out): removed at the next start of a bot, never waited for in a close
-_pending: list[MemoryCgroup] = []
+_pending: list[BotCgroup] = []
 _pending_lock = threading.Lock()  # the games of a worker start and close bots on several threads
 
 
@@ -43,6 +43,9 @@ class Support:
     version: int = 0  # 1 or 2
     base: Path | None = None
     reason: str = ""
+    # v1: this process's folder in the freezer hierarchy, for bots' freezer cgroups (None: not
+    # mounted or not writable); v2 freezes in the bot's own cgroup
+    freezer: Path | None = None
 
     @property
     def available(self) -> bool:
@@ -57,7 +60,7 @@ class Support:
 # --- parsing (pure) ---------------------------------------------------------------------------
 
 def own_paths(proc_self_cgroup: str) -> dict[str, str]:
-    """{"memory": path (v1), "": path (v2)} from the text of /proc/self/cgroup."""
+    """{"memory": path, "freezer": path (v1), "": path (v2)} from the text of /proc/self/cgroup."""
     found: dict[str, str] = {}
     for line in proc_self_cgroup.splitlines():
         parts = line.split(":", 2)
@@ -66,14 +69,17 @@ def own_paths(proc_self_cgroup: str) -> dict[str, str]:
         _, controllers, path = parts
         if controllers == "":
             found[""] = path
-        elif "memory" in controllers.split(","):
-            found["memory"] = path
+        else:
+            for controller in ("memory", "freezer"):
+                if controller in controllers.split(","):
+                    found[controller] = path
     return found
 
 
 def memory_mounts(mountinfo: str) -> dict[str, tuple[str, str]]:
-    """{"memory": (mount point, root), "": (mount point, root)}: the v1 memory hierarchy and the
-    v2 hierarchy, from the text of /proc/self/mountinfo (root: the hierarchy's path mounted)."""
+    """{"memory": (mount point, root), "freezer": ..., "": ...}: the v1 memory and freezer
+    hierarchies and the v2 hierarchy, from the text of /proc/self/mountinfo (root: the
+    hierarchy's path mounted)."""
     found: dict[str, tuple[str, str]] = {}
     for line in mountinfo.splitlines():
         left, _, right = line.partition(" - ")
@@ -82,8 +88,10 @@ def memory_mounts(mountinfo: str) -> dict[str, tuple[str, str]]:
             continue
         root, point = _unescape(fields[3]), _unescape(fields[4])
         fstype, options = tail[0], tail[2].split(",")
-        if fstype == "cgroup" and "memory" in options:
-            found.setdefault("memory", (point, root))
+        if fstype == "cgroup":
+            for controller in ("memory", "freezer"):
+                if controller in options:
+                    found.setdefault(controller, (point, root))
         elif fstype == "cgroup2":
             found.setdefault("", (point, root))
     return found
@@ -98,13 +106,26 @@ def find_base(paths: dict[str, str], mounts: dict[str, tuple[str, str]]) -> tupl
     """(version, the folder of this process's cgroup) in the hierarchy holding the memory
     controller: v1 if it has a memory hierarchy, else v2; None if neither is mounted."""
     for key, version in (("memory", 1), ("", 2)):
-        if key in paths and key in mounts:
-            point, root = mounts[key]
-            path = paths[key]
-            if root != "/" and (path == root or path.startswith(root.rstrip("/") + "/")):
-                path = path[len(root.rstrip("/")):]  # a container that mounts its own subtree
-            return version, Path(point) / path.lstrip("/")
+        folder = _own_folder(key, paths, mounts)
+        if folder is not None:
+            return version, folder
     return None
+
+
+def find_freezer(paths: dict[str, str], mounts: dict[str, tuple[str, str]]) -> Path | None:
+    """The folder of this process's cgroup in the v1 freezer hierarchy (None: not mounted; in
+    v2 every cgroup freezes itself through `cgroup.freeze`)."""
+    return _own_folder("freezer", paths, mounts)
+
+
+def _own_folder(key: str, paths: dict[str, str], mounts: dict[str, tuple[str, str]]) -> Path | None:
+    if key not in paths or key not in mounts:
+        return None
+    point, root = mounts[key]
+    path = paths[key]
+    if root != "/" and (path == root or path.startswith(root.rstrip("/") + "/")):
+        path = path[len(root.rstrip("/")):]  # a container that mounts its own subtree
+    return Path(point) / path.lstrip("/")
 
 
 # --- the machine ------------------------------------------------------------------------------
@@ -154,11 +175,30 @@ def _probe_now() -> Support:
         reason = _v2_children_allowed(own, os.getpid())
         if reason is not None:
             return Support(version, reason=reason)
-    reason = _try_base(version, own)
+    freezer = find_freezer(paths, mounts) if version == 1 else None
+    if freezer is not None and _try_freezer(freezer) is not None:
+        freezer = None  # bots are stopped between turns by signals instead (`ponder = false`)
+    reason = _try_base(version, own, freezer)
     if reason is not None:
         return Support(version, reason=reason)
-    _sweep_stale(version, own)
-    return Support(version, own)
+    _sweep_stale(version, own, freezer)
+    return Support(version, own, freezer=freezer)
+
+
+def _try_freezer(base: Path) -> str | None:
+    """None if bots' freezer cgroups (v1) can be made under `base`, else why not."""
+    probe_dir = base / f"{PREFIX}{os.getpid()}-probe{next(_numbers)}"
+    try:
+        probe_dir.mkdir()
+    except OSError as error:
+        return f"cannot make a freezer cgroup in {base}: {error.strerror}"
+    try:
+        return None if (probe_dir / "freezer.state").exists() else f"no freezer in {base}"
+    finally:
+        try:
+            probe_dir.rmdir()
+        except OSError:
+            pass
 
 
 def _delegated(path: Path) -> bool:
@@ -212,18 +252,22 @@ def _v2_children_allowed(own: Path, pid: int) -> str | None:
     return None
 
 
-def _try_base(version: int, base: Path) -> str | None:
-    """None if a bot's cgroup works under `base`, else why not."""
-    group = MemoryCgroup(version, base / f"{PREFIX}{os.getpid()}-probe{next(_numbers)}")
+def _try_base(version: int, base: Path, freezer: Path | None = None) -> str | None:
+    """None if a bot's cgroup (and its freezer cgroup, in v1) works under `base`, else why not."""
+    name = f"{PREFIX}{os.getpid()}-probe{next(_numbers)}"
+    group = BotCgroup(version, base / name, freezer / name if freezer is not None else None)
     try:
         group.path.mkdir()
     except OSError as error:
         return f"cannot make a cgroup in {base}: {error.strerror}"
     try:
+        if group.freezer is not None and group.freezer != group.path:
+            group.freezer.mkdir()
         if not group.set_limit(64 << 20):
             return f"no memory controller in {base}"
-        done = subprocess.run(["/bin/sh", "-c", 'echo 0 >"$0"', str(group.procs)],
-                              capture_output=True, timeout=10)
+        files = group.procs_files
+        joins = "; ".join(f'echo 0 >"${k}" || exit 125' for k in range(len(files)))
+        done = subprocess.run(["/bin/sh", "-c", joins, *files], capture_output=True, timeout=10)
         if done.returncode != 0:
             return f"a process cannot join a cgroup in {base}"
         return None
@@ -249,17 +293,19 @@ def sweep_stale() -> None:
         _sweep_stale(support.version, support.base)
 
 
-def _sweep_stale(version: int, base: Path) -> None:
+def _sweep_stale(version: int, base: Path, freezer: Path | None = None) -> None:
     """Remove the bots' cgroups left by arenas that were killed outright (their processes,
-    sandboxed with --die-with-parent, are gone or go now)."""
-    try:
-        entries = list(base.iterdir())
-    except OSError:
-        return
-    for entry in entries:
-        owner = entry.name[len(PREFIX):].partition("-")[0] if entry.name.startswith(PREFIX) else ""
+    sandboxed with --die-with-parent, are gone or go now), and their v1 freezer twins."""
+    names: set[str] = set()
+    for folder in (f for f in (base, freezer) if f is not None):
+        try:
+            names.update(p.name for p in folder.iterdir())
+        except OSError:
+            pass
+    for name in names:
+        owner = name[len(PREFIX):].partition("-")[0] if name.startswith(PREFIX) else ""
         if owner.isascii() and owner.isdigit() and not _owner_alive(int(owner)):
-            MemoryCgroup(version, entry).remove()
+            BotCgroup(version, base / name, freezer / name if freezer is not None else None).remove()
 
 
 def _owner_alive(pid: int) -> bool:
@@ -276,32 +322,91 @@ def _owner_alive(pid: int) -> bool:
     return stat is None or stat.state not in ("Z", "X")
 
 
-class MemoryCgroup:
+class BotCgroup:
     """One bot's cgroup: made with its limit before the bot starts, removed after it ends."""
 
-    def __init__(self, version: int, path: Path) -> None:
+    def __init__(self, version: int, path: Path, freezer: Path | None = None) -> None:
         self.version = version
         self.path = path
         self.procs = path / "cgroup.procs"
+        # where it is frozen between turns (`ponder = false`): v2 in itself (`cgroup.freeze`),
+        # v1 in its twin of the freezer hierarchy (None: not there)
+        self.freezer = path if version == 2 else freezer
         self._oom_kills = 0
         self.removed = False
+        self._frozen = False
+        self._freeze_fd: int | None = None  # the freeze file, kept open: two writes a move
 
     @classmethod
-    def create(cls, limit_bytes: int) -> MemoryCgroup | None:
+    def create(cls, limit_bytes: int) -> BotCgroup | None:
         """A new cgroup capped at `limit_bytes`, or None where bots cannot have one."""
         support = probe()
         if support.base is None:
             return None
         _retry_pending()
-        group = cls(support.version, support.base / f"{PREFIX}{os.getpid()}-{next(_numbers)}")
+        name = f"{PREFIX}{os.getpid()}-{next(_numbers)}"
+        freezer = support.freezer / name if support.freezer is not None else None
+        group = cls(support.version, support.base / name, freezer)
         try:
             group.path.mkdir()
         except OSError:
             return None
+        if freezer is not None:
+            try:
+                freezer.mkdir()
+            except OSError:
+                group.freezer = None  # it is stopped by signals instead
         if not group.set_limit(limit_bytes):
             group.remove()
             return None
         return group
+
+    @property
+    def procs_files(self) -> list[str]:
+        """The `cgroup.procs` files a bot's first process joins: its memory cgroup's and, in
+        v1, its freezer cgroup's."""
+        files = [str(self.procs)]
+        if self.version == 1 and self.freezer is not None:
+            files.append(str(self.freezer / "cgroup.procs"))
+        return files
+
+    @property
+    def can_freeze(self) -> bool:
+        return self._open_freeze_file() is not None
+
+    def _open_freeze_file(self) -> int | None:
+        if self._freeze_fd is None and self.freezer is not None and not self.removed:
+            name = "freezer.state" if self.version == 1 else "cgroup.freeze"
+            try:
+                self._freeze_fd = os.open(self.freezer / name, os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                self.freezer = None  # it is stopped by signals instead
+        return self._freeze_fd
+
+    def _write_freeze(self, frozen: bool) -> bool:
+        fd = self._open_freeze_file()
+        if fd is None:
+            return False
+        text = (b"FROZEN" if frozen else b"THAWED") if self.version == 1 else (b"1" if frozen else b"0")
+        try:
+            os.write(fd, text)
+        except OSError:
+            return False
+        return True
+
+    def freeze(self) -> bool:
+        """Stop every process inside at once (a fork cannot slip out, and no signal undoes it);
+        False where this cgroup cannot freeze. About 0.1 ms (each sleeping process is woken to
+        be frozen)."""
+        if not self._write_freeze(True):
+            return False
+        self._frozen = True
+        return True
+
+    def thaw(self) -> None:
+        if self._frozen:
+            self._write_freeze(False)
+        self._frozen = False
 
     def set_limit(self, limit_bytes: int) -> bool:
         """A hard limit with no swap beyond it (and, in v2, the whole bot killed on OOM)."""
@@ -348,14 +453,24 @@ class MemoryCgroup:
         if self.removed:
             return True
         self.oom_killed()  # read before the files go
+        if self.can_freeze:  # v1: a frozen process cannot even die: thaw whatever the state
+            self._frozen = True
+            self.thaw()
+        if self._freeze_fd is not None:
+            os.close(self._freeze_fd)
+            self._freeze_fd = None
         # v2 kills every process inside at once (no pid read, then killed: no reuse race)
         if not (self.version == 2 and _write(self.path / "cgroup.kill", "1")):
             self._kill_listed()
-        try:
-            self.path.rmdir()
-        except FileNotFoundError:
-            pass
-        except OSError:
+        busy = False
+        for folder in {self.path, self.freezer} - {None}:
+            try:
+                folder.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                busy = True
+        if busy:
             with _pending_lock:
                 if self not in _pending:
                     _pending.append(self)

@@ -57,18 +57,25 @@ def _sweep_stale_homes() -> None:
     """Remove the bots' HOME folders left behind by arenas that were killed outright.
 
     An arena that gets SIGKILL cannot clean up; its folders carry its pid, so the next arena
-    removes those whose owner is gone (once per process).
+    removes those whose owner is gone (once per process), and ends the bots still holding one
+    as their HOME: an unsandboxed bot the arena had stopped between turns (`ponder = false`)
+    waits stopped forever, as it never sees its input end (sandboxed ones die with the arena).
     """
     global _homes_swept_by
     if _homes_swept_by is not None:
         return
     _homes_swept_by = os.getpid()
+    stale = []
     for folder in Path(tempfile.gettempdir()).glob(f"{HOME_PREFIX}*-*"):
         owner = folder.name[len(HOME_PREFIX):].partition("-")[0]
         # A zombie owner is gone too: a killed arena whose parent has not waited for it yet
         # (a supervisor, or a test runner made a subreaper) keeps its pid until it is reaped.
-        if owner.isdigit() and not proctree.is_running(int(owner)):
-            shutil.rmtree(folder, ignore_errors=True)
+        if owner.isascii() and owner.isdigit() and not proctree.is_running(int(owner)):
+            stale.append(folder)
+    if stale:  # rare: only after an arena was killed outright
+        proctree.kill_holding({f"HOME={folder}".encode() for folder in stale})
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def minimal_env(home: str, token: str) -> dict[str, str]:
@@ -191,7 +198,7 @@ class BotProcess:
         self.started_at = 0.0
         self.closed = False
         self._home: str | None = None
-        self._cgroup: cgroup.MemoryCgroup | None = None  # sandbox hook: its total memory
+        self._cgroup: cgroup.BotCgroup | None = None  # sandbox hook: its total memory
         self._reader: LineReader | None = None
         self._stderr: StderrCapture | None = None
         self._exit: proctree.ExitWatch | None = None
@@ -199,6 +206,7 @@ class BotProcess:
         self._cpu_clock: int | None = None
         self._quit_sent = False
         self._frozen = False  # stopped between turns (`freeze`)
+        self._group: int | None = None  # the process group `freeze` stops without a cgroup
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -227,7 +235,7 @@ class BotProcess:
 
     def _spawn(self, policy: sandbox.SandboxPolicy, env: dict[str, str]) -> None:
         argv, env = sandbox.wrap(self.command, env, self.cwd, policy,  # check that up front)
-                                 self._cgroup and str(self._cgroup.procs))
+                                 self._cgroup and self._cgroup.procs_files)
         # --- end of the sandbox hook ---
         with LIVE_BOTS.lock:
             try:
@@ -388,55 +396,44 @@ class BotProcess:
     # --- between turns (`ponder = false`) -----------------------------------------------------
 
     def freeze(self) -> None:
-        """Stop every process of the bot (SIGSTOP) until `thaw`, so that it cannot compute while
-        its opponent thinks. Its processes: every one in its memory cgroup (bwrap's own left
-        running), else its process group (where a child that leaves the group escapes)."""
+        """Stop every process of the bot until `thaw`, so that it cannot compute while its
+        opponent thinks: its cgroup frozen (at once: no fork slips out, no signal undoes it),
+        else SIGSTOP to its process group (where a child that leaves the group escapes, and may
+        even SIGCONT the rest: SECURITY.md)."""
         if self.proc is None or self.closed or self._frozen or self.poll() is not None:
             return
         self._frozen = True
-        stopped: set[int] = set()
-        for _ in range(3):  # a process that forked while the others were being stopped
-            fresh = [pid for pid in self._bot_pids() if pid not in stopped]
-            if not fresh:
-                break
-            for pid in fresh:
-                proctree.kill(pid, signal.SIGSTOP)
-            stopped.update(fresh)
-        if self._cgroup is None:
-            group = self._group_leader()
-            if group is not None:
-                proctree.kill_group(group, signal.SIGSTOP)
+        if self._cgroup is not None and self._cgroup.freeze():
+            return
+        group = self._group_leader()
+        if group is not None:
+            proctree.kill_group(group, signal.SIGSTOP)
 
     def thaw(self) -> None:
-        """Let a frozen bot run again (SIGCONT to what `freeze` stopped, and anything new)."""
+        """Let a frozen bot run again."""
         if not self._frozen:
             return
         self._frozen = False
-        for pid in self._bot_pids():
-            proctree.kill(pid, signal.SIGCONT)
+        if self._cgroup is not None and self._cgroup.can_freeze:
+            self._cgroup.thaw()
+            return
         group = self._group_leader()
         if group is not None:
             proctree.kill_group(group, signal.SIGCONT)
 
-    def _bot_pids(self) -> list[int]:
-        """The bot's processes in its cgroup, without bwrap's monitor and init (stopping those
-        would keep its exit from being seen); [] without a cgroup."""
-        if self._cgroup is None:
-            return []
-        if not self._sandbox_inits:
-            self._sandbox_inits |= set(proctree.children_of(self.pid) or ())
-        outside = {self.pid, *self._sandbox_inits}
-        return [pid for pid in self._cgroup.pids() if pid not in outside]
-
     def _group_leader(self) -> int | None:
         """The bot's process group: the bot itself when unsandboxed (its own session and group),
         else the group of the program inside the sandbox (bwrap's new session, which its init
-        may lead: stopping the init with it holds nothing up, as it is resumed first)."""
-        if not self.sandboxed:
-            return self.pid
-        inner = sandbox.inner_pid(self.pid)
-        stat = proctree.read_stat(inner) if inner is not None else None
-        return stat.pgid if stat is not None and stat.pgid > 0 else None
+        may lead: stopping the init with it holds nothing up, as it is resumed first). Found
+        once: a session's group does not change."""
+        if self._group is None:
+            if not self.sandboxed:
+                self._group = self.pid
+            else:
+                inner = sandbox.inner_pid(self.pid)
+                stat = proctree.read_stat(inner) if inner is not None else None
+                self._group = stat.pgid if stat is not None and stat.pgid > 0 else None
+        return self._group
 
     # --- ending -------------------------------------------------------------------------------
 

@@ -261,6 +261,20 @@ def owned_pids(bot_pid: int, token: bytes) -> set[int]:
     return owned
 
 
+def kill_holding(markers: set[bytes]) -> int:
+    """SIGKILL (which ends a stopped process too) every process whose environment holds one
+    of `markers` (`NAME=value` entries), except this one; returns how many."""
+    me, found = os.getpid(), []
+    for pid in all_pids():
+        env = read_environ(pid) if pid != me else None
+        if env and not markers.isdisjoint(env.split(b"\0")):
+            found.append(pid)
+    for pid in found:
+        kill(pid, signal.SIGKILL)
+        reap(pid)
+    return len(found)
+
+
 def kill(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)

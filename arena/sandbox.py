@@ -391,9 +391,10 @@ def start_run(mode: str) -> RunSandbox:
 # --- the command line -------------------------------------------------------------------------
 
 def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str],
-         policy: SandboxPolicy, cgroup_procs: str | None = None) -> tuple[list[str], dict[str, str]]:
+         policy: SandboxPolicy,
+         cgroup_procs: str | Sequence[str] | None = None) -> tuple[list[str], dict[str, str]]:
     """The command line and environment that run `argv` (in `cwd`, with `env`) under `policy`;
-    `cgroup_procs`: the bot's memory cgroup to join first (`memory_cgroup`).
+    `cgroup_procs`: the bot's cgroups to join first (`memory_cgroup(...).procs_files`).
 
     Unchanged when the policy does not sandbox (mode `off`, or `auto` without bubblewrap); raises
     SandboxUnavailable for `on` without it. The returned argv starts `bwrap`, which becomes the
@@ -419,14 +420,14 @@ def memory_cap_bytes(limits: Limits) -> int | None:
     return (limits.memory_mb + limits.tmp_mb) * MIB if limits.memory_mb else None
 
 
-def memory_cgroup(policy: SandboxPolicy) -> cgroup.MemoryCgroup | None:
+def memory_cgroup(policy: SandboxPolicy) -> cgroup.BotCgroup | None:
     """A new memory cgroup for one sandboxed bot of `policy` (its total capped at
     `memory_cap_bytes`); None when it runs unsandboxed, without a memory limit, or where this
     machine gives the arena no cgroup (`cgroup.probe()` says why)."""
     cap = memory_cap_bytes(policy.limits)
     if cap is None or not policy.enabled:
         return None
-    return cgroup.MemoryCgroup.create(cap)
+    return cgroup.BotCgroup.create(cap)
 
 
 def prepare_bundled(cwd: str | os.PathLike[str]) -> None:
@@ -463,15 +464,15 @@ def _bot_uid() -> int | None:
 
 def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
                uid: int | None = None, seccomp_file: str | None = None,
-               cgroup_procs: str | None = None) -> list[str]:
+               cgroup_procs: str | Sequence[str] | None = None) -> list[str]:
     """The `bwrap ... -- prlimit ... [-- setpriv ...] -- argv` command line.
 
     `uid`: run the bot under this unprivileged uid (required when the arena is root, since
     root is exempt from the process limit); None keeps the caller's uid in a user namespace.
     `seccomp_file`: a filter (`no_userns_filter`) bwrap installs, read through a shell that
     opens it on descriptor 3 and becomes bwrap.
-    `cgroup_procs`: the `cgroup.procs` file of the bot's memory cgroup (`arena.cgroup`), joined
-    by that shell before it becomes bwrap.
+    `cgroup_procs`: the `cgroup.procs` files of the bot's cgroups (`arena.cgroup`), joined by
+    that shell before it becomes bwrap.
     Reads the file system only to see which of the paths to bind exist.
     """
     cwd_path = Path(cwd).resolve()
@@ -511,24 +512,31 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
 
 
 def _through_shell(argv: list[str], seccomp_file: str | None,
-                   cgroup_procs: str | None) -> list[str]:
-    """`argv` run by a shell that first moves itself into the bot's cgroup (`echo 0` into its
-    `cgroup.procs`: every process of the bot starts inside) and opens the seccomp filter on
-    descriptor 3, then becomes `argv`; `argv` itself when there is neither.
+                   cgroup_procs: str | Sequence[str] | None) -> list[str]:
+    """`argv` run by a shell that first moves itself into the bot's cgroups (`echo 0` into each
+    `cgroup.procs`: its memory cgroup's and, in cgroup v1, its freezer cgroup's; every process
+    of the bot starts inside) and opens the seccomp filter on descriptor 3, then becomes `argv`;
+    `argv` itself when there is neither.
 
     In a cgroup the bot also asks for the highest OOM score (1000), so that the kernel kills a
     bot before the arena when the machine runs out of memory. Best effort: a bot may lower it
     again down to the floor the arena inherited (0 unless a privileged parent lowered it), and
     a failed write does not stop the start. A failed join does (status 125)."""
-    if cgroup_procs is None and seccomp_file is None:
+    procs = [cgroup_procs] if isinstance(cgroup_procs, str) else list(cgroup_procs or ())
+    if not procs and seccomp_file is None:
         return argv
-    if cgroup_procs is None:
+    if not procs:
         return ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp_file, *argv]
-    join = ('echo 0 >"$0" || exit 125; { echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; '
-            'exec "$@"')
-    if seccomp_file is None:
-        return ["/bin/sh", "-c", join, cgroup_procs, *argv]
-    return ["/bin/sh", "-c", f'f=$1; shift; {join} 3<"$f"', cgroup_procs, seccomp_file, *argv]
+    # $0, $1, ...: the procs files, then the filter (if any), then argv
+    script = "".join(f'echo 0 >"${{{k}}}" || exit 125; ' for k in range(len(procs)))
+    script += "{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; "
+    extra = len(procs) - 1
+    if seccomp_file is not None:
+        script += f'f=${{{len(procs)}}}; '
+        extra += 1
+    script += (f"shift {extra}; " if extra else "") + 'exec "$@"'
+    script += ' 3<"$f"' if seccomp_file is not None else ""
+    return ["/bin/sh", "-c", script, *procs, *([seccomp_file] if seccomp_file else []), *argv]
 
 
 # As root, bwrap cannot keep a bot from making user namespaces (`--disable-userns` needs one of

@@ -12,6 +12,8 @@ Prints `name: value unit` lines:
 - move_round_trip_plain_median / move_round_trip_sandboxed_median: writing a `turn` line to
   reading the `move` answer (us), the same positions for both;
 - move_round_trip_ratio (goal: <= 1.1);
+- games_per_second_kept_sandboxed_no_ponder and no_ponder_sandboxed_ratio: sandboxed games with
+  each bot stopped between its turns (`ponder = false`), against the same games pondering;
 - games_per_second_{kept,restart}_{plain,sandboxed} (median of alternating blocks) and their
   ratios (goal: >= 0.8): whole
   `random` vs `random` classic games through the referee, processes kept across games (as in a
@@ -53,7 +55,7 @@ class Bot:
         self.started = time.perf_counter()
         self.group = sandbox.memory_cgroup(policy) if in_cgroup else None
         argv, env = sandbox.wrap(spec.argv, minimal_env(self.home, uuid.uuid4().hex), spec.cwd,
-                                 policy, self.group and str(self.group.procs))
+                                 policy, self.group and self.group.procs_files)
         self.proc = subprocess.Popen(argv, cwd=spec.cwd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, bufsize=0)
         self.buffer = b""
@@ -120,15 +122,17 @@ def move_round_trips(policy: sandbox.SandboxPolicy, plies: int) -> list[float]:
     return times[20:]  # leave out the warm-up (first imports and caches)
 
 
-def games_per_second(policy: sandbox.SandboxPolicy, games: int, restart: bool) -> float:
-    """Games per second through the referee, every bot started under `policy`."""
+def games_per_second(policy: sandbox.SandboxPolicy, games: int, restart: bool,
+                     ponder: bool = True) -> float:
+    """Games per second through the referee, every bot started under `policy` (ponder=False:
+    each stopped between its turns, `ponder = false`)."""
     variant = parse_variant("classic")
     tc = TimeControl(move_ms=2000)
     before = sandbox.default_policy()
     sandbox.set_default_policy(policy)
     try:
-        with Player(resolve_bot("random"), "r1", restart_every_game=restart) as a, \
-                Player(resolve_bot("random"), "r2", restart_every_game=restart) as b:
+        with Player(resolve_bot("random"), "r1", restart_every_game=restart, ponder=ponder) as a, \
+                Player(resolve_bot("random"), "r2", restart_every_game=restart, ponder=ponder) as b:
             play_game(variant, a, b, tc)  # start the processes (kept) and warm up
             t = time.perf_counter()
             for i in range(games):
@@ -183,6 +187,15 @@ def main() -> int:
         for name, rate in rates.items():
             print(f"games_per_second_{restart}_{name}: {rate:.1f} games/s")
         print(f"games_per_second_{restart}_ratio: {rates['sandboxed'] / rates['plain']:.2f} x")
+    # `ponder = false` sandboxed: the bots' cgroups frozen and thawed at every move (or their
+    # process groups stopped, without a cgroup), against the same games pondering
+    samples = {"ponder": [], "no_ponder": []}
+    for _ in range(ROUNDS):
+        samples["ponder"].append(games_per_second(boxed, args.games, False))
+        samples["no_ponder"].append(games_per_second(boxed, args.games, False, ponder=False))
+    rates = {name: statistics.median(values) for name, values in samples.items()}
+    print(f"games_per_second_kept_sandboxed_no_ponder: {rates['no_ponder']:.1f} games/s")
+    print(f"no_ponder_sandboxed_ratio: {rates['no_ponder'] / rates['ponder']:.2f} x")
     return 0
 
 

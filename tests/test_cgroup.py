@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena import cgroup, sandbox
-from arena.cgroup import MemoryCgroup, find_base, memory_mounts, own_paths
+from arena.cgroup import BotCgroup, find_base, memory_mounts, own_paths
 
 HYBRID_CGROUP = """12:pids:/user.slice
 4:memory:/process_api/ca51
@@ -54,7 +54,7 @@ def test_no_cgroup_file_system():
 
 
 def test_limits_and_the_oom_count_of_each_version(tmp_path):
-    v1 = MemoryCgroup(1, tmp_path / "v1")
+    v1 = BotCgroup(1, tmp_path / "v1")
     v1.path.mkdir()
     assert v1.set_limit(80 << 20)
     assert (v1.path / "memory.limit_in_bytes").read_text() == str(80 << 20)
@@ -64,7 +64,7 @@ def test_limits_and_the_oom_count_of_each_version(tmp_path):
     (v1.path / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
     assert v1.oom_killed()
 
-    v2 = MemoryCgroup(2, tmp_path / "v2")
+    v2 = BotCgroup(2, tmp_path / "v2")
     v2.path.mkdir()
     assert v2.set_limit(1 << 30)
     assert [(v2.path / f).read_text() for f in ("memory.max", "memory.swap.max",
@@ -74,7 +74,7 @@ def test_limits_and_the_oom_count_of_each_version(tmp_path):
 
 
 def test_a_removed_cgroup_remembers_its_oom_kills(tmp_path):
-    group = MemoryCgroup(1, tmp_path / "g")
+    group = BotCgroup(1, tmp_path / "g")
     group.path.mkdir()
     (group.path / "memory.oom_control").write_text("oom_kill 1\n")
     assert group.oom_killed()
@@ -84,21 +84,21 @@ def test_a_removed_cgroup_remembers_its_oom_kills(tmp_path):
 
 
 def test_a_busy_cgroup_is_removed_at_a_later_start(tmp_path, monkeypatch):
-    group = MemoryCgroup(1, tmp_path / "busy")
+    group = BotCgroup(1, tmp_path / "busy")
     group.path.mkdir()
     (group.path / "cgroup.procs").write_text("")  # not empty: rmdir fails, as with a process in it
     assert not group.remove()
     assert group in cgroup._pending
     (group.path / "cgroup.procs").unlink()
     monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(1, tmp_path))
-    fresh = MemoryCgroup.create(64 << 20)
+    fresh = BotCgroup.create(64 << 20)
     assert fresh is not None and fresh.path.parent == tmp_path
     assert not group.path.exists() and group not in cgroup._pending
 
 
 def test_no_cgroup_where_the_machine_gives_none(monkeypatch):
     monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(reason="read-only"))
-    assert MemoryCgroup.create(64 << 20) is None
+    assert BotCgroup.create(64 << 20) is None
     assert sandbox.memory_cgroup(sandbox.SandboxPolicy("off")) is None
     assert sandbox.memory_cap_bytes(sandbox.Limits(memory_mb=0)) is None
     assert sandbox.memory_cap_bytes(sandbox.Limits()) == (1024 + 64) << 20
@@ -180,7 +180,7 @@ def test_the_sweep_removes_only_the_cgroups_of_dead_arenas(tmp_path):
 
 
 def test_drain_waits_for_a_busy_cgroup(tmp_path):
-    group = MemoryCgroup(1, tmp_path / "busy")
+    group = BotCgroup(1, tmp_path / "busy")
     group.path.mkdir()
     (group.path / "cgroup.procs").write_text("")
     assert not group.remove()
@@ -257,3 +257,28 @@ def test_the_sweep_counts_a_zombie_owner_as_gone(tmp_path):
         assert list(tmp_path.iterdir()) == []
     finally:
         os.waitpid(pid, 0)
+
+
+def test_freezing_writes_each_versions_file(tmp_path):
+    v1 = BotCgroup(1, tmp_path / "mem", tmp_path / "frz")
+    v1.freezer.mkdir()
+    (v1.freezer / "freezer.state").write_text("")  # a plain file keeps every write, in order
+    assert v1.procs_files == [str(tmp_path / "mem" / "cgroup.procs"),
+                              str(tmp_path / "frz" / "cgroup.procs")]
+    assert v1.can_freeze and v1.freeze()
+    v1.thaw()
+    v1.thaw()  # not frozen: nothing written
+    assert (v1.freezer / "freezer.state").read_text() == "FROZENTHAWED"
+
+    v2 = BotCgroup(2, tmp_path / "v2")
+    v2.path.mkdir()
+    (v2.path / "cgroup.freeze").write_text("")
+    assert v2.procs_files == [str(tmp_path / "v2" / "cgroup.procs")]  # one cgroup does all
+    assert v2.freeze()
+    v2.thaw()
+    assert (v2.path / "cgroup.freeze").read_text() == "10"
+    for group in (v1, v2):
+        os.close(group._freeze_fd)  # (`remove` closes it: not for plain folders)
+
+    plain = BotCgroup(1, tmp_path / "alone")  # v1 without a freezer: signals instead
+    assert not plain.can_freeze and not plain.freeze()

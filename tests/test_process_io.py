@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -261,14 +262,23 @@ def test_bot_homes_left_by_a_killed_arena_are_swept(tmp_path):
     of_zombie.mkdir()
     alive = tmp_path / f"arena-bot-{os.getpid()}-keep"
     alive.mkdir()
+    # an unsandboxed bot the killed arena had stopped between turns (`ponder = false`): it
+    # never sees its input end, and waits stopped until someone ends it
+    stopped = subprocess.Popen(["sleep", "600"], env={"HOME": str(stale), "PATH": os.defpath})
+    os.kill(stopped.pid, signal.SIGSTOP)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     try:
         result = subprocess.run(
             [sys.executable, "-m", "arena", "play", "random", "random", "--games", "1"],
             env=env, capture_output=True, text=True, timeout=120,
         )
+        ended = stopped.wait(30)  # the arena ended it when it swept the folder, at its start
     finally:
         zombie.wait()
+        if stopped.poll() is None:
+            stopped.kill()
+            stopped.wait()
+    assert ended == -signal.SIGKILL
     assert result.returncode == 0, result.stderr
     assert not stale.exists()
     assert not of_zombie.exists()

@@ -112,7 +112,7 @@ def _kill_token_holders(tokens: list[str]) -> None:
 
 
 def run_hostile(project: Project, policy: sandbox.SandboxPolicy, *args: str,
-                timeout: float = 90, group: cgroup.MemoryCgroup | None = None) -> Run:
+                timeout: float = 90, group: cgroup.BotCgroup | None = None) -> Run:
     """Start the hostile bot as the arena would (wrapped by `policy`, in the memory cgroup
     `group` if given), say hello and quit."""
     token = uuid.uuid4().hex
@@ -121,7 +121,7 @@ def run_hostile(project: Project, policy: sandbox.SandboxPolicy, *args: str,
     home.mkdir()
     argv = [sys.executable, str(project.bot / "hostile.py"), *args]
     argv, env = sandbox.wrap(argv, minimal_env(str(home), token), project.bot, policy,
-                             group and str(group.procs))
+                             group and group.procs_files)
     done = subprocess.run(argv, cwd=project.bot, env=env, capture_output=True, text=True,
                           input="hello protocol=fiar version=1\nquit\n", timeout=timeout,
                           start_new_session=True)
