@@ -137,6 +137,9 @@ _probed: Support | None = None
 def _after_fork_in_child() -> None:
     global _probe_lock, _pending_lock
     _probe_lock, _pending_lock = threading.Lock(), threading.Lock()  # none held by a lost thread
+    # the parent's busy cgroups stay the parent's (a group's own lock may be held by a thread
+    # the child does not have)
+    _pending.clear()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -290,7 +293,7 @@ def sweep_stale() -> None:
     in a process that has not probed: it started no sandboxed bot."""
     support = _probed
     if support is not None and support.base is not None:
-        _sweep_stale(support.version, support.base)
+        _sweep_stale(support.version, support.base, support.freezer)
 
 
 def _sweep_stale(version: int, base: Path, freezer: Path | None = None) -> None:
@@ -336,6 +339,9 @@ class BotCgroup:
         self.removed = False
         self._frozen = False
         self._freeze_fd: int | None = None  # the freeze file, kept open: two writes a move
+        # the referee's thread freezes and thaws, a retry of pending removals may come from
+        # any game's thread: one at a time, so that the kept file is never closed under a write
+        self._lock = threading.Lock()
 
     @classmethod
     def create(cls, limit_bytes: int) -> BotCgroup | None:
@@ -398,12 +404,17 @@ class BotCgroup:
         """Stop every process inside at once (a fork cannot slip out, and no signal undoes it);
         False where this cgroup cannot freeze. About 0.1 ms (each sleeping process is woken to
         be frozen)."""
-        if not self._write_freeze(True):
-            return False
-        self._frozen = True
-        return True
+        with self._lock:
+            if self.removed or not self._write_freeze(True):
+                return False
+            self._frozen = True
+            return True
 
     def thaw(self) -> None:
+        with self._lock:
+            self._thaw()
+
+    def _thaw(self) -> None:
         if self._frozen:
             self._write_freeze(False)
         self._frozen = False
@@ -450,12 +461,16 @@ class BotCgroup:
     def remove(self) -> bool:
         """Kill what is left in it and remove it; False (and retried at a later bot's start) while
         a process is still on its way out."""
+        with self._lock:
+            return self._remove()
+
+    def _remove(self) -> bool:
         if self.removed:
             return True
         self.oom_killed()  # read before the files go
         if self.can_freeze:  # v1: a frozen process cannot even die: thaw whatever the state
             self._frozen = True
-            self.thaw()
+            self._thaw()
         if self._freeze_fd is not None:
             os.close(self._freeze_fd)
             self._freeze_fd = None
@@ -495,13 +510,11 @@ atexit.register(drain_pending)
 
 
 def _retry_pending() -> None:
-    with _pending_lock:
+    with _pending_lock:  # taken off the list: no other thread retries the same one meanwhile
         waiting = list(_pending)
+        _pending.clear()
     for group in waiting:
-        if group.remove():
-            with _pending_lock:
-                if group in _pending:
-                    _pending.remove(group)
+        group.remove()  # still busy: back on the list
 
 
 def _write(path: Path, text: str) -> bool:

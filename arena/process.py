@@ -205,7 +205,7 @@ class BotProcess:
         self._cpu_ms = 0.0
         self._cpu_clock: int | None = None
         self._quit_sent = False
-        self._frozen = False  # stopped between turns (`freeze`)
+        self._frozen = ""  # how it is stopped between turns (`freeze`): "cgroup", "signal" or not
         self._group: int | None = None  # the process group `freeze` stops without a cgroup
 
     # --- life cycle ---------------------------------------------------------------------------
@@ -402,24 +402,23 @@ class BotProcess:
         even SIGCONT the rest: SECURITY.md)."""
         if self.proc is None or self.closed or self._frozen or self.poll() is not None:
             return
-        self._frozen = True
         if self._cgroup is not None and self._cgroup.freeze():
+            self._frozen = "cgroup"
             return
         group = self._group_leader()
         if group is not None:
+            self._frozen = "signal"
             proctree.kill_group(group, signal.SIGSTOP)
 
     def thaw(self) -> None:
-        """Let a frozen bot run again."""
-        if not self._frozen:
-            return
-        self._frozen = False
-        if self._cgroup is not None and self._cgroup.can_freeze:
+        """Let a frozen bot run again, the way it was stopped."""
+        frozen, self._frozen = self._frozen, ""
+        if frozen == "cgroup":
             self._cgroup.thaw()
-            return
-        group = self._group_leader()
-        if group is not None:
-            proctree.kill_group(group, signal.SIGCONT)
+        elif frozen == "signal":
+            group = self._group_leader()
+            if group is not None:
+                proctree.kill_group(group, signal.SIGCONT)
 
     def _group_leader(self) -> int | None:
         """The bot's process group: the bot itself when unsandboxed (its own session and group),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -282,3 +283,67 @@ def test_freezing_writes_each_versions_file(tmp_path):
 
     plain = BotCgroup(1, tmp_path / "alone")  # v1 without a freezer: signals instead
     assert not plain.can_freeze and not plain.freeze()
+
+
+def test_retries_from_several_threads_never_share_the_kept_file(tmp_path):
+    # a v1 group that stays busy (a plain folder with files cannot be removed): each retry
+    # opens its freeze file to thaw it and closes it again
+    group = BotCgroup(1, tmp_path / "mem", tmp_path / "frz")
+    for folder in (group.path, group.freezer):
+        folder.mkdir()
+    (group.freezer / "freezer.state").write_text("")
+    assert not group.remove()
+    fds_before = len(os.listdir("/proc/self/fd"))
+    errors = []
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can
+
+    def retry():
+        try:
+            for _ in range(300):
+                cgroup._retry_pending()
+        except OSError as error:
+            errors.append(error)
+
+    try:
+        threads = [threading.Thread(target=retry) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(old_interval)
+        with cgroup._pending_lock:
+            cgroup._pending[:] = [g for g in cgroup._pending if g is not group]
+    assert errors == [] and len(os.listdir("/proc/self/fd")) == fds_before
+
+
+needs_freezer = pytest.mark.skipif(
+    cgroup.probe().freezer is None, reason=f"no freezer cgroup here: {cgroup.probe().reason}")
+
+
+@needs_freezer
+def test_the_sweep_thaws_a_dead_workers_frozen_bot_before_it_kills_it():
+    support = cgroup.probe()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    name = f"{cgroup.PREFIX}{dead.pid}-1"  # made by a worker that was killed since
+    group = BotCgroup(support.version, support.base / name, support.freezer / name)
+    group.path.mkdir()
+    group.freezer.mkdir()
+    sleeper = subprocess.Popen(["/bin/sh", "-c", 'echo 0 >"$0"; echo 0 >"$1"; exec sleep 600',
+                                *group.procs_files])
+    try:
+        deadline = time.monotonic() + 30
+        while len(group.pids()) < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert group.freeze()
+        cgroup.sweep_stale()  # what a coordinator does after its workers
+        assert sleeper.wait(30) == -9  # frozen in v1 it could not even die: thawed first
+        assert not group.path.exists() and not group.freezer.exists()
+    finally:
+        if sleeper.poll() is None:
+            group.thaw()
+            sleeper.kill()
+            sleeper.wait()
+        group.remove()

@@ -285,3 +285,36 @@ def test_bot_homes_left_by_a_killed_arena_are_swept(tmp_path):
     assert alive.exists()  # its owner (this test process) is alive
     # The arena's own HOME folders are gone after a clean exit.
     assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name]
+
+
+def test_a_bot_is_resumed_the_way_it_was_stopped():
+    # a cgroup whose freezing fails (a dying cgroup) falls back to SIGSTOP: the resume must be
+    # a SIGCONT then, not a thaw of a cgroup that was never frozen
+    class Unfreezable:
+        can_freeze = True
+
+        def freeze(self):
+            return False
+
+        def thaw(self):
+            raise AssertionError("thawed a cgroup that was never frozen")
+
+        def remove(self):
+            return True
+
+    p = BotProcess([sys.executable, "-c", "import time; time.sleep(600)"], ".")
+    p.start()
+    try:
+        p._cgroup = Unfreezable()
+        p.freeze()
+        deadline = time.monotonic() + 30
+        while process_state(p.pid) != "T" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert process_state(p.pid) == "T"
+        p.thaw()
+        while process_state(p.pid) == "T" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert process_state(p.pid) in ("S", "R")
+    finally:
+        p._cgroup = None
+        p.close()
