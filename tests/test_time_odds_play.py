@@ -36,7 +36,7 @@ def test_python_m_arena_play_stores_both_controls_in_every_record(no_leftover_pr
 
 
 class _FakePlayer:
-    def __init__(self, spec, name, *args):
+    def __init__(self, spec, name, *args, **options):
         self.display_name, self.hello = name, {"name": name}
 
     def __enter__(self):
