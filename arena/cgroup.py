@@ -1,4 +1,4 @@
-"""Memory cgroups for sandboxed bots: one cap on everything a bot holds in RAM.
+"""cgroups for sandboxed bots: one cap on everything a bot holds in RAM, and a freezer.
 
 The sandbox's rlimits cap each process's address space, not their sum, and not memory held
 outside any address space (its /tmp, shared memory, anonymous files from `memfd_create`): a bot
@@ -7,7 +7,8 @@ memory controller, each sandboxed bot gets its own (`arena-bot-<arena pid>-<n>`,
 arena's cgroup, never above it), with a hard limit and no swap, and the bot's first process joins it
 before it becomes bwrap (`sandbox.build_argv`), so that every process of the bot is inside. When
 the bot's memory passes the limit, the kernel's OOM killer ends a process of the bot, never one
-of the arena; `oom_killed` tells the forfeit detail why.
+of the arena; `oom_killed` tells the forfeit detail why. The same cgroup (v2), or its twin in
+the v1 freezer hierarchy, freezes the bot between its turns under `ponder = false`.
 
 Where no such cgroup can be made (no write access, cgroup v2 without a delegated subtree), bots
 keep the per-process limits only and `probe()` says why (`arena check` shows it).
