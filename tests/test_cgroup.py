@@ -340,6 +340,8 @@ def test_the_sweep_thaws_a_dead_workers_frozen_bot_before_it_kills_it():
         assert group.freeze()
         cgroup.sweep_stale()  # what a coordinator does after its workers
         assert sleeper.wait(30) == -9  # frozen in v1 it could not even die: thawed first
+        # until this test reaped it, the killed process held its cgroups: removed now
+        cgroup.drain_pending(patience=30)
         assert not group.path.exists() and not group.freezer.exists()
     finally:
         if sleeper.poll() is None:
