@@ -57,6 +57,12 @@ class Support:
             return f"no memory cgroup ({self.reason})"
         return f"memory cgroup v{self.version}"
 
+    @property
+    def freezes(self) -> bool:
+        """Whether bots' cgroups can be frozen (`ponder = false`): v1 with a freezer hierarchy,
+        v2 always (`cgroup.freeze`)."""
+        return self.base is not None and (self.version == 2 or self.freezer is not None)
+
 
 # --- parsing (pure) ---------------------------------------------------------------------------
 
@@ -345,8 +351,9 @@ class BotCgroup:
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, limit_bytes: int) -> BotCgroup | None:
-        """A new cgroup capped at `limit_bytes`, or None where bots cannot have one."""
+    def create(cls, limit_bytes: int | None) -> BotCgroup | None:
+        """A new cgroup capped at `limit_bytes` (None: not capped, only for its freezer), or
+        None where bots cannot have one."""
         support = probe()
         if support.base is None:
             return None
@@ -363,7 +370,7 @@ class BotCgroup:
                 freezer.mkdir()
             except OSError:
                 group.freezer = None  # it is stopped by signals instead
-        if not group.set_limit(limit_bytes):
+        if limit_bytes is not None and not group.set_limit(limit_bytes):
             group.remove()
             return None
         return group

@@ -346,6 +346,7 @@ class RunSandbox:
                     "sandbox_notice": self.notice}
         if self.enabled:
             settings["memory_cgroup"] = cgroup.probe().describe()
+            settings["freezer_cgroup"] = cgroup.probe().freezes
         return settings
 
     def describe(self, limits: Limits | None = None) -> str:
@@ -357,7 +358,15 @@ class RunSandbox:
         limits = limits or Limits()
         return ("sandbox: bubblewrap: network none, processes its own only, files its own "
                 f"folder read-only + a private /tmp; {limits.describe()}; "
-                f"{describe_total_memory(limits)}")
+                f"{describe_total_memory(limits)}; {describe_freezing()}")
+
+
+def describe_freezing() -> str:
+    """How `ponder = false` stops a sandboxed bot between its turns here, one clause."""
+    if cgroup.probe().freezes:
+        return "between turns (ponder = false): its cgroup frozen"
+    return ("between turns (ponder = false): its process group stopped by signals (a bot can get "
+            "around that)")
 
 
 def describe_total_memory(limits: Limits) -> str:
@@ -421,13 +430,13 @@ def memory_cap_bytes(limits: Limits) -> int | None:
 
 
 def memory_cgroup(policy: SandboxPolicy) -> cgroup.BotCgroup | None:
-    """A new memory cgroup for one sandboxed bot of `policy` (its total capped at
-    `memory_cap_bytes`); None when it runs unsandboxed, without a memory limit, or where this
-    machine gives the arena no cgroup (`cgroup.probe()` says why)."""
-    cap = memory_cap_bytes(policy.limits)
-    if cap is None or not policy.enabled:
+    """New cgroups for one sandboxed bot of `policy`: its total memory capped at
+    `memory_cap_bytes` (not capped with `memory_mb = 0`), and its freezer (`ponder = false`);
+    None when it runs unsandboxed, or where this machine gives the arena no cgroup
+    (`cgroup.probe()` says why)."""
+    if not policy.enabled:
         return None
-    return cgroup.BotCgroup.create(cap)
+    return cgroup.BotCgroup.create(memory_cap_bytes(policy.limits))
 
 
 def prepare_bundled(cwd: str | os.PathLike[str]) -> None:

@@ -349,3 +349,15 @@ def test_the_sweep_thaws_a_dead_workers_frozen_bot_before_it_kills_it():
             sleeper.kill()
             sleeper.wait()
         group.remove()
+
+
+@needs_freezer
+def test_a_bot_without_a_memory_limit_still_gets_its_freezer():
+    # `memory_mb = 0` (a JVM's reserved heap): no cap, but `ponder = false` still freezes it
+    group = sandbox.memory_cgroup(sandbox.SandboxPolicy("on", sandbox.Limits(memory_mb=0)))
+    try:
+        assert group is not None and group.can_freeze
+        assert int((group.path / "memory.limit_in_bytes").read_text()) > 1 << 40  # no limit set
+    finally:
+        if group is not None:
+            group.remove()

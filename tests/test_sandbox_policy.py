@@ -241,17 +241,22 @@ def test_bad_bot_limits_name_the_bot():
 
 def test_run_description_for_arena_check(monkeypatch):
     monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(True))
-    monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(1, Path("/sys/fs/cgroup/x")))
+    monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(
+        1, Path("/sys/fs/cgroup/memory/x"), freezer=Path("/sys/fs/cgroup/freezer/x")))
     run = sandbox.start_run("auto")
     assert run == sandbox.RunSandbox("auto", True, "")
     assert run.describe(Limits(memory_mb=512)) == (
         "sandbox: bubblewrap: network none, processes its own only, files its own folder "
         "read-only + a private /tmp; memory 512 MiB, processes 64, file size 64 MiB, cpu 600 s, "
-        "tmp 64 MiB; total memory 576 MiB (memory cgroup v1)")
-    assert run.describe(Limits(memory_mb=0)).endswith("; total memory not capped (memory_mb = 0)")
+        "tmp 64 MiB; total memory 576 MiB (memory cgroup v1); between turns (ponder = false): "
+        "its cgroup frozen")
+    assert "; total memory not capped (memory_mb = 0); " in run.describe(Limits(memory_mb=0))
+    assert run.settings()["freezer_cgroup"] is True
     monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(2, reason="no write access"))
-    assert run.describe().endswith("; total memory not capped: no memory cgroup (no write access)")
+    assert "; total memory not capped: no memory cgroup (no write access); " in run.describe()
+    assert run.describe().endswith("its process group stopped by signals (a bot can get around that)")
     assert run.settings()["memory_cgroup"] == "no memory cgroup (no write access)"
+    assert run.settings()["freezer_cgroup"] is False
     off = sandbox.start_run("off")
     assert off.describe().startswith("sandbox: none (sandbox = off): the bot runs as ")
     monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(False, "bwrap not found on PATH"))
