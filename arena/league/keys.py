@@ -77,10 +77,11 @@ def stored_hash(conn: sqlite3.Connection, name: str) -> str | None:
     return row[0] if row else None
 
 
-def verify(conn: sqlite3.Connection, name: str, key: str | None, has_versions: bool) -> None:
+def verify(conn: sqlite3.Connection, name: str, key: str | None, has_versions: bool) -> bool:
     """Whether `key` may submit `name` (raises SubmissionKeyError if not): a new name is free,
     one with a key needs it, and one already in the league without a key (submitted before
-    keys existed) needs the organiser to give it one first (`arena league key`)."""
+    keys existed) needs the organiser to give it one first (`arena league key`). True if the
+    name has a key."""
     check_given(key)
     stored = stored_hash(conn, name)
     if stored is None:
@@ -89,7 +90,7 @@ def verify(conn: sqlite3.Connection, name: str, key: str | None, has_versions: b
                 f"{name!r} was submitted before submission keys existed: the league's organiser "
                 f"gives it one with `arena league key LEAGUE {name}` (then pass it with --key or "
                 "ARENA_LEAGUE_KEY)")
-        return
+        return False
     if key is None:
         raise SubmissionKeyError(f"{name!r} is already in the league and has a submission key: "
                                  "give it with --key or ARENA_LEAGUE_KEY to submit a new version, "
@@ -97,6 +98,7 @@ def verify(conn: sqlite3.Connection, name: str, key: str | None, has_versions: b
     if not matches(key, stored):
         raise SubmissionKeyError(f"wrong submission key for {name!r}: a new version needs the key "
                                  "of its first submission (or choose another --name)")
+    return True
 
 
 def authorise(conn: sqlite3.Connection, name: str, key: str | None, stamp: str,
@@ -104,8 +106,7 @@ def authorise(conn: sqlite3.Connection, name: str, key: str | None, stamp: str,
     """Inside the submission's transaction: check `key` against the name's stored key, or store
     the name's first key. Returns a key made here (to show once), or None. Raises
     SubmissionKeyError."""
-    verify(conn, name, key, has_versions)
-    if stored_hash(conn, name) is not None:
+    if verify(conn, name, key, has_versions):
         return None
     return set_key(conn, name, key, stamp)
 

@@ -217,16 +217,14 @@ def league_name(raw: str) -> str:
     return name
 
 
-def _check_name(conn: sqlite3.Connection, name: str, key: str | None) -> bool:
-    """Whether `key` may submit `name` (raises keys.SubmissionKeyError or LeagueError, one
-    line); True if the name has versions already. A new name may not differ from one in the
-    league only by case."""
+def _name_in_use(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether `name` has versions in the league already; LeagueError (one line) for a new name
+    that differs from one in the league only by case."""
     names = {row[0] for row in conn.execute("SELECT DISTINCT name FROM league_entrants")}
     close = sorted(n for n in names if n != name and n.casefold() == name.casefold())
     if close:
         raise LeagueError(f"bot name {name!r} is too close to {close[0]!r}, already in the league "
                           "(names may not differ only in case)")
-    keys.verify(conn, name, key, has_versions=name in names)
     return name in names
 
 
@@ -235,7 +233,7 @@ def check_key(folder: str | Path, name: str, key: str | None) -> None:
     keys.SubmissionKeyError or LeagueError, one line); `add_version` checks again, in its
     transaction."""
     with _connect(open_league(folder), readonly=True) as conn:
-        _check_name(conn, name, key)
+        keys.verify(conn, name, key, _name_in_use(conn, name))
 
 
 def set_key(folder: str | Path, name: str, key: str | None) -> str | None:
@@ -268,7 +266,7 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
     with _connect(folder) as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            made = keys.authorise(conn, name, key, stamp, _check_name(conn, name, key))
+            made = keys.authorise(conn, name, key, stamp, _name_in_use(conn, name))
             last = conn.execute("SELECT COALESCE(MAX(version), 0) FROM league_entrants WHERE name=?",
                                 (name,)).fetchone()[0]
             version = int(last) + 1
