@@ -166,11 +166,6 @@ def probe() -> Support:
         return _probed
 
 
-def probed() -> bool:
-    """Whether this process has probed already (a forked worker inherits its parent's answer)."""
-    return _probed is not None
-
-
 def _probe_now() -> Support:
     try:
         paths = own_paths(Path("/proc/self/cgroup").read_text())
@@ -186,29 +181,14 @@ def _probe_now() -> Support:
         if reason is not None:
             return Support(version, reason=reason)
     freezer = find_freezer(paths, mounts) if version == 1 else None
-    if freezer is not None and _try_freezer(freezer) is not None:
-        freezer = None  # bots are stopped between turns by signals instead (`ponder = false`)
     reason = _try_base(version, own, freezer)
+    if reason is not None and freezer is not None:
+        # bots are stopped between turns by signals instead (`ponder = false`)
+        freezer, reason = None, _try_base(version, own)
     if reason is not None:
         return Support(version, reason=reason)
     _sweep_stale(version, own, freezer)
     return Support(version, own, freezer=freezer)
-
-
-def _try_freezer(base: Path) -> str | None:
-    """None if bots' freezer cgroups (v1) can be made under `base`, else why not."""
-    probe_dir = base / f"{PREFIX}{os.getpid()}-probe{next(_numbers)}"
-    try:
-        probe_dir.mkdir()
-    except OSError as error:
-        return f"cannot make a freezer cgroup in {base}: {error.strerror}"
-    try:
-        return None if (probe_dir / "freezer.state").exists() else f"no freezer in {base}"
-    finally:
-        try:
-            probe_dir.rmdir()
-        except OSError:
-            pass
 
 
 def _delegated(path: Path) -> bool:
@@ -273,11 +253,13 @@ def _try_base(version: int, base: Path, freezer: Path | None = None) -> str | No
     try:
         if group.freezer is not None and group.freezer != group.path:
             group.freezer.mkdir()
+            if not (group.freezer / "freezer.state").exists():
+                return f"no freezer in {group.freezer.parent}"
         if not group.set_limit(64 << 20):
             return f"no memory controller in {base}"
         files = group.procs_files
-        joins = "; ".join(f'echo 0 >"${k}" || exit 125' for k in range(len(files)))
-        done = subprocess.run(["/bin/sh", "-c", joins, *files], capture_output=True, timeout=10)
+        done = subprocess.run(["/bin/sh", "-c", join_script(len(files)), *files],
+                              capture_output=True, timeout=10)
         if done.returncode != 0:
             return f"a process cannot join a cgroup in {base}"
         return None
@@ -285,6 +267,13 @@ def _try_base(version: int, base: Path, freezer: Path | None = None) -> str | No
         return f"cannot use a cgroup in {base}: {error}"
     finally:
         group.remove()
+
+
+def join_script(count: int) -> str:
+    """Shell commands that move the shell running them into the cgroups whose `cgroup.procs`
+    files are its first `count` arguments ($0, $1, ...: `echo 0` moves the writer), exiting
+    125 if one cannot be joined."""
+    return "".join(f'echo 0 >"${{{k}}}" || exit 125; ' for k in range(count))
 
 
 def _read(path: Path) -> str:
@@ -313,23 +302,8 @@ def _sweep_stale(version: int, base: Path, freezer: Path | None = None) -> None:
         except OSError:
             pass
     for name in names:
-        owner = name[len(PREFIX):].partition("-")[0] if name.startswith(PREFIX) else ""
-        if owner.isascii() and owner.isdigit() and not _owner_alive(int(owner)):
+        if proctree.left_by_dead_owner(name, PREFIX):
             BotCgroup(version, base / name, freezer / name if freezer is not None else None).remove()
-
-
-def _owner_alive(pid: int) -> bool:
-    """Whether the arena process that made a cgroup still runs. A zombie owner is gone (a killed
-    arena's workers can wait unreaped under a subreaper); one /proc hides from us (hidepid,
-    another user's arena) is taken as alive."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    stat = proctree.read_stat(pid)
-    return stat is None or stat.state not in ("Z", "X")
 
 
 class BotCgroup:

@@ -65,13 +65,8 @@ def _sweep_stale_homes() -> None:
     if _homes_swept_by is not None:
         return
     _homes_swept_by = os.getpid()
-    stale = []
-    for folder in Path(tempfile.gettempdir()).glob(f"{HOME_PREFIX}*-*"):
-        owner = folder.name[len(HOME_PREFIX):].partition("-")[0]
-        # A zombie owner is gone too: a killed arena whose parent has not waited for it yet
-        # (a supervisor, or a test runner made a subreaper) keeps its pid until it is reaped.
-        if owner.isascii() and owner.isdigit() and not proctree.is_running(int(owner)):
-            stale.append(folder)
+    stale = [folder for folder in Path(tempfile.gettempdir()).glob(f"{HOME_PREFIX}*-*")
+             if proctree.left_by_dead_owner(folder.name, HOME_PREFIX)]
     if stale:  # rare: only after an arena was killed outright
         proctree.kill_holding({f"HOME={folder}".encode() for folder in stale})
     for folder in stale:

@@ -294,6 +294,24 @@ def is_running(pid: int) -> bool:
     return st is not None and st.state not in ("Z", "X")
 
 
+def left_by_dead_owner(name: str, prefix: str) -> bool:
+    """Whether `name` (`<prefix><pid>-...`: a bot's HOME folder, a bot's cgroup) was made by an
+    arena process that is gone. A zombie owner is gone (a killed arena whose parent has not
+    waited for it yet, e.g. under a subreaper); one that /proc hides from us (hidepid, another
+    user's arena) is taken as alive."""
+    owner = name[len(prefix):].partition("-")[0] if name.startswith(prefix) else ""
+    if not (owner.isascii() and owner.isdigit()):
+        return False
+    try:
+        os.kill(int(owner), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    stat = read_stat(int(owner))
+    return stat is not None and stat.state in ("Z", "X")
+
+
 def reap(pid: int) -> None:
     """Reap `pid` if it is a zombie child of this process and not a live bot of another game."""
     if pid in LIVE_BOTS:

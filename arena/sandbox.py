@@ -537,7 +537,7 @@ def _through_shell(argv: list[str], seccomp_file: str | None,
     if not procs:
         return ["/bin/sh", "-c", 'exec "$@" 3<"$0"', seccomp_file, *argv]
     # $0, $1, ...: the procs files, then the filter (if any), then argv
-    script = "".join(f'echo 0 >"${{{k}}}" || exit 125; ' for k in range(len(procs)))
+    script = cgroup.join_script(len(procs))
     script += "{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; "
     extra = len(procs) - 1
     if seccomp_file is not None:
