@@ -216,8 +216,10 @@ class BotProcess:
         self._cgroup = sandbox.memory_cgroup(policy) if self.sandboxed else None
         try:
             self._spawn(policy, env)
-        except BaseException:
-            if self._cgroup is not None:  # whatever failed (the sandbox's files, the spawn)
+        except BaseException:  # whatever failed (the sandbox's files, the spawn): nothing left
+            self.closed = True
+            shutil.rmtree(self._home, ignore_errors=True)
+            if self._cgroup is not None:
                 self._cgroup.remove()
             raise
         self.started_at = time.monotonic()
@@ -246,8 +248,6 @@ class BotProcess:
                     bufsize=0,
                 )
             except OSError as error:
-                shutil.rmtree(self._home, ignore_errors=True)
-                self.closed = True
                 raise BotStartError(f"cannot start {self.command[0]!r}: {error.strerror}") from None
             self.pid = self.proc.pid
             LIVE_BOTS.add(self.pid)

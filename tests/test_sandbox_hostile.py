@@ -401,3 +401,4 @@ def test_a_start_that_fails_leaves_no_cgroup(project):
     with pytest.raises(ValueError):
         bot.start()
     assert set(cgroup.probe().base.glob(f"{cgroup.PREFIX}{os.getpid()}-*")) == before
+    assert not Path(bot._home).exists()  # nor its HOME folder
