@@ -12,7 +12,7 @@ the v1 freezer hierarchy, freezes the bot between its turns under `ponder = fals
 
 Where no such cgroup can be made (no write access, cgroup v2 without a delegated subtree), bots
 keep the per-process limits only and `probe()` says why (`arena check` shows it).
-Pure parsing (`own_paths`, `memory_mounts`, `find_base`) is separate from the file system work.
+Pure parsing (`own_paths`, `cgroup_mounts`, `find_base`) is separate from the file system work.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def own_paths(proc_self_cgroup: str) -> dict[str, str]:
     return found
 
 
-def memory_mounts(mountinfo: str) -> dict[str, tuple[str, str]]:
+def cgroup_mounts(mountinfo: str) -> dict[str, tuple[str, str]]:
     """{"memory": (mount point, root), "freezer": ..., "": ...}: the v1 memory and freezer
     hierarchies and the v2 hierarchy, from the text of /proc/self/mountinfo (root: the
     hierarchy's path mounted)."""
@@ -169,7 +169,7 @@ def probe() -> Support:
 def _probe_now() -> Support:
     try:
         paths = own_paths(Path("/proc/self/cgroup").read_text())
-        mounts = memory_mounts(Path("/proc/self/mountinfo").read_text())
+        mounts = cgroup_mounts(Path("/proc/self/mountinfo").read_text())
     except OSError as error:
         return Support(reason=f"cannot read /proc/self: {error.strerror}")
     found = find_base(paths, mounts)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena import cgroup, sandbox
-from arena.cgroup import BotCgroup, find_base, memory_mounts, own_paths
+from arena.cgroup import BotCgroup, cgroup_mounts, find_base, own_paths
 
 HYBRID_CGROUP = """12:pids:/user.slice
 4:memory:/process_api/ca51
@@ -32,26 +32,26 @@ V2_MOUNTS = "29 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelega
 
 
 def test_v1_memory_hierarchy_is_preferred_to_v2():
-    paths, mounts = own_paths(HYBRID_CGROUP), memory_mounts(HYBRID_MOUNTS)
+    paths, mounts = own_paths(HYBRID_CGROUP), cgroup_mounts(HYBRID_MOUNTS)
     assert paths == {"memory": "/process_api/ca51", "": "/"}
     assert mounts["memory"] == ("/sys/fs/cgroup/memory", "/")
     assert find_base(paths, mounts) == (1, Path("/sys/fs/cgroup/memory/process_api/ca51"))
 
 
 def test_v2_only():
-    assert find_base(own_paths(V2_CGROUP), memory_mounts(V2_MOUNTS)) == (
+    assert find_base(own_paths(V2_CGROUP), cgroup_mounts(V2_MOUNTS)) == (
         2, Path("/sys/fs/cgroup/user.slice/user-1000.slice/session-2.scope"))
 
 
 def test_a_container_that_mounts_its_own_subtree():
     mounts = "40 30 0:26 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
-    assert find_base(own_paths("0::/docker/abc/app\n"), memory_mounts(mounts)) == (
+    assert find_base(own_paths("0::/docker/abc/app\n"), cgroup_mounts(mounts)) == (
         2, Path("/sys/fs/cgroup/app"))
 
 
 def test_no_cgroup_file_system():
-    assert find_base(own_paths(V2_CGROUP), memory_mounts("")) is None
-    assert find_base({}, memory_mounts(V2_MOUNTS)) is None
+    assert find_base(own_paths(V2_CGROUP), cgroup_mounts("")) is None
+    assert find_base({}, cgroup_mounts(V2_MOUNTS)) is None
 
 
 def test_limits_and_the_oom_count_of_each_version(tmp_path):
