@@ -153,8 +153,9 @@ class Player:
         ponder: bool = True,
     ) -> None:
         self.spec = spec
-        # False: the bot's processes are stopped from its move until its next turn (`ponder =
-        # false`), so that it cannot take CPU from its opponent between its turns
+        # False: the bot's processes are stopped whenever it has no turn to play (`ponder =
+        # false`): from its hello answer and from each move until its next turn line, so that
+        # it cannot take CPU from its opponent, or from other games while it waits in a pool
         self.ponder = ponder
         self.display_name = display_name or spec.name
         self.log_dir = Path(log_dir) if log_dir is not None else None
@@ -254,6 +255,10 @@ class Player:
             raise Forfeit(Reason.HANDSHAKE, str(error)) from None
         self.startup_ms = (process.last_line_at - process.started_at) * 1000
         self._handshaken = True
+        if not self.ponder:
+            # stopped until its first turn: a second seat, or a bot waiting in a warm pool,
+            # cannot compute while another bot thinks (it reads the `game` line when resumed)
+            process.freeze()
 
     # --- during a game ------------------------------------------------------------------------
 
@@ -322,9 +327,10 @@ class Player:
         return TurnReply(value, elapsed, cpu)
 
     def end_game(self, line: str) -> None:
-        """Send the `end` line (a bot that cannot take it is ended)."""
+        """Send the `end` line (a bot that cannot take it is ended). Without pondering the bot
+        stays stopped: it reads the line when it resumes, at its next turn or its close, so that
+        a bot kept for later games cannot compute while the others play."""
         try:
-            self.process.thaw()
             self.process.send(line, time.monotonic() + 0.5)
         except BotIOError:
             self.kill()

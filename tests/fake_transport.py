@@ -137,6 +137,7 @@ class FakeTransport:
         return not self.closed and not self.exited
 
     def begin_close(self, quit_line: str | None = "quit") -> None:
+        self.thaw()  # as the real one: a stopped bot reads no quit line
         if not self.closed and not self._quit_sent and quit_line is not None:
             self._quit_sent = True
             self._record("quit")

@@ -23,23 +23,24 @@ WITHOUT_CGROUP = ("import sys; from arena import cgroup; "
 
 
 def offturn_cpu_ms(tmp_path: Path, *options: str, cgroups: bool = True,
-                   mode: str = "offturn") -> list[float]:
-    """CPU ms the spinning bot took during each of its opponent's moves (a slow bot that
-    sleeps 200 ms a move), as it reports them on stderr."""
+                   mode: str = "offturn") -> tuple[float, list[float]]:
+    """CPU ms the spinning bot (the second seat) took from its hello answer to its first turn,
+    and during each of its opponent's later moves (a slow bot that sleeps 200 ms a move), as it
+    reports them on stderr."""
     logs = tmp_path / "logs"
     arena = [sys.executable, "-m", "arena"] if cgroups else [sys.executable, "-c", WITHOUT_CGROUP]
     done = subprocess.run(
         [*arena, "play", str(MISBEHAVE), str(MISBEHAVE),
-         "--args-a", mode, "--args-b", "slow", "--variant", "classic:4x4", "-n", "1",
+         "--args-a", "slow", "--args-b", mode, "--variant", "classic:4x4", "-n", "1",
          "--move-ms", "3000", "--log-dir", str(logs), *options],
         capture_output=True, text=True, timeout=120, cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert "forfeit" not in done.stdout, done.stdout
-    found = [float(line.split()[1]) for log in logs.glob("*.log")
+    found = [line.split()[1:] for log in logs.glob("*.log")
              for line in log.read_text().splitlines() if line.startswith("offturn_cpu_ms ")]
-    assert len(found) >= 5, found  # the first player wins on row 1 at its 7th move
-    return found
+    assert len(found) >= 6 and found[0][1:] == ["first"], found
+    return float(found[0][0]), [float(words[0]) for words in found[1:]]
 
 
 @pytest.mark.parametrize(("mode", "cgroups"), [("off", False), ("on", True), ("on", False)])
@@ -47,21 +48,26 @@ def test_a_bot_that_computes_between_its_turns_is_stopped(tmp_path, mode, cgroup
                                                           no_leftover_processes):
     if mode == "on" and not sandbox.probe().available:
         pytest.skip(f"sandbox unavailable: {sandbox.probe().reason}")
-    frozen = offturn_cpu_ms(tmp_path, "--no-ponder", "--sandbox", mode, cgroups=cgroups)
+    first, frozen = offturn_cpu_ms(tmp_path, "--no-ponder", "--sandbox", mode, cgroups=cgroups)
     # stopped from its move to its next turn: only the moments around the signals are left
-    # (5-10 ms measured, the median of six kept well apart from a loaded machine's delays)
+    # (5-10 ms measured, the median of five kept well apart from a loaded machine's delays)
     assert statistics.median(frozen) < 40, frozen
+    # and from its hello answer, through the opponent's first move, to its own first turn
+    assert first < 60, first
 
 
 @pytest.mark.skipif(not cgroup.probe().available, reason=f"no cgroup: {cgroup.probe().reason}")
 def test_a_chain_of_short_lived_processes_is_frozen_too(tmp_path, no_leftover_processes):
     # each process computes 2 ms, forks its successor and leaves: stopping the processes one
     # by one always missed the newest (100-260 ms a move measured); a frozen cgroup takes all
-    frozen = offturn_cpu_ms(tmp_path, "--no-ponder", "--sandbox", "on", mode="offturn_chain")
+    first, frozen = offturn_cpu_ms(tmp_path, "--no-ponder", "--sandbox", "on",
+                                   mode="offturn_chain")
     assert statistics.median(frozen) < 40, frozen
+    assert first < 60, first
 
 
 def test_pondering_lets_it_compute(tmp_path, no_leftover_processes):
-    free = offturn_cpu_ms(tmp_path, "--sandbox", "off")
+    first, free = offturn_cpu_ms(tmp_path, "--sandbox", "off")
     # a spinning thread during 200 ms of the opponent's thinking: about 200 ms measured
     assert statistics.median(free) >= 70, free
+    assert first >= 70, first

@@ -283,22 +283,31 @@ def test_stderr_written_after_a_games_end_goes_to_that_games_log(tmp_path):
     assert "after the end" not in second[:-1]
 
 
-def test_without_pondering_a_bot_is_stopped_from_its_move_until_its_next_turn():
+def test_without_pondering_a_bot_runs_only_on_its_turns():
     events = Events()
     a, b = players(FirstLegal("one"), FirstLegal("two"), events, ponder=False)
-    rec = play_game(PRESETS["classic"], a, b, TC, game_id="g1")
-    for name in ("one", "two"):
-        mine = [(what, arg.split(" ")[0]) for who, what, arg in events.log
-                if who == name and what in ("send", "freeze", "thaw")]
-        turns = [k for k, (what, word) in enumerate(mine) if word == "turn"]
-        # every move is followed by a freeze, and every later turn and the end by a thaw first
-        assert mine[turns[0] + 1][0] == "freeze"
-        for k in turns[1:]:
-            assert mine[k - 1][0] == "thaw" and mine[k + 1][0] == "freeze"
-        end = next(k for k, (what, word) in enumerate(mine) if word == "end")
-        assert mine[end - 1][0] == "thaw"
-    assert len(events.of("one", "freeze")) + len(events.of("two", "freeze")) == len(rec.moves)
+    records = [play_game(PRESETS["classic"], a, b, TC, game_id="g1"),
+               play_game(PRESETS["classic"], b, a, TC, game_id="g2")]  # kept processes
     close_players([a, b])
+    for name in ("one", "two"):
+        frozen, turns = None, 0
+        for _who, what, arg in (e for e in events.log if e[0] == name):
+            word = arg.split(" ")[0]
+            if what in ("freeze", "thaw"):
+                frozen = what == "freeze"
+            elif what == "send" and word == "turn":
+                assert frozen is False, f"{name}: a turn line to a stopped bot"
+                turns += 1
+            elif what == "send" and word != "hello":
+                # the game and end lines wait in its input: it reads them on its next turn
+                assert frozen is True, f"{name}: running at {arg!r}"
+            elif what == "quit":
+                assert frozen is False, f"{name}: stopped at its close"
+        # one freeze after its hello answer and one after each of its moves, nothing else
+        assert len(events.of(name, "freeze")) == turns + 1
+        assert len(events.of(name, "thaw")) == turns + 1  # before each turn, and at the close
+    assert sum(len(r.moves) for r in records) == len(events.of("one", "freeze")) + len(
+        events.of("two", "freeze")) - 2
 
 
 def test_pondering_is_the_default_and_stops_nothing():

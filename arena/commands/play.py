@@ -104,8 +104,9 @@ def describe_game(record) -> str:
               help="Pin the match and its two bots to one CPU core (the first this arena may "
               "use), as a tournament's `affinity = true` pins each worker and its bots.")
 @click.option("--ponder/--no-ponder", default=True, show_default=True,
-              help="--no-ponder stops each bot's processes from its move until its next turn, "
-              "so that it cannot take CPU from its opponent (a tournament's `ponder = false`).")
+              help="--no-ponder lets each bot's processes run only on its turns (stopped from its "
+              "hello answer and each move until its next turn), so that it cannot take CPU from "
+              "its opponent (a tournament's `ponder = false`).")
 def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, move_ms_a,
             move_ms_b, base_ms_a, base_ms_b, increment_ms_a, increment_ms_b, startup_ms, grace_ms,
             opening, openings_choice, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,

@@ -59,6 +59,7 @@ variant = None
 game_id = "-"
 my_moves = 0
 last_move_cpu = None  # offturn: this process's CPU time when its last move went out
+first_turn = False  # offturn: no move since its hello answer
 
 
 def spin() -> None:
@@ -103,6 +104,9 @@ for raw in sys.stdin:
             say("I am a bot")
             continue
         say(f"hello name=misbehave-{mode} version=0")
+        if mode in ("offturn", "offturn_chain"):  # from here to its first turn: waiting
+            first_turn = True
+            last_move_cpu = time.process_time() if mode == "offturn" else shared[0] / 1e6
     elif word == "game":
         setup = parse_game_line(line)
         variant, game_id = variant_from_setup(setup), setup["id"]
@@ -115,8 +119,10 @@ for raw in sys.stdin:
         if mode in ("offturn", "offturn_chain"):  # its CPU since its last move: while the opponent moved
             used = time.process_time() if mode == "offturn" else shared[0] / 1e6
             if last_move_cpu is not None:
-                sys.stderr.write(f"offturn_cpu_ms {(used - last_move_cpu) * 1000:.1f}\n")
+                since = " first" if first_turn else ""  # since its hello answer
+                sys.stderr.write(f"offturn_cpu_ms {(used - last_move_cpu) * 1000:.1f}{since}\n")
                 sys.stderr.flush()
+            first_turn = False
             say("move " + move)
             last_move_cpu = time.process_time() if mode == "offturn" else shared[0] / 1e6
             continue
