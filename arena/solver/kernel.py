@@ -18,6 +18,8 @@ passes `stats[1]` it sets `stats[2]` and unwinds without storing anything in the
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 try:
@@ -33,16 +35,18 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
     COMPILED = False
 
 
-def compiled(function):
+def compiled(function, inline: bool = False):
     """`function` compiled by numba, the machine code cached on disk where a writable place is
     found (beside this file, else the user's cache folder: a sandboxed bot's private HOME), else
-    compiled afresh in each process (about 1-5 s)."""
+    compiled afresh in each process (about 1-5 s). inline: compiled into each compiled caller
+    (which may then fold its constant arguments), and callable from Python as well."""
     if not COMPILED:
         return function
+    options = {"inline": "always"} if inline else {}
     try:
-        return numba.njit(cache=True)(function)
+        return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "no locator available": nowhere to write the cache
-        return numba.njit(function)
+        return numba.njit(**options)(function)
 
 NODES, LIMIT, ABORTED = 0, 1, 2
 # The transposition table is one int64 array, an entry `(key & KEY_MASK) << VALUE_BITS | value`
@@ -57,7 +61,7 @@ VALUE_MASK = (1 << VALUE_BITS) - 1
 KEY_MASK = (1 << 53) - 1
 
 
-@compiled
+@partial(compiled, inline=True)
 def winning_spots(position, mask, h, board_mask):
     """Empty cells where a disc of `position` would complete a line of four."""
     r = (position << 1) & (position << 2) & (position << 3)
@@ -71,7 +75,7 @@ def winning_spots(position, mask, h, board_mask):
     return r & (board_mask ^ mask)
 
 
-@compiled
+@partial(compiled, inline=True)
 def popcount(x):
     """Set bits of a non-negative board (at most 63 bits): the SWAR count, constant time (also
     right on Python ints, whose product keeps the wanted byte at bits 56-63)."""
@@ -89,94 +93,156 @@ def _trunc_half(x):
 
 @compiled
 def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, table, scratch, stats):
-    """Score of a position whose side to move cannot win at once, within [alpha, beta]."""
-    stats[NODES] += 1
-    if stats[NODES] > stats[LIMIT]:
-        stats[ABORTED] = 1
-        return 0
+    """Score of a position whose side to move cannot win at once, within [alpha, beta].
+
+    A depth-first search on an explicit stack (one row of `frames` per ply below the root),
+    not recursive calls: a call of compiled code costs about as much as a node's own work (it
+    passes and reference-counts four arrays). With the two small helpers inlined, 1.15-1.2x
+    the nodes per second of the recursive form, the same nodes."""
     cells = w * h
-    possible = (mask + bottom) & board_mask
-    opp_win = winning_spots(cur ^ mask, mask, h, board_mask)
-    forced = possible & opp_win
-    if forced:
-        if forced & (forced - 1):
-            return -((cells - moves) // 2)
-        possible = forced
-    nxt = possible & ~(opp_win >> 1)
-    if nxt == 0:
-        return -((cells - moves) // 2)
-    if moves >= cells - 2:
-        return 0
-    lo = -((cells - 2 - moves) // 2)
-    if alpha < lo:
-        alpha = lo
-        if alpha >= beta:
-            return alpha
-    hi = (cells - 1 - moves) // 2
-    key = cur + mask + bottom  # + bottom: never 0, the key of an empty slot
-    slot = key % table.shape[0]
-    tag = (key & KEY_MASK) << VALUE_BITS
-    entry = table[slot]
-    if entry ^ tag <= VALUE_MASK:  # the same key: only the value bits differ
-        v = entry & VALUE_MASK
-        if v >= LOWER_BOUND:
-            lo = v - LOWER_BOUND - BIAS
-            if alpha < lo:
-                alpha = lo
-                if alpha >= beta:
-                    return alpha
-        else:  # upper bound
-            hi = v - BIAS
-            if beta > hi:
+    size = table.shape[0]
+    column_bits = (np.int64(1) << h) - 1
+    depth_max = cells - moves + 1
+    # per ply: cur, mask, alpha, beta, slot, tag, children, next child
+    frames = np.empty((depth_max, 8), dtype=np.int64)
+    d = 0
+    frames[0, 0] = cur
+    frames[0, 1] = mask
+    frames[0, 2] = alpha
+    frames[0, 3] = beta
+    entering = True
+    value = 0
+    while True:
+        if entering:
+            cur = frames[d, 0]
+            mask = frames[d, 1]
+            alpha = frames[d, 2]
+            beta = frames[d, 3]
+            ply = moves + d
+            stats[NODES] += 1
+            if stats[NODES] > stats[LIMIT]:
+                stats[ABORTED] = 1
+                return 0
+            done = True
+            possible = (mask + bottom) & board_mask
+            opp_win = winning_spots(cur ^ mask, mask, h, board_mask)
+            forced = possible & opp_win
+            if forced and forced & (forced - 1):
+                value = -((cells - ply) // 2)
+            else:
+                if forced:
+                    possible = forced
+                nxt = possible & ~(opp_win >> 1)
+                if nxt == 0:
+                    value = -((cells - ply) // 2)
+                elif ply >= cells - 2:
+                    value = 0
+                else:
+                    done = False
+            if not done:
+                lo = -((cells - 2 - ply) // 2)
+                if alpha < lo:
+                    alpha = lo
+                    if alpha >= beta:
+                        value = alpha
+                        done = True
+            if not done:
+                hi = (cells - 1 - ply) // 2
+                key = cur + mask + bottom  # + bottom: never 0, the key of an empty slot
+                slot = key % size
+                tag = (key & KEY_MASK) << VALUE_BITS
+                entry = table[slot]
+                if entry ^ tag <= VALUE_MASK:  # the same key: only the value bits differ
+                    v = entry & VALUE_MASK
+                    if v >= LOWER_BOUND:
+                        lo = v - LOWER_BOUND - BIAS
+                        if alpha < lo:
+                            alpha = lo
+                            if alpha >= beta:
+                                value = alpha
+                                done = True
+                    else:  # upper bound
+                        hi = v - BIAS
+                        if beta > hi:
+                            beta = hi
+                            if alpha >= beta:
+                                value = beta
+                                done = True
+            if not done and beta > hi:
                 beta = hi
                 if alpha >= beta:
-                    return beta
-    if beta > hi:
-        beta = hi
-        if alpha >= beta:
-            return beta
-    # move ordering: insertion sort by the number of winning spots the move creates; on equal
-    # counts the column added later (further from the centre) goes after
-    row = scratch[moves]
-    count = 0
-    for i in range(w):
-        col = order[i]
-        m = nxt & (((np.int64(1) << h) - 1) << (col * (h + 1)))
-        if m:
-            score = popcount(winning_spots(cur | m, mask, h, board_mask))
-            j = count
-            while j > 0 and row[2 * (j - 1) + 1] < score:
-                row[2 * j] = row[2 * (j - 1)]
-                row[2 * j + 1] = row[2 * (j - 1) + 1]
-                j -= 1
-            row[2 * j] = m
-            row[2 * j + 1] = score
-            count += 1
-    # enhanced transposition cutoff: a child whose stored upper bound u already gives this node
-    # a score of at least -u >= beta ends the node before any child is searched (27% fewer
-    # nodes, 21% less time on 8-ply positions)
-    opponent = cur ^ mask
-    for i in range(count):
-        child_key = opponent + (mask | row[2 * i]) + bottom
-        child = table[child_key % table.shape[0]]
-        if child ^ ((child_key & KEY_MASK) << VALUE_BITS) <= VALUE_MASK:
-            v = child & VALUE_MASK
-            if v < LOWER_BOUND and BIAS - v >= beta:  # -(v - BIAS): the bound, negated
-                table[slot] = tag | (BIAS - v + BIAS + LOWER_BOUND)
-                return BIAS - v
-    for i in range(count):
-        m = row[2 * i]
-        score = -negamax(cur ^ mask, mask | m, moves + 1, -beta, -alpha, w, h, bottom, board_mask,
-                         order, table, scratch, stats)
-        if stats[ABORTED]:
-            return 0
-        if score >= beta:
-            table[slot] = tag | (score + BIAS + LOWER_BOUND)
-            return score
-        if score > alpha:
-            alpha = score
-    table[slot] = tag | (alpha + BIAS)
-    return alpha
+                    value = beta
+                    done = True
+            if not done:
+                # move ordering: insertion sort by the number of winning spots the move
+                # creates; on equal counts the column added later (further from the centre)
+                # goes after
+                row = scratch[ply]
+                count = 0
+                for i in range(w):
+                    col = order[i]
+                    m = nxt & (column_bits << (col * (h + 1)))
+                    if m:
+                        score = popcount(winning_spots(cur | m, mask, h, board_mask))
+                        j = count
+                        while j > 0 and row[2 * (j - 1) + 1] < score:
+                            row[2 * j] = row[2 * (j - 1)]
+                            row[2 * j + 1] = row[2 * (j - 1) + 1]
+                            j -= 1
+                        row[2 * j] = m
+                        row[2 * j + 1] = score
+                        count += 1
+                # enhanced transposition cutoff: a child whose stored upper bound u already
+                # gives this node a score of at least -u >= beta ends the node before any
+                # child is searched (27% fewer nodes, 21% less time on 8-ply positions)
+                opponent = cur ^ mask
+                for i in range(count):
+                    child_key = opponent + (mask | row[2 * i]) + bottom
+                    child = table[child_key % size]
+                    if child ^ ((child_key & KEY_MASK) << VALUE_BITS) <= VALUE_MASK:
+                        v = child & VALUE_MASK
+                        if v < LOWER_BOUND and BIAS - v >= beta:  # -(v - BIAS): the bound, negated
+                            table[slot] = tag | (BIAS - v + BIAS + LOWER_BOUND)
+                            value = BIAS - v
+                            done = True
+                            break
+            if not done:
+                frames[d, 2] = alpha
+                frames[d, 3] = beta
+                frames[d, 4] = slot
+                frames[d, 5] = tag
+                frames[d, 6] = count
+                frames[d, 7] = 0
+        else:  # `value`: the score of the child of ply d just searched, for its mover
+            score = -value
+            beta = frames[d, 3]
+            done = False
+            if score >= beta:
+                table[frames[d, 4]] = frames[d, 5] | (score + BIAS + LOWER_BOUND)
+                value = score
+                done = True
+            else:
+                if score > frames[d, 2]:
+                    frames[d, 2] = score
+                frames[d, 7] += 1
+        if not done:
+            i = frames[d, 7]
+            if i < frames[d, 6]:  # search the next child
+                cur = frames[d, 0]
+                mask = frames[d, 1]
+                frames[d + 1, 0] = cur ^ mask
+                frames[d + 1, 1] = mask | scratch[moves + d, 2 * i]
+                frames[d + 1, 2] = -frames[d, 3]
+                frames[d + 1, 3] = -frames[d, 2]
+                d += 1
+                entering = True
+                continue
+            value = frames[d, 2]
+            table[frames[d, 4]] = frames[d, 5] | (value + BIAS)
+        if d == 0:
+            return value
+        d -= 1
+        entering = False
 
 
 @compiled
