@@ -69,7 +69,7 @@ def play_match(
     restart_every_game: bool = False,
     log_dir: Path | None = None,
     opening: Sequence[int | str] = (),
-    on_game: Callable[[int, GameRecord], None] | None = None,
+    on_game: Callable[[int, GameRecord, str], None] | None = None,
     stop: threading.Event | None = None,
     game_id_prefix: str = "g",
     finished: Callable[[], bool] | None = None,
@@ -90,6 +90,8 @@ def play_match(
     `finished` is asked before each game whether the match is decided (e.g. by an SPRT);
     unlike `stop`, it never interrupts a game in progress. Pass `result` to watch the tallies
     (and the display names, settled after the first handshakes) while the match runs.
+    `on_game(n, record, pair)` gets each game as it ends, with the id of its seat-swapped pair
+    (the same for games 1-2, 3-4, ... of each time control and variant).
     `ponder=False` stops each bot's processes between its turns (`Player.ponder`).
     """
     name_a, name_b = distinct_names([spec_a.name, spec_b.name])
@@ -102,7 +104,7 @@ def play_match(
     ) as b:
         n = 0
         controls = [time_control] if isinstance(time_control, TimeControl) else list(time_control)
-        for tc in controls:
+        for t, tc in enumerate(controls):
             tc_a, tc_b = bot_controls(tc, odds)
             for variant in variants:
                 cycle = openings.get(variant.spec) if openings else None
@@ -121,7 +123,7 @@ def play_match(
                         settled = _settle_names(result, (spec_a, spec_b), (a, b), record)
                     result.add(record, tc.move_ms)
                     if on_game is not None:
-                        on_game(n, record)
+                        on_game(n, record, f"{t}:{variant.spec}:{i // 2}")
     return result
 
 

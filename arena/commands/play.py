@@ -180,7 +180,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     result = MatchResult(spec_a.name, spec_b.name)
     log_hint = [log_dir is None]  # said once, for the first crash: its cause is on stderr
 
-    def on_game(n: int, record) -> None:
+    def on_game(n: int, record, pair: str) -> None:
         if log_hint[0] and record.reason == "crash":
             log_hint[0] = False
             click.echo("hint: --log-dir DIR keeps each bot's stderr, where a crash usually says why",
@@ -188,8 +188,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         state = ""
         if sprt is not None and not record.void:
             score = record.result if record.first == result.a else 1 - record.result
-            # Games come in seat-swapped pairs per variant: ids 1-2, 3-4, ... of a variant.
-            sprt.add(score, f"{record.variant}:{(n - 1) // 2}")
+            sprt.add(score, pair)  # its seat-swapped twin: the same opening
             state = _sprt_state(sprt)
         if as_json:
             out(json.dumps(_game_dict(record)))

@@ -180,7 +180,8 @@ class SPRT:
     Results are seen from bot A: ``add(score, pair_id)`` with score 1, 0.5 or 0. With
     ``pentanomial=True`` games that share a ``pair_id`` are combined into pairs once both are in;
     the pentanomial LLR is used as soon as there is a complete pair (the usual choice when
-    openings are played twice with swapped seats), the trinomial one otherwise.
+    openings are played twice with swapped seats), the trinomial one otherwise. The bayeselo
+    model is trinomial only (cutechess' SPRT): it ignores the pairs.
     """
 
     elo0: float = 0.0
@@ -197,6 +198,8 @@ class SPRT:
 
     def __post_init__(self) -> None:
         self.lower, self.upper = sprt_bounds(self.alpha, self.beta)
+        if self.model == "bayeselo":  # a model of single games: no pentanomial form
+            self.pentanomial = False
         if self.elo1 <= self.elo0:
             raise ValueError("SPRT needs elo0 < elo1")
 

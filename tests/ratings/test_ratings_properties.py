@@ -259,6 +259,16 @@ def test_sprt_bounds_and_incremental():
     assert sum(weak.penta) > 0 and "pentanomial" in weak.summary()
 
 
+def test_sprt_bayeselo_takes_game_pairs_as_single_games():
+    # `arena play` passes a pair id with every game: the bayeselo model has no pentanomial form
+    # and raised "unknown SPRT model" at the first complete pair
+    sprt = SPRT(elo0=0, elo1=10, model="bayeselo")
+    for k, score in enumerate([1.0, 0.5, 0.0, 1.0, 1.0, 0.5]):
+        sprt.add(score, pair_id=str(k // 2))
+    assert sprt.llr() == pytest.approx(llr_trinomial(3, 2, 1, 0, 10, "bayeselo"))
+    assert "trinomial" in sprt.summary()
+
+
 def test_sprt_llr_symmetry():
     # mirrored results with mirrored hypotheses (H0' = -H1, H1' = -H0): the LLR changes sign
     for model in ("logistic", "normalized"):

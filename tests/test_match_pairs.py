@@ -1,0 +1,37 @@
+"""`play_match` names each game's seat-swapped pair (what `arena play --sprt` pairs), through
+scripted bots: no processes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from arena import match
+from arena.game import PRESETS
+from arena.player import Player
+from arena.referee import TimeControl
+from tests.fake_transport import Events, FirstLegal, factory, spec
+
+
+def test_pairs_restart_with_each_variant_and_time_control(monkeypatch):
+    events = Events()
+
+    class ScriptedPlayer(Player):
+        def __init__(self, bot, *args, **options) -> None:
+            super().__init__(bot, *args, transport_factory=factory(
+                bot.name, FirstLegal(bot.name), events), **options)
+
+    monkeypatch.setattr(match, "Player", ScriptedPlayer)
+    seen: list[tuple[str, str]] = []
+    controls = [TimeControl(move_ms=1000), TimeControl(move_ms=2000)]
+    # an odd number of games per variant: the old ids ran on across variants, and paired the
+    # last game of one variant with the first of the next
+    match.play_match(spec("a"), spec("b"), [PRESETS["classic"], PRESETS["five"]], 3, controls,
+                     on_game=lambda n, record, pair: seen.append((record.first, pair)))
+    assert len(seen) == 12
+    pairs = defaultdict(list)
+    for first, pair in seen:
+        pairs[pair].append(first)
+    # per time control and variant: games 1-2 a pair with swapped seats, game 3 alone
+    assert sorted(len(firsts) for firsts in pairs.values()) == [1] * 4 + [2] * 4
+    assert all(sorted(firsts) == ["a", "b"] for firsts in pairs.values() if len(firsts) == 2)
+    assert len({pair for _first, pair in seen[:3]} & {pair for _first, pair in seen[3:6]}) == 0
