@@ -99,8 +99,9 @@ def _skip_options(func: Callable) -> Callable:
 @click.option("--pairs", "show_pairs", is_flag=True,
               help="Also print the pairwise table (head-to-head, Elo difference, LOS, "
                    "pentanomial). With csv/json, print only the pairwise table.")
-@click.option("--first-move", is_flag=True,
-              help="Also fit a first-move advantage (Elo added to the first player).")
+@click.option("--first-move/--no-first-move", default=True, show_default=True,
+              help="Fit a first-move advantage (Elo added to the first player) with the "
+                   "ratings. Without it a large advantage pulls every rating toward the mean.")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=0, metavar="N",
               help="95% intervals from N bootstrap refits instead of the covariance.")
 @click.option("--tau", type=click.FloatRange(min=0.0), default=0.0, show_default=True,

@@ -58,7 +58,7 @@ def compute_standings(
     variant: str | None = None,
     anchor: Anchor | str | None = None,
     *,
-    first_move: bool = False,
+    first_move: bool = True,
     bootstrap: int = 0,
     seed: int = 0,
     tau: float = 0.0,

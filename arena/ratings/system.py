@@ -27,7 +27,10 @@ class RatingOptions:
     """Options of a standings computation; each system reads the ones it knows."""
 
     anchor: Anchor | None = None  # report Elo-scale ratings relative to this bot at this value
-    first_move: bool = False  # Elo: also fit a first-move advantage
+    # Elo: also fit a first-move advantage. On by default: with seats alternating, a first
+    # player who scores 76% made an unfitted spread 0.79x the true one, and its 95% intervals
+    # covered the truth 29-68% of the time (simulated round robins)
+    first_move: bool = True
     bootstrap: int = 0  # Elo: intervals from this many bootstrap refits (0: covariance)
     seed: int = 0
     tau: float = 0.0  # TrueSkill dynamics factor

@@ -200,7 +200,10 @@ def test_json_standings_say_how_intervals_are_computed(tmp_path):
     for row in rows:
         assert set(STANDINGS_COLUMNS) <= set(row)
         assert row["elo_interval"] == "covariance"
-        assert "first_move_elo" not in row
+        assert isinstance(row["first_move_elo"], float)  # fitted by default
+    result = run("standings", str(games), "--format", "json", "--no-first-move")
+    assert result.exit_code == 0, result.output
+    assert all("first_move_elo" not in row for row in json.loads(result.output))
     elos = [r["elo"] for r in rows]
     assert elos == sorted(elos, reverse=True)
 

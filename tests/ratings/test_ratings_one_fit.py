@@ -70,8 +70,11 @@ def test_head_to_head_shows_the_standings_fit_even_with_first_move():
     pairs = pairwise_table(games, ratings=rating)
     for row in pairs.itertuples(index=False):
         assert row.mle_diff == pytest.approx(rating[row.bot_a] - rating[row.bot_b])
-    plain = pairwise_table(games)  # without ratings: the same fit_elo, no first-move term
-    assert not np.allclose(plain["mle_diff"].to_numpy(), pairs["mle_diff"].to_numpy())
+    plain = pairwise_table(games)  # without ratings: the same fit_elo, the same default
+    assert np.allclose(plain["mle_diff"].to_numpy(), pairs["mle_diff"].to_numpy())
+    unfitted = compute_standings(games, first_move=False)
+    other = pairwise_table(games, ratings=dict(zip(unfitted["bot"], unfitted["elo"], strict=True)))
+    assert not np.allclose(other["mle_diff"].to_numpy(), pairs["mle_diff"].to_numpy())
 
 
 def test_cli_pairs_use_the_standings_fit(tmp_path):

@@ -99,10 +99,15 @@ def test_all_wins_two_bots_and_single_game():
 def test_a_draw_is_enough_for_a_finite_mle():
     games = pd.DataFrame({"first": ["z", "a", "z"], "second": ["a", "z", "a"],
                           "result": [1.0, 0.0, 0.5]})
-    fit = elo_mle(games)
+    fit = elo_mle(games, first_move=False)
     assert not fit.regularised
     # z scored 2.5 of 3: expected score 5/6 -> 400 log10(5) apart
     assert fit.elo[1] - fit.elo[0] == pytest.approx(400 * math.log10(5), abs=1e-6)
+    # with the first-move advantage fitted (the default) these games have no estimate: z won
+    # as second, its first moves scored 1.5 of 2, a's none. The fit ran off to 3,439 Elo apart
+    seats = elo_mle(games)
+    assert seats.regularised and "first-move advantage without an estimate" in seats.note
+    assert 0 < seats.elo[1] - seats.elo[0] < 400
 
 
 def test_regularisation_only_when_needed():
