@@ -3,7 +3,10 @@
 For each position of a game the solver's score for the side to move (Pons' scale) or None when
 the position was not settled within the budget; for each move the mover's score before and after
 it. A move is *optimal* when it keeps the exact score (fastest win, slowest loss, a draw when that
-is best) and a *blunder* when it turns a win into a draw or loss, or a draw into a loss.
+is best) and a *blunder* when it turns a win into a draw or loss, or a draw into a loss. The
+blunder rate counts blunders among the moves that could be one (from a won or drawn position):
+among all moves, a bot that threw a game away early and then played on in a lost position
+looked more careful than one that played well until its one slip.
 Moves set by the arena's opening are nobody's and are not counted.
 
 Game phases follow the split of Pons' test sets: `opening` for moves made with at most 14 discs
@@ -61,6 +64,11 @@ class MoveRecord:
     @property
     def blunder(self) -> bool:
         return self.judged and sign(self.after) < sign(self.before)
+
+    @property
+    def could_blunder(self) -> bool:
+        """Made from a won or drawn position: the moves a blunder rate counts."""
+        return self.judged and sign(self.before) >= 0
 
 
 @dataclass
@@ -173,12 +181,14 @@ class Tally:
     moves: int = 0
     optimal: int = 0
     blunders: int = 0
+    chances: int = 0  # moves from a won or drawn position (`MoveRecord.could_blunder`)
 
     def add(self, record: MoveRecord) -> None:
         if record.judged:
             self.moves += 1
             self.optimal += record.optimal
             self.blunders += record.blunder
+            self.chances += record.could_blunder
 
 
 @dataclass
@@ -194,20 +204,20 @@ class BotStats:
     def row(self) -> dict:
         """One flat row: accuracy and blunder rate (percent) with the Wilson 95% interval."""
         t = self.total
-        low, high = wilson(t.blunders, t.moves)
+        low, high = wilson(t.blunders, t.chances)
         row = {
             "bot": self.bot, "games": self.games, "moves": t.moves, "unjudged": self.unjudged,
             "accuracy": _pct(t.optimal, t.moves), "blunders": t.blunders,
-            "blunder_rate": _pct(t.blunders, t.moves),
-            "blunder_low": 100 * low if t.moves else math.nan,
-            "blunder_high": 100 * high if t.moves else math.nan,
+            "blunder_chances": t.chances, "blunder_rate": _pct(t.blunders, t.chances),
+            "blunder_low": 100 * low if t.chances else math.nan,
+            "blunder_high": 100 * high if t.chances else math.nan,
         }
         for phase, tally in self.by_phase.items():
             row[f"{phase}_moves"] = tally.moves
-            row[f"{phase}_blunder_rate"] = _pct(tally.blunders, tally.moves)
+            row[f"{phase}_blunder_rate"] = _pct(tally.blunders, tally.chances)
         for seat, tally in self.by_seat.items():
             row[f"seat{seat}_moves"] = tally.moves
-            row[f"seat{seat}_blunder_rate"] = _pct(tally.blunders, tally.moves)
+            row[f"seat{seat}_blunder_rate"] = _pct(tally.blunders, tally.chances)
         row["games_with_blunder"] = len(self.first_blunders)
         row["first_blunder_ply"] = (_median(self.first_blunders) if self.first_blunders
                                     else math.nan)

@@ -101,6 +101,23 @@ def test_unsettled_positions_leave_moves_unjudged():
     assert math.isnan(b.row()["blunder_rate"]) and a.row()["blunder_rate"] == 100.0
 
 
+def test_the_blunder_rate_counts_only_moves_that_could_be_one():
+    # P throws the win away at once and then plays on in lost positions; Q plays four exact
+    # moves and then turns a win into a draw. Over all moves P looked the more careful (9.1%
+    # against 20%); over the moves from won or drawn positions each blundered every chance
+    # it had: P 1 of 1 a game, Q 1 of 5
+    thrown = [MoveRecord(0, 1, "d1", 3, -2)] + [
+        MoveRecord(2 * k, 1, "a1", -2, -2) for k in range(1, 11)]
+    slip = [MoveRecord(2 * k, 1, "d1", 3, 3) for k in range(4)] + [MoveRecord(8, 1, "a1", 3, 0)]
+    games = [("P", "x", thrown) for _ in range(10)] + [("Q", "x", slip) for _ in range(10)]
+    rows = {s.bot: s.row() for s in bot_stats(games)}
+    assert rows["P"]["blunder_rate"] == pytest.approx(100.0)
+    assert rows["P"]["blunder_chances"] == 10
+    assert rows["Q"]["blunder_rate"] == pytest.approx(20.0)
+    assert rows["Q"]["blunder_low"] < 20.0 < rows["Q"]["blunder_high"]
+    assert rows["P"]["accuracy"] == pytest.approx(100 * 100 / 110)  # accuracy: every move
+
+
 def test_wilson_interval():
     low, high = wilson(0, 10)
     assert low == 0.0 and high == pytest.approx(0.27753, abs=1e-4)
