@@ -1,5 +1,5 @@
-"""What several `arena` commands share: SIGTERM as an exception, a clean stop's exit status, and
-the `-j` option of the solver commands.
+"""What several `arena` commands share: SIGTERM as an exception, a clean stop's exit status,
+the `-j` option of the solver commands, and a number range that refuses nan.
 
 SIGTERM (a service manager, `timeout`, a container's stop) unwinds like Ctrl-C, so that `finally`
 blocks run and bot and solver processes are ended; the command then exits 130 after Ctrl-C and
@@ -7,11 +7,14 @@ blocks run and bot and solver processes are ended; the command then exits 130 af
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+import click
 
 EXIT_SIGINT = 128 + signal.SIGINT  # 130
 EXIT_SIGTERM = 128 + signal.SIGTERM  # 143
@@ -61,3 +64,14 @@ def solver_processes_option(function):
         "--concurrency", "-j", type=click.IntRange(min=1), default=None,
         help="Processes solving at once, each with its own solver tables (64 MiB each, two "
              "variants at most, and about 80 MB for numba; default: the cores).")(function)
+
+
+class FiniteRange(click.FloatRange):
+    """click's FloatRange, without nan (which passes every comparison, so every range) or an
+    infinity: the options that take it feed rating maths that fail on them with a traceback."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number

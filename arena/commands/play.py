@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from arena.cli_common import EXIT_SIGINT, EXIT_SIGTERM, Terminated, sigterm_raises
+from arena.cli_common import EXIT_SIGINT, EXIT_SIGTERM, FiniteRange, Terminated, sigterm_raises
 
 
 def _game_dict(record) -> dict:
@@ -87,9 +87,9 @@ def describe_game(record) -> str:
 @click.option("--sprt", "sprt_bounds", default=None, metavar="ELO0,ELO1",
               help="Stop the match once an SPRT of H1: A is ELO1 stronger against H0: ELO0 "
               "decides (then --games is the most games per variant).")
-@click.option("--sprt-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+@click.option("--sprt-alpha", type=FiniteRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="SPRT false-positive rate.")
-@click.option("--sprt-beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+@click.option("--sprt-beta", type=FiniteRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="SPRT false-negative rate.")
 @click.option("--sprt-model", type=click.Choice(["logistic", "normalized", "bayeselo"]),
               default="logistic", show_default=True, help="Elo model of the SPRT hypotheses.")
@@ -329,7 +329,12 @@ def _make_sprt(bounds: str | None, alpha: float, beta: float, model: str):
 
     try:
         elo0, elo1 = (float(part) for part in bounds.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{bounds!r}: expected two numbers ELO0,ELO1, e.g. 0,50",
+                                 param_hint="--sprt") from None
+    try:
         return SPRT(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model)
-    except ValueError as error:
-        detail = str(error) if "elo0" in str(error) else "expected two numbers ELO0,ELO1, e.g. 0,50"
-        raise click.BadParameter(f"{bounds!r}: {detail}", param_hint="--sprt") from None
+    except ValueError as error:  # elo0 >= elo1, or alpha + beta >= 1
+        hint = "--sprt-alpha/--sprt-beta" if "alpha" in str(error) else "--sprt"
+        raise click.BadParameter(f"{bounds!r}: {error}" if hint == "--sprt" else str(error),
+                                 param_hint=hint) from None

@@ -23,6 +23,7 @@ def single_threaded_numerics() -> None:
 
 single_threaded_numerics()
 
+from arena.cli_common import FiniteRange  # noqa: E402
 from arena.reports.render import FORMATS  # noqa: E402 - loads numpy: after the thread limit
 
 # The rating systems users may turn off (``--no-trueskill``). Listed here by name so that
@@ -104,11 +105,15 @@ def _skip_options(func: Callable) -> Callable:
                    "ratings. Without it a large advantage pulls every rating toward the mean.")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=0, metavar="N",
               help="95% intervals from N bootstrap refits instead of the covariance.")
-@click.option("--tau", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
-              help="TrueSkill dynamics factor (0: strengths do not change).")
-@click.option("--sequential", "sequential_k", type=click.FloatRange(min=0.0, min_open=True),
-              default=None, metavar="K",
-              help="Add a sequential Elo column with K-factor K (depends on game order).")
+# upper limits: beyond them the rating maths overflows (a traceback for --tau inf or
+# --sequential 1e6), and no sensible rating uses them (TrueSkill's initial sigma is 8.3; chess
+# K-factors run 10-40)
+@click.option("--tau", type=FiniteRange(min=0.0, max=25.0), default=0.0, show_default=True,
+              help="TrueSkill dynamics factor, 0-25 (0: strengths do not change).")
+@click.option("--sequential", "sequential_k",
+              type=FiniteRange(min=0.0, max=400.0, min_open=True), default=None, metavar="K",
+              help="Add a sequential Elo column with K-factor K, at most 400 (depends on game "
+                   "order).")
 @click.option("--facts", "show_facts", is_flag=True,
               help="Also print game facts: first-player score per variant, draws, lengths, "
                    "forfeits and move times per bot.")

@@ -20,9 +20,9 @@ Uncertainty
 ``interval="covariance"`` (default): the covariance of the estimate is the inverse of the observed
 Fisher information (the negative Hessian of the log-likelihood at the optimum), taken as a
 Moore-Penrose pseudo-inverse because ratings are only defined up to a constant, scaled by the
-dispersion of the scores (Pearson's statistic over its degrees of freedom, a quasi-likelihood):
-the information assumes a game's score varies as p(1 - p), a win or a loss, and a draw varies
-less, so unscaled intervals were too wide wherever games are drawn. The reported
+dispersion of the scores (a quasi-likelihood): the information assumes a game's score varies as
+p(1 - p), a win or a loss, and draws make it vary less, p(1 - p) - d/4 at a draw rate d, so
+unscaled intervals were too wide wherever games are drawn. The reported
 intervals are ``elo +- 1.959964 * se`` where *se* is the standard error of each rating **relative to
 the reference**: the pool mean (default, ratings sum to 0) or the anchor bot (which then has se 0).
 
@@ -378,20 +378,19 @@ def _covariance(prob: _Problem, info: np.ndarray) -> np.ndarray:
 
 
 def _dispersion(prob: _Problem, x: np.ndarray, counts: PairCounts) -> float:
-    """Pearson's dispersion of the game scores around the fit: the observed variance of a
-    game's score over the p(1 - p) the information matrix assumes, with its degrees of freedom.
-    Draws make a game's score vary less than a win-or-loss coin (by a quarter of the draw
-    rate), so without this the intervals were too wide wherever games are drawn (99-100%
-    coverage at draw rates of 0.3-0.6 in simulations, 95% with it). 1 when it cannot be
-    estimated (no more games than parameters)."""
+    """How much less a game's score varies than the p(1 - p) the information matrix assumes (a
+    win-or-loss coin): a draw takes a quarter of the draw rate off it, p(1 - p) - d/4, with
+    each ordered pair's own draw rate. Without this the intervals were too wide wherever games
+    are drawn (99-100% coverage at draw rates of 0.3-0.6 in simulations, 95% with it); 1 when
+    no game is drawn. Pearson's statistic over the games would estimate the same, but lopsided
+    pairs (a strong bot against a weak one, its rare losses unseen) bias it low."""
     theta, h = prob.split(x)
     p = _sigmoid(theta[prob.i] - theta[prob.j] + h)
-    spread = counts.wins * (1.0 - p) ** 2 + counts.draws * (0.5 - p) ** 2 + counts.losses * p**2
-    expected = prob.N * p * (1.0 - p)
-    free = counts.total_games() - (prob.dim - 1)
-    if free <= 0 or not np.all(expected > 0):
+    binary = prob.N * p * (1.0 - p)
+    with_draws = np.clip(binary - counts.draws / 4.0, 0.0, None)
+    if not binary.sum() > 0:
         return 1.0
-    return float(np.sum(spread / (p * (1.0 - p))) / free)
+    return float(max(with_draws.sum() / binary.sum(), 0.05))
 
 
 def _reference_transform(n: int, names: list[str], anchor: tuple[str, float] | None):

@@ -41,6 +41,8 @@ def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
     """(lower, upper) LLR bounds: accept H0 below lower, H1 above upper."""
     if not (0 < alpha < 1 and 0 < beta < 1):
         raise ValueError("alpha and beta must be in (0, 1)")
+    if alpha + beta >= 1:  # the bounds would cross: H1 (or H0) accepted before any game
+        raise ValueError(f"alpha + beta must be below 1, not {alpha:g} + {beta:g}")
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
 
 
