@@ -146,6 +146,11 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         spec_a = resolve_bot(bot_a, extra_a)
         spec_b = resolve_bot(bot_b, extra_b)
         parsed = [parse_variant(v) for v in variants]
+        specs = [variant.spec for variant in parsed]
+        for k, (given, spec) in enumerate(zip(variants, specs, strict=True)):
+            if spec in specs[:k]:  # its games would be played twice and tallied as one series
+                raise click.BadParameter(f"{given!r} names the variant {spec} a second time",
+                                         param_hint="'--variant'")
         limits: list[int | None] = list(dict.fromkeys(move_ms_values))
         if not limits:
             limits = [1000 if base_ms is None else None]
