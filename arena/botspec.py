@@ -271,7 +271,7 @@ def _from_folder(folder: Path) -> BotSpec:
         raise BotSpecError(f"folder {str(folder)!r} has no {MANIFEST} manifest")
     import tomllib
 
-    from arena.tomlcheck import KeyLines, suggest
+    from arena.tomlcheck import KeyLines, suggest, syntax_error
 
     fd = _open_regular(manifest)  # not a link to /dev/zero or a FIFO: see _open_regular
     if fd is None:
@@ -286,11 +286,11 @@ def _from_folder(folder: Path) -> BotSpec:
         data = tomllib.loads(text)
     except OSError as error:
         raise BotSpecError(f"cannot read {str(manifest)!r}: {error.strerror or error}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        if "end of document" in first:  # tomllib gives no line there: it is the last one
-            first += f" (line {max(1, len(text.splitlines()))})"
-        raise BotSpecError(f"bad manifest {str(manifest)!r}: {first}") from None
+    except UnicodeDecodeError as error:
+        raise BotSpecError(f"{manifest}: not UTF-8 text ({error.reason} at byte {error.start})") \
+            from None
+    except tomllib.TOMLDecodeError as error:
+        raise BotSpecError(syntax_error(manifest, text, error)) from None
     lines = KeyLines(text)
 
     def where(key: str | None) -> str:

@@ -14,7 +14,10 @@ class KeyLines:
     """Finds the line of a key in the TOML text (tomllib does not report positions)."""
 
     _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"'-]+)\s*\]\]?")
-    _KEY = re.compile(r"^\s*[\"']?([A-Za-z0-9_-]+)[\"']?\s*=")
+    _PART = r"(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')"
+    # `a = 1`, and a dotted `time.move_ms = 0`, which is the key `move_ms` of the table `time`
+    _KEY = re.compile(rf"^\s*({_PART}(?:\s*\.\s*{_PART})*)\s*=")
+    _SPLIT = re.compile(rf"\s*({_PART})\s*(?:\.|$)")
 
     def __init__(self, text: str) -> None:
         self.where: dict[tuple[str, int, str | None], int] = {}
@@ -35,16 +38,44 @@ class KeyLines:
                 continue
             key = self._KEY.match(line)
             if key:
-                self.where.setdefault((table, index, key.group(1)), number)
+                self._add_key(table, index, key.group(1), number)
+
+    def _add_key(self, table: str, index: int, dotted: str, number: int) -> None:
+        """Each part of `a.b.c = ` is a key on this line: `a` of `table`, `b` of `table.a`..."""
+        parts = [part.strip("\"'") for part in self._SPLIT.findall(dotted)]
+        for depth, part in enumerate(parts):
+            owner = ".".join(filter(None, [table, *parts[:depth]]))
+            self.where.setdefault((owner, index, part), number)
 
     def line(self, key: str | None, table: str = "", index: int = 0) -> int:
+        """The key's line, else its table's (a header, or the key an inline table is written
+        at: `limits = { ... }`, `bots = [{ ... }]`), else 0."""
         probes = [(table, index, key), (table, index, None)]
         if not table and key:
             probes.insert(1, (key, 0, None))  # a top-level key given as a [table]
         for probe in probes:
             if probe in self.where:
                 return self.where[probe]
-        return 0
+        if not table:
+            return 0
+        parent, _, name = table.rpartition(".")
+        # a table's own index counts its parent's entries ([[bots]]); a top-level one has none
+        return self.line(name, parent, index if parent else 0)
+
+
+def syntax_error(path: object, text: str, error: Exception) -> str:
+    """`FILE:LINE: not valid TOML: ...` for a tomllib error, the one form for every TOML file
+    arena reads; tomllib gives no line at the end of the document (an unclosed `[` or string),
+    and that is the last line."""
+    message = str(error).splitlines()[0] if str(error) else type(error).__name__
+    match = re.search(r"line (\d+)", message)
+    if match:
+        where = f"{path}:{match.group(1)}"
+    elif "end of document" in message:
+        where = f"{path}:{max(1, len(text.splitlines()))}"
+    else:
+        where = str(path)
+    return f"{where}: not valid TOML: {message}"
 
 
 def suggest(key: str, known: Sequence[str]) -> str:

@@ -306,7 +306,7 @@ def test_play_bad_bots(tmp_path):
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "bot.toml").write_text('name = "x"\ncommand = [\n')
-    fails(arena("play", "random", str(bad)), "(line 2)")
+    fails(arena("play", "random", str(bad)), "bot.toml:2: not valid TOML")
     fails(arena("play", "random", "/dev/null"), "not a regular file")
     script = tmp_path / "mybot"
     script.write_text("#!/bin/sh\n")

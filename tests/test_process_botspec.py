@@ -54,7 +54,7 @@ def test_manifest_folder_and_hash(tmp_path):
 @pytest.mark.parametrize(
     "manifest,message",
     [
-        ("name = \n", "bad manifest"),
+        ("name = \n", "bot.toml:1: not valid TOML"),
         ("name = 'x'\n", "bot.toml: 'command' is missing"),
         ("name = 'x'\ncommand = 3\n", "bot.toml:2: 'command' must be"),
         ("name = 'x'\ncomand = 'bot.py'\n", "bot.toml:2: unknown key 'comand'; did you mean 'command'"),

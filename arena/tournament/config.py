@@ -21,7 +21,7 @@ import os
 import re
 import shlex
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from arena.sandbox import (
 )
 from arena.timecontrol import TimeControl, own_time_keys
 from arena.tomlcheck import KeyLines as _Lines
-from arena.tomlcheck import as_toml
+from arena.tomlcheck import as_toml, syntax_error
 from arena.tomlcheck import close_match as _close
 from arena.tomlcheck import suggest as _suggest
 
@@ -233,16 +233,22 @@ def _tc_dict(tc: TimeControl) -> dict:
     return dict(tc.to_dict())
 
 
+# The keys of each table, to tell where a key unknown in one table belongs: any key written
+# below a header is read as that header's table's.
+_TABLES: dict[str, Collection[str]] = {"time": _TIME_KEYS, "limits": LIMIT_KEYS, "bots": _BOT_KEYS}
+_MOVE_UP = ("move it above the first [table] or [[bots]] header (keys below a header belong to "
+            "its table)")
+
+
 class _Checker:
-    def __init__(self, path: Path, text: str) -> None:
+    def __init__(self, path: Path, text: str,
+                 top: Mapping[str, tuple[tuple[type, ...], str]] = _TOP_KEYS) -> None:
         self.path = path
         self.lines = _Lines(text)
+        self.top = top  # the file's top-level keys: a league file has fewer
 
     def error(self, message: str, key: str | None = None, table: str = "", index: int = 0):
         number = self.lines.line(key, table, index)
-        if not number and "." in table:  # a key of an inline table: the line of that table
-            parent, name = table.rsplit(".", 1)
-            number = self.lines.line(name, parent, index)
         where = f"{self.path}:{number}" if number else f"{self.path}"
         return ConfigError(f"{where}: {message}")
 
@@ -257,11 +263,7 @@ class _Checker:
         for key, value in data.items():
             if key not in schema:
                 place = f" in {label}" if label else ""
-                hint = _suggest(key, list(schema))
-                top = difflib.get_close_matches(key, list(_TOP_KEYS), n=1, cutoff=0.6)
-                if table and top and not _close(key, list(schema)):
-                    hint = (f"; {top[0]!r} is a top-level key: move it above the first "
-                            "[table] (keys after a [table] header belong to that table)")
+                hint = self._hint(key, schema, table)
                 raise self.error(f"unknown key {key!r}{place}{hint}", key, table, index)
             types, description = schema[key]
             # a TOML boolean is a Python int: accept it only where a boolean is meant
@@ -270,6 +272,40 @@ class _Checker:
                 raise self.error(
                     f"{place}{key!r} must be {description}, got {as_toml(value)}", key, table,
                     index)
+
+    def _hint(self, key: str, schema: Collection[str], table: str) -> str:
+        """Where an unknown key belongs: a key of another table, written here, is more likely
+        misplaced than misspelt; else the closest key of this table, else of another one."""
+        others = self._other_homes(table)
+        home = next((name for name, keys in others.items() if key in keys), None)
+        if home is not None:
+            return f"; {self._belongs(key, home, table)}"
+        if close := _close(key, list(schema)):
+            return close
+        # a near miss of a table this one is in is no misplaced key: `bogus` in a bot's time
+        # table is not `bots`
+        around = set(table.split("."))
+        elsewhere = {known: name for name, keys in others.items() for known in keys
+                     if known not in around}
+        near = difflib.get_close_matches(key, list(elsewhere), n=1, cutoff=0.6)
+        if near:
+            return f"; did you mean {near[0]!r}? {self._belongs(near[0], elsewhere[near[0]], table)}"
+        return _suggest(key, list(schema))
+
+    def _other_homes(self, table: str) -> dict[str, Collection[str]]:
+        """The keys of every table but `table` (`bots.time` has the keys of `time`) that this
+        kind of file has."""
+        here = table.rpartition(".")[2]
+        homes = {"": self.top, **{name: keys for name, keys in _TABLES.items() if name in self.top}}
+        return {name: keys for name, keys in homes.items() if name != here}
+
+    def _belongs(self, key: str, home: str, table: str) -> str:
+        if not home:
+            return f"{key!r} is a top-level key: {_MOVE_UP}"
+        if home == "bots":
+            return f"{key!r} belongs in a [[bots]] table"
+        own = f" (or, for this bot only, in {home} = {{ {key} = ... }})" if table == "bots" else ""
+        return f"{key!r} belongs in the [{home}] table{own}"
 
 
 Resolver = Callable[..., BotSpec]
@@ -376,14 +412,7 @@ def _parse_toml(path: Path, text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        match = re.search(r"line (\d+)", str(error))
-        if match:
-            where = f"{path}:{match.group(1)}"
-        elif "end of document" in str(error):  # e.g. an unclosed [ or """ : the last line
-            where = f"{path}:{max(1, len(text.splitlines()))}"
-        else:
-            where = str(path)
-        raise ConfigError(f"{where}: not valid TOML: {error}") from None
+        raise ConfigError(syntax_error(path, text, error)) from None
 
 
 def _name(check: _Checker, data: dict[str, Any], path: Path) -> str:
@@ -477,7 +506,22 @@ def _output(check: _Checker, data: dict[str, Any], name: str) -> Path:
                           "output")
     if "\x00" in data["output"]:
         raise check.error("'output' contains a NUL character", "output")
-    return Path(data["output"])
+    output = Path(data["output"])
+    if (blocker := _file_in_the_way(output)) is not None:
+        raise check.error(f"'output': {str(blocker)!r} is a file, not a folder: name a results "
+                          "folder", "output")
+    return output
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The existing non-folder at `folder` or above it, which would stop it being created."""
+    for candidate in (folder, *folder.parents):
+        try:
+            if candidate.exists():
+                return None if candidate.is_dir() else candidate
+        except OSError:  # unreadable: the run, which creates the folder, says why
+            return None
+    return None
 
 
 def _gauntlet_bot(check: _Checker, data: dict[str, Any], fmt: str,
@@ -751,7 +795,7 @@ def load_league_file(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     text = _read_text(path)
     data = _parse_toml(path, text)
-    check = _Checker(path, text)
+    check = _Checker(path, text, LEAGUE_KEYS)
     for key in data:  # a tournament file's keys: say why they are not a league's
         if key in _NOT_LEAGUE_KEYS:
             raise check.error(f"{key!r} is a key of tournament files, not of league files: "
