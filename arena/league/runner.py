@@ -130,6 +130,7 @@ class LeagueRunner:
         self.games_out: Counter[int] = Counter()  # pair number -> its games not yet back
         self.fielded: set[str] = set()  # entrants the executor's workers know
         self.unplayable: dict[str, str] = {}  # entrant -> why it cannot play (said once)
+        self.waiting = ""  # why the run waits for submissions, as last said ("" while playing)
         self.losses: Counter[str] = Counter()  # game id -> times its worker was lost
         self.summary = RunSummary()
         self.published_at = 0  # games of this run when the site was last rebuilt
@@ -167,6 +168,7 @@ class LeagueRunner:
                         if {job.first, job.second} <= set(self._playable()) \
                                 and self._still_intact(job):
                             self._submit(executor, job)
+                    self._say_waiting()
                     self._write_status()
                     self._collect(store, executor, wait=IDLE_WAIT_S)
             finally:
@@ -254,12 +256,37 @@ class LeagueRunner:
         if self.until.seconds is not None and time.monotonic() - started >= self.until.seconds:
             return "time is up"
         if self.until.settled and not self.in_flight:
-            active = [e.display for e in registry.active_entrants(self.folder)]
-            counts = self._counts(store, active)
-            if len(active) >= 2 and counts.total_games() > 0 and \
-                    is_settled(fit_elo(counts), counts, active, self.scheduler.settings):
+            # the bots that cannot play are left out: they would never be ordered, and a run
+            # waiting for their games would wait for ever. Not only the fielded ones: a bot
+            # submitted since the last look has no games, so the ranking is not settled yet.
+            playable = [e.display for e in registry.active_entrants(self.folder)
+                        if e.display not in self.unplayable]
+            if len(playable) < 2:
+                return f"nothing to order: {self._too_few(playable)}"
+            counts = self._counts(store, playable)
+            if counts.total_games() > 0 and \
+                    is_settled(fit_elo(counts), counts, playable, self.scheduler.settings):
                 return "the ranking is settled"
         return ""
+
+    def _too_few(self, playable: list[str]) -> str:
+        """Why fewer than two bots can play, in a few words."""
+        cannot = ", ".join(e.display for e in registry.active_entrants(self.folder)
+                           if e.display in self.unplayable)
+        if not playable:
+            return f"no active bot can play ({cannot} cannot)" if cannot else "the league has no active bots"
+        return (f"{playable[0]} is the only active bot" if not cannot
+                else f"{playable[0]} is the only active bot that can play ({cannot} cannot)")
+
+    def _say_waiting(self) -> None:
+        """With nothing to play, say once (and again when it changes) that the run waits for
+        submissions: a league may wait for its bots, but not silently."""
+        playable = self._playable() if not self.in_flight else []
+        why = "" if self.in_flight or len(playable) >= 2 else self._too_few(playable)
+        if why and why != self.waiting:
+            self.out(f"waiting for two active bots that can play: {why} (bots join with "
+                     f"`arena league submit {self.folder} PATH`; Ctrl-C stops)")
+        self.waiting = why
 
     # -- scheduling -----------------------------------------------------------------------------
     def _counts(self, store: Store, active: list[str]):

@@ -7,10 +7,12 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
+from arena.league import registry
 from arena.league.runner import LeagueRunner, Until
 from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind
 from arena.tournament.runner import MAX_LOSSES
@@ -144,3 +146,62 @@ def test_a_league_without_pondering_tells_its_workers(tmp_path: Path):
     folder = init_league(tmp_path / "default", {"variants": ["classic"],
                                                 "time_control": {"move_ms": 200}})
     assert LeagueRunner(folder, out=lambda line: None)._setup().ponder is True
+
+
+def run_briefly(runner: LeagueRunner, timeout: float = 20.0) -> bool:
+    """Run in a thread; whether it ended by itself within `timeout` (else it is stopped, as by
+    Ctrl-C, so a run that would wait for ever fails the test instead of hanging it)."""
+    thread = threading.Thread(target=runner.run)
+    thread.start()
+    thread.join(timeout)
+    ended = not thread.is_alive()
+    runner.stop.set()
+    thread.join()
+    return ended
+
+
+def runner_of(folder: Path, until: Until) -> tuple[LeagueRunner, list[str]]:
+    lines: list[str] = []
+    executor = Scripted(OutcomeKind.DONE)
+    return LeagueRunner(folder, concurrency=2, until=until, out=lines.append,
+                        executor_factory=lambda setup, workers: executor), lines
+
+
+@pytest.fixture
+def empty_league(tmp_path: Path) -> Path:
+    return registry.init_league(tmp_path / "empty", {"variants": ["classic"], "time_control": {"move_ms": 50}})
+
+
+def test_settled_ends_at_once_with_nothing_to_order(empty_league: Path, league: Path) -> None:
+    runner, _ = runner_of(empty_league, Until(settled=True))
+    assert run_briefly(runner)
+    assert runner.summary.stopped_by == "nothing to order: the league has no active bots"
+    registry.retire(league, "greedy")
+    runner, _ = runner_of(league, Until(settled=True))
+    assert run_briefly(runner)
+    assert runner.summary.stopped_by == "nothing to order: random@1 is the only active bot"
+
+
+def test_a_bot_that_cannot_play_is_left_out_of_settled(league: Path) -> None:
+    """It would never be ordered: the run waited for ever for its games."""
+    target = next((league / "bots" / "greedy").rglob("*.py"))
+    target.write_text(target.read_text() + "\n# changed after submission\n")
+    runner, lines = runner_of(league, Until(settled=True))
+    assert run_briefly(runner)
+    assert runner.summary.stopped_by == ("nothing to order: random@1 is the only active bot that "
+                                         "can play (greedy@1 cannot)")
+    assert sum("greedy@1 cannot play" in line for line in lines) == 1
+
+
+def test_a_run_waiting_for_bots_says_so_once(empty_league: Path, league: Path) -> None:
+    runner, lines = runner_of(empty_league, Until(seconds=1.5))
+    assert run_briefly(runner) and runner.summary.games == 0
+    assert lines == [f"waiting for two active bots that can play: the league has no active bots "
+                     f"(bots join with `arena league submit {empty_league} PATH`; Ctrl-C stops)"]
+    target = next((league / "bots" / "greedy").rglob("*.py"))
+    target.write_text(target.read_text() + "\n# changed after submission\n")
+    runner, lines = runner_of(league, Until(games=2))  # a submission may still come: it waits
+    assert not run_briefly(runner, timeout=1.5)
+    waiting = [line for line in lines if line.startswith("waiting")]
+    assert len(waiting) == 1 and "random@1 is the only active bot that can play (greedy@1 " \
+        "cannot)" in waiting[0]
