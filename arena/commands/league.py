@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 
 def _fail(error: BaseException) -> click.ClickException:
@@ -29,21 +30,30 @@ def command() -> None:
               show_default=True, help="Run submitted bots in the bubblewrap sandbox (SECURITY.md).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A league TOML file: the keys of a tournament file without bots and game counts "
-              "(variants, [time], openings, seed, sandbox, [limits], ...); replaces the options above.")
-def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int, sandbox_mode: str,
-         config_file: Path | None) -> None:
+              "(variants, [time], openings, seed, sandbox, [limits], ...), instead of the options above.")
+@click.pass_context
+def init(ctx: click.Context, folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int,
+         sandbox_mode: str, config_file: Path | None) -> None:
     """Create a league in FOLDER."""
-    from arena.game import VariantError, parse_variant
-    from arena.game.variant import split_variant_list
+    from arena.game import VariantError
     from arena.league.registry import LeagueError, init_league
     from arena.tournament.config import ConfigError, load_league_file
 
-    specs = [v for text in variants for v in split_variant_list(text)] or ["classic"]
+    given = [option for option, param in (("--variants", "variants"), ("--move-ms", "move_ms"),
+                                          ("--startup-ms", "startup_ms"), ("--sandbox", "sandbox_mode"))
+             if ctx.get_parameter_source(param) not in (None, ParameterSource.DEFAULT)]
+    if config_file is not None and given:
+        # the file holds these settings too: taking either silently made a league unlike the
+        # one asked for
+        raise click.BadParameter(f"give --config (a league file, which sets them) or "
+                                 f"{', '.join(given)}, not both", param_hint="'--config'")
     try:
         if config_file is not None:
+            if not config_file.exists():
+                raise LeagueError(f"--config {config_file}: no such league file")
             settings = load_league_file(config_file)
         else:
-            settings = {"variants": list(dict.fromkeys(parse_variant(v).spec for v in specs)),
+            settings = {"variants": _variant_specs(variants) if variants else ["classic"],
                         "sandbox": sandbox_mode,
                         "time_control": {"move_ms": move_ms, "startup_ms": startup_ms}}
         init_league(folder, settings)
@@ -53,6 +63,29 @@ def init(folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int,
     click.echo(f"league created in {folder} ({', '.join(settings['variants'])}"
                + (f"; {limit} ms per move" if limit else "") + f"); add bots with "
                f"`arena league submit {folder} PATH`")
+
+
+def _variant_specs(texts: tuple[str, ...]) -> list[str]:
+    """The specs of --variants; click.BadParameter for an empty list or a repeated variant,
+    VariantError for a bad spec (a league's variants are fixed at init: no silent default or
+    merge)."""
+    from arena.game import parse_variant
+    from arena.game.variant import split_variant_list
+
+    specs: list[str] = []
+    for text in texts:
+        parts = split_variant_list(text)
+        if not parts:
+            raise click.BadParameter(f"{text!r} names no variant (e.g. classic,popout)",
+                                     param_hint="'--variants'")
+        for part in parts:
+            spec = parse_variant(part).spec
+            if spec in specs:  # as `arena play`: the league would hold it once, not as asked
+                same = f" ({part!r} is {spec!r})" if part != spec else ""
+                raise click.BadParameter(f"variant {spec!r} is given twice{same}",
+                                         param_hint="'--variants'")
+            specs.append(spec)
+    return specs
 
 
 @command.command(name="submit")
@@ -81,8 +114,11 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
             raise registry.LeagueError(f"{path}: its command runs {foreign}, outside its folder: a "
                                        "submitted bot brings its own program (or names a system "
                                        "one, or one the PATH finds)")
+        where = "--name" if name else str(path)
         name = registry.league_name(name or spec.name)
-        registry.check_key(folder, name, key)  # before the checks: minutes for a wrong key
+        # before the checks, as the key: both are refused in a moment, the checks take minutes
+        registry.check_version_name(folder, name, where)
+        registry.check_key(folder, name, key)
         league_settings = registry.settings(folder)
         # The check runs in the sandbox the bot will play in.
         with sandbox.policy_for_command(league_settings.get("sandbox", "auto"),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BotSpec, BotSpecError, resolve_bot
+from arena.botspec import MAX_NAME_CHARS, NAME_RULE, BotSpec, BotSpecError, name_problem, resolve_bot
 from arena.clock import utc_now_iso
 from arena.league import keys
 from arena.tournament.store import DB_NAME, Store, db_error
@@ -217,6 +217,37 @@ def league_name(raw: str) -> str:
     return name
 
 
+def _version_problem(name: str, version: int, where: str) -> str | None:
+    """Why `name` cannot be stored as `version`, or None. `league run` plays a version under
+    its display name NAME@VERSION, which the display-name rule (`arena.botspec`) must allow:
+    a version it refuses could be stored but never played."""
+    prefix = f"{where}: " if where else ""
+    shown = display_name(name, version)
+    if len(shown) > MAX_NAME_CHARS:  # said of the version: a name that fits alone may not
+        room = MAX_NAME_CHARS - (len(shown) - len(name))
+        return (f"{prefix}bot name {name!r} is too long for the league: version {version} plays "
+                f"as {shown!r}, which {name_problem(shown)} (so at most {room} characters here)")
+    if problem := name_problem(name) or name_problem(shown):
+        return f"{prefix}bot name {name!r} {problem} ({NAME_RULE})"
+    return None
+
+
+def check_version_name(folder: str | Path, name: str, where: str = "") -> None:
+    """Before a submission's checks: LeagueError (one line, naming `where` the name came from)
+    if the next version of `name` would have a display name `league run` cannot play;
+    `add_version` checks again, in its transaction."""
+    with _connect(open_league(folder), readonly=True) as conn:
+        version = _last_version(conn, name) + 1
+    if problem := _version_problem(name, version, where):
+        raise LeagueError(problem)
+
+
+def _last_version(conn: sqlite3.Connection, name: str) -> int:
+    row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM league_entrants WHERE name=?",
+                       (name,)).fetchone()
+    return int(row[0])
+
+
 def _name_in_use(conn: sqlite3.Connection, name: str) -> bool:
     """Whether `name` has versions in the league already; LeagueError (one line) for a new name
     that differs from one in the league only by case."""
@@ -267,9 +298,10 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
         conn.execute("BEGIN IMMEDIATE")
         try:
             made = keys.authorise(conn, name, key, stamp, _name_in_use(conn, name))
-            last = conn.execute("SELECT COALESCE(MAX(version), 0) FROM league_entrants WHERE name=?",
-                                (name,)).fetchone()[0]
-            version = int(last) + 1
+            version = _last_version(conn, name) + 1
+            # again here: a version submitted meanwhile may have taken the number checked before
+            if problem := _version_problem(name, version, ""):
+                raise LeagueError(problem)
             conn.execute("UPDATE league_entrants SET retired_at=? WHERE name=? AND retired_at IS NULL",
                          (stamp, name))
             conn.execute(

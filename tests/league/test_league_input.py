@@ -1,0 +1,116 @@
+"""Bad input to `league init` and `league submit`, refused in one line before anything is stored:
+names `league run` could never play, and init options that were ignored or rewritten. In-process
+(no bot is started: each refusal comes before the conformance check)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.commands.league import command as league
+from arena.league import registry
+
+KEY = "correct horse battery"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return registry.init_league(tmp_path / "club", {"variants": ["classic"],
+                                                     "time_control": {"move_ms": 50}})
+
+
+def add(folder: Path, name: str) -> registry.Entrant:
+    entry, spec = registry.snapshot(folder, registry.check_source("random"), name)
+    return registry.add_version(folder, name, entry, spec, key=KEY)[0]
+
+
+def refused(result) -> str:
+    """The error line of a refused command (after click's usage lines, for a usage error)."""
+    assert result.exit_code in (1, 2), result.output
+    assert isinstance(result.exception, SystemExit), result.exception  # not a crash
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("r" * 63, "'" + "r" * 63 + "@1', which is longer than 64 characters (so at most 62"),
+    ("r" * 65, "longer than 64 characters"),
+    ("-", "is '-'"),
+])
+def test_a_name_whose_version_cannot_play_is_refused_before_anything_is_stored(
+        folder: Path, name: str, why: str) -> None:
+    with pytest.raises(registry.LeagueError, match="^--name: bot name .*" + why.replace("(", r"\(")):
+        registry.check_version_name(folder, name, "--name")
+    with pytest.raises(registry.LeagueError):  # in the transaction too: a race changes nothing
+        add(folder, name)
+    assert registry.entrants(folder) == []
+    result = CliRunner().invoke(league, ["submit", str(folder), "random", "--name", name])
+    assert why in refused(result) and registry.entrants(folder) == []
+    assert "submission key" not in result.output
+
+
+def test_the_longest_name_is_checked_with_the_version_it_would_get(folder: Path) -> None:
+    name = "r" * 62  # '@1' to '@9' fit in 64 characters, '@10' does not
+    registry.check_version_name(folder, name)
+    for _ in range(9):
+        add(folder, name)
+    with pytest.raises(registry.LeagueError, match=f"'{name}@10', which is longer than 64"):
+        registry.check_version_name(folder, name)
+    with pytest.raises(registry.LeagueError):
+        add(folder, name)
+    assert [e.display for e in registry.active_entrants(folder)] == [f"{name}@9"]
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["--move-ms", "50", "--variants", "classic"],
+     "'--config': give --config (a league file, which sets them) or --variants, --move-ms, not both"),
+    (["--sandbox", "off"], "or --sandbox, not both"),
+    (["--startup-ms", "100"], "or --startup-ms, not both"),
+])
+def test_init_refuses_options_besides_a_league_file(tmp_path: Path, args: list[str],
+                                                    why: str) -> None:
+    config = tmp_path / "club.toml"
+    config.write_text('variants = ["popout"]\n[time]\nmove_ms = 150\n')
+    result = CliRunner().invoke(league, ["init", str(tmp_path / "club"), "--config", str(config),
+                                         *args])
+    assert result.exit_code == 2 and why in refused(result)
+    assert not (tmp_path / "club").exists()
+
+
+@pytest.mark.parametrize(("variants", "why"), [
+    ([""], "'--variants': '' names no variant"),
+    ([" , "], "names no variant"),
+    (["classic,classic"], "variant 'classic' is given twice"),
+    (["popout", "classic,popout"], "variant 'popout' is given twice"),
+])
+def test_init_refuses_an_empty_or_repeated_variant(tmp_path: Path, variants: list[str],
+                                                   why: str) -> None:
+    args = [arg for text in variants for arg in ("--variants", text)]
+    result = CliRunner().invoke(league, ["init", str(tmp_path / "club"), *args])
+    assert result.exit_code == 2 and why in refused(result)
+    assert not (tmp_path / "club").exists()
+
+
+def test_init_names_a_missing_league_file(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.toml"
+    result = CliRunner().invoke(league, ["init", str(tmp_path / "club"), "--config", str(missing)])
+    line = refused(result)
+    assert result.exit_code == 1 and f"--config {missing}: no such league file" in line
+    assert "tournament" not in line and not (tmp_path / "club").exists()
+
+
+def test_init_still_takes_its_options_or_a_league_file(tmp_path: Path) -> None:
+    runner = CliRunner()
+    done = runner.invoke(league, ["init", str(tmp_path / "a"), "--variants", "classic,popout",
+                                  "--variants", "five", "--move-ms", "200"])
+    assert done.exit_code == 0, done.output
+    assert registry.settings(tmp_path / "a")["variants"] == ["classic", "popout", "five"]
+    config = tmp_path / "club.toml"
+    config.write_text('variants = ["popout"]\n[time]\nmove_ms = 150\n')
+    done = runner.invoke(league, ["init", str(tmp_path / "b"), "--config", str(config)])
+    assert done.exit_code == 0, done.output
+    stored = registry.settings(tmp_path / "b")
+    assert stored["variants"] == ["popout"] and stored["time_control"]["move_ms"] == 150
