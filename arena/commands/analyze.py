@@ -23,35 +23,18 @@ def _load(path: str):
         raise click.ClickException(str(exc)) from None
 
 
-def _tokens(value: object) -> str:
-    """Space-separated move tokens from a games-table cell (a string, or the list that
-    `arena play --json` writes)."""
-    if isinstance(value, list | tuple):
-        return " ".join(str(t) for t in value)
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    text = str(value).strip()
-    if text.startswith("["):  # such a list as the loader turned it into text
-        import ast
-
-        try:
-            return _tokens(list(ast.literal_eval(text)))
-        except (ValueError, SyntaxError):
-            return text
-    return text
-
-
-def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], int]:
-    """(key, row) of the games not analysed yet whose variant the solver handles, and the number
-    of games skipped because it does not (pops, other line lengths, boards over 63 bits)."""
+def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], int, int]:
+    """(key, row) of the games not analysed yet whose variant the solver handles, the number
+    of games skipped because it does not (pops, other line lengths, boards over 63 bits), and
+    the number analysed before."""
     from arena.game import VariantError, parse_variant
-    from arena.solver.analysis_store import game_key
+    from arena.solver.analysis_store import game_key, move_tokens
     from arena.solver.scope import solvable
 
-    todo, unsupported = [], 0
+    todo, unsupported, already = [], 0, 0
     for record in games.to_dict("records"):
         spec = str(record.get("variant") or "classic")
-        moves = _tokens(record.get("moves"))
+        moves = " ".join(move_tokens(record.get("moves")).split())
         try:
             variant = parse_variant(spec)
         except VariantError:
@@ -67,13 +50,15 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
                 isinstance(record.get("result"), float) and math.isnan(record["result"]))
             else float(record["result"]),
             "plies": len(moves.split()), "moves": moves,
-            "opening_plies": len(_tokens(record.get("opening")).split()),
+            "opening_plies": len(move_tokens(record.get("opening")).split()),
             "adjudicated": str(record.get("reason") or "") == ADJUDICATED,  # result proven
         }
         key = game_key(row["game_id"], row["variant"], moves)
         if key not in known:
             todo.append((key, row))
-    return todo, unsupported
+        else:
+            already += 1
+    return todo, unsupported, already
 
 
 def _progress(total: int):
@@ -90,17 +75,17 @@ def _progress(total: int):
 
 
 def analyse_new_games(source: Path, budget_s: float, redo: bool,
-                      processes: int = 1) -> tuple[int, int, int]:
+                      processes: int = 1) -> tuple[int, int, int, object]:
     """Analyse the games of `source` not in its analysis.db yet, on up to `processes`
-    processes: (analysed, already, skipped)."""
+    processes: (analysed, already, skipped, the source's games table)."""
     from contextlib import closing
 
-    from arena.solver.analysis_store import AnalysisStore, analysis_path
+    from arena.solver.analysis_store import AnalysisStore, analysis_path, move_tokens
     from arena.solver.pool import WorkerDied
     from arena.solver.tasks import analysed
 
     games = _load(str(source))
-    if len(games) and not any(_tokens(m) for m in games["moves"]):
+    if len(games) and not any(move_tokens(m) for m in games["moves"]):
         raise click.ClickException(
             f"{source}: no game has its moves (a games file needs a moves column, as `arena "
             "export` writes it): nothing to analyse")
@@ -112,7 +97,7 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool,
         if redo:
             store.forget_all()
         known = store.known()
-        todo, unsupported = _rows_to_analyse(games, known)
+        todo, unsupported, already = _rows_to_analyse(games, known)
         progress = None
         try:
             # forked before the bar's thread; closing: an error or Ctrl-C ends the workers now
@@ -136,7 +121,7 @@ def analyse_new_games(source: Path, budget_s: float, redo: bool,
         finally:
             if progress:
                 progress.stop()
-        return len(todo), len(known), unsupported
+        return len(todo), already, unsupported, games
     finally:
         store.close()
 
@@ -216,13 +201,14 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
     processes = concurrency or default_concurrency()
     with stop_exits("Stopped: the games analysed so far are kept in analysis.db; run again to "
                     "go on."):
-        done, before, unsupported = analyse_new_games(source, budget_ms / 1000, redo, processes)
+        done, before, unsupported, games = analyse_new_games(source, budget_ms / 1000, redo,
+                                                             processes)
     print(f"analysed {done} new game(s), {before} already analysed"
           + (f", {unsupported} in variants the solver cannot settle" if unsupported else ""),
           file=sys.stderr)
     store = AnalysisStore(analysis_path(source))
     try:
-        stored = store.read()
+        stored = store.read().of_games(games)  # not games since taken out of a games file
     finally:
         store.close()
     if per_game:

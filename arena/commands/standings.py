@@ -139,7 +139,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     from arena.solver.analysis_store import analysis_beside
 
     games = load_or_fail(input_path)
-    analysis = analysis_beside(Path(input_path))  # arena analyze's, read once for every table
+    analysis = analysis_beside(Path(input_path), games)  # arena analyze's, read once for all tables
     anchor_t = parse_anchor(anchor)
     skip = frozenset(name for name in OPTIONAL_SYSTEMS if skips.get(f"no_{name}"))
     options = {"first_move": first_move, "bootstrap": bootstrap, "tau": tau,

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.solver.analysis import PHASES, MoveRecord, moves_to_win, position_scores, sign
-from arena.solver.analysis_store import StoredAnalysis, canonical_spec, game_key
+from arena.solver.analysis_store import StoredAnalysis, canonical_spec, stored_keys
 
 OUTCOME_WORDS = {1: "win", 0: "draw", -1: "loss"}
 SEAT_WORDS = {1: "first player", 2: "second player"}
@@ -63,16 +63,10 @@ def analysed_keys(analysis: StoredAnalysis | None) -> set[str]:
 
 def analysis_key(known: set[str], game_id: str, variant: str, moves: str) -> str | None:
     """The key under which `arena analyze` stored a game (`known`: `analysed_keys`), None if it
-    did not. A games file without ids is analysed under the id '' while the site names its
-    games `game-<seq>`, so that key is tried too."""
-    spec = canonical_spec(variant)
-    if not known or spec is None:
+    did not (`analysis_store.stored_keys`: its id, or '' for a games file without ids)."""
+    if not known:
         return None
-    tokens = " ".join(moves.split())
-    for candidate in (game_key(game_id, spec, tokens), game_key("", spec, tokens)):
-        if candidate in known:
-            return candidate
-    return None
+    return next((key for key in stored_keys(game_id, variant, moves) if key in known), None)
 
 
 def analysed_counts(variants: Sequence[str], keys: Sequence[str | None], scopes: Sequence[str],

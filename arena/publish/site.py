@@ -82,7 +82,7 @@ def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bo
     """
     results = Path(results)
     site_input = load_results(results)
-    site_input.analysis = analysis_beside(results, warn)
+    site_input.analysis = analysis_beside(results, site_input.games, warn)
     if out_dir is None:
         # beside a games file its own folder, as `arena plot` does: two files never share one
         out_dir = results / "site" if results.is_dir() else results.with_name(results.stem + "_site")

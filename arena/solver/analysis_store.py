@@ -12,6 +12,7 @@ score before and after it, NULL where not settled).
 from __future__ import annotations
 
 import hashlib
+import math
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,6 +55,35 @@ def game_key(game_id: str, variant: str, moves: str) -> str:
     return f"{game_id}#{digest}"
 
 
+def move_tokens(value: object) -> str:
+    """Space-separated move tokens from a games-table cell (a string, or the list that
+    `arena play --json` writes)."""
+    if isinstance(value, list | tuple):
+        return " ".join(str(t) for t in value)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    text = str(value).strip()
+    if text.startswith("["):  # such a list as the loader turned it into text
+        import ast
+
+        try:
+            return move_tokens(list(ast.literal_eval(text)))
+        except (ValueError, SyntaxError):
+            return text
+    return text
+
+
+def stored_keys(game_id: str, variant: str, moves: object) -> tuple[str, ...]:
+    """The keys under which `arena analyze` may have stored a game: under its id, and under ''
+    (a games file without ids, whose games the site names `game-<seq>`); () for a variant the
+    engine does not know."""
+    spec = canonical_spec(variant)
+    if spec is None:
+        return ()
+    tokens = " ".join(move_tokens(moves).split())
+    return game_key(game_id, spec, tokens), game_key("", spec, tokens)
+
+
 @dataclass
 class StoredAnalysis:
     """What an analysis.db holds: its games (`analysed_games` rows, oldest first) and the move
@@ -61,6 +91,16 @@ class StoredAnalysis:
 
     games: list[dict]
     moves: dict[str, list[MoveRecord]]
+
+    def of_games(self, games) -> StoredAnalysis:
+        """Only the analysed games still in `games` (a games table): a games file exported
+        again, cut down or edited keeps its analysis.db, whose other games must not count."""
+        column = lambda name: games[name] if name in games else [""] * len(games)  # noqa: E731
+        keys = {key for gid, variant, moves in zip(column("game_id"), column("variant"),
+                                                   column("moves"), strict=True)
+                for key in stored_keys(str(gid or ""), str(variant or ""), moves)}
+        return StoredAnalysis([g for g in self.games if g["game_key"] in keys],
+                              {k: v for k, v in self.moves.items() if k in keys})
 
     def bot_rows(self, variant: str | None = None) -> list[dict]:
         """`BotStats.row()` of every bot over the analysed games, or those of one variant (its
@@ -93,15 +133,17 @@ def read_analysis(path: Path) -> StoredAnalysis:
     return sqlite_read.read(path, lambda conn: StoredAnalysis(_games(conn), _moves(conn)))
 
 
-def analysis_beside(source: Path, warn: Callable[[str], None] | None = None) -> StoredAnalysis | None:
+def analysis_beside(source: Path, games, warn: Callable[[str], None] | None = None,
+                    ) -> StoredAnalysis | None:
     """The analysis.db beside a results folder or games file (what the site and `arena
-    standings` show), None when there is none; None, and one line to `warn`, when it cannot be
-    read: a damaged analysis costs the accuracy columns, never the site or the standings."""
+    standings` show), of the games of `games` (the source's games table) only; None when there
+    is none; None, and one line to `warn`, when it cannot be read: a damaged analysis costs the
+    accuracy columns, never the site or the standings."""
     path = analysis_path(source)
     if not path.exists():
         return None
     try:
-        return read_analysis(path)
+        return read_analysis(path).of_games(games)
     except (OSError, sqlite3.Error) as error:
         if warn is not None:
             first = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -311,3 +311,25 @@ def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM analysed_games").fetchone()[0] == 2
 
+
+
+def test_only_the_games_still_in_the_source_count():
+    # a games file exported again (or cut down) keeps its FILE.analysis.db: the games no longer
+    # in it were still counted by analyze's report, standings and the site
+    import pandas as pd
+
+    from arena.solver.analysis_store import StoredAnalysis, stored_keys
+
+    def stored(game_id: str, moves: str) -> tuple[dict, list[MoveRecord]]:
+        key = stored_keys(game_id, "classic", moves)[0]
+        return ({"game_key": key, "game_id": game_id, "variant": "classic", "first": "a",
+                 "second": "b"}, [MoveRecord(0, 1, moves.split()[0], 0, 0)])
+
+    rows = [stored("g1", "d1 d2"), stored("g2", "c1 c2"), stored("", "e1 e2")]
+    analysis = StoredAnalysis([g for g, _ in rows], {g["game_key"]: m for g, m in rows})
+    now = pd.DataFrame({"game_id": ["g1", "game-3", "g2"], "variant": ["classic"] * 3,
+                        "moves": ["d1  d2", "e1 e2", "c1 c2 c3"]})  # g2 replayed differently
+    kept = analysis.of_games(now)
+    assert [g["game_id"] for g in kept.games] == ["g1", ""]
+    assert set(kept.moves) == {g["game_key"] for g in kept.games}
+    assert analysis.of_games(now.drop(columns=["moves"])).games == []
