@@ -176,7 +176,14 @@ class Runner:
                 "(the old results are moved to a backup folder, not deleted), or choose another "
                 "output directory."
             )
-        store.save_settings({**config.settings(), **self.sandbox_run.settings()}, config.fingerprint())
+        settings = {**config.settings(), **self.sandbox_run.settings()}
+        owner = self._owner(store)
+        if owner and store.game_count():
+            # an explicit output may add games to another file's folder (the check above lets
+            # it), but the folder stays that file's: a copy run once with `output` pointing
+            # here locked the original out of its own results
+            settings["file"] = owner
+        store.save_settings(settings, config.fingerprint())
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
         finished = store.finished_ids()
@@ -216,9 +223,14 @@ class Runner:
                 pending.append(game)
         return pending, skipped
 
+    @staticmethod
+    def _owner(store: Store) -> str:
+        """The tournament file whose games the results directory holds ('' before any)."""
+        return json.loads(store.meta("settings") or "{}").get("file") or ""
+
     def _check_owner(self, store: Store) -> None:
         """A results directory belongs to the tournament file whose games it holds."""
-        stored = json.loads(store.meta("settings") or "{}").get("file") or ""
+        stored = self._owner(store)
         here = str(self.config.path)
         if not stored or stored == here or self.config.output_explicit or not store.game_count():
             return

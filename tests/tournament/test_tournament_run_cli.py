@@ -53,6 +53,9 @@ def test_a_results_folder_belongs_to_one_file(tmp_path):
     assert joined.returncode == 0, joined.stderr
     assert standings_bots(results) == {"r1", "r2"}  # the file that ran, not every stored game
     assert any((results / "plots").iterdir())
+    # the folder is still the first file's: joining it did not lock the first file out
+    again = run_cli("run", str(first), "-q", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
 
     (results / "plots" / "old.png").write_text("an old chart")
     (results / "analysis.db").write_text("the old games' analysis")  # stale after --fresh
