@@ -132,6 +132,17 @@ def test_void_games_only_is_an_error(games_df, tmp_path):
         build_site_from_games(void, tmp_path / "out")
 
 
+def test_a_game_id_given_twice_is_one_line(games_df, tmp_path):
+    # two `arena play --json` outputs joined: the site failed on an internal zip() error
+    import pandas as pd
+
+    twice = pd.concat([games_df, games_df], ignore_index=True).drop(columns=["seq"],
+                                                                     errors="ignore")
+    gid = games_df["game_id"].iloc[0]
+    with pytest.raises(PublishError, match=f"game_id {gid} is given twice"):
+        build_site_from_games(twice, tmp_path / "out")
+
+
 def test_cli_missing_results_dir(tmp_path):
     result = CliRunner().invoke(main, ["publish", str(tmp_path / "nope")])
     assert result.exit_code != 0
