@@ -61,6 +61,22 @@ def render(result: ReplayResult, label: str) -> str:
     return "\n".join(lines)
 
 
+PIPE_CAP = 64 << 20  # bytes read from a pipe or device: /dev/zero must not fill the memory
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            if os.path.isfile(path):
+                return handle.read()
+            data = handle.read(PIPE_CAP + 1)
+    except OSError as error:
+        raise ReplayInputError(f"cannot read {path}: {error.strerror or error}") from None
+    if len(data) > PIPE_CAP:
+        raise ReplayInputError(f"{path}: more than {PIPE_CAP >> 20} MiB of records")
+    return data
+
+
 def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(source label, record line) for every record in the arguments: files, `-`, records."""
     if not arguments:
@@ -72,14 +88,8 @@ def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str]]:
             yield from _lines_of(sys.stdin.buffer.read(), "stdin", "standard input")
         elif os.path.isdir(argument):
             raise ReplayInputError(f"{argument} is a directory, not a file of records")
-        elif os.path.isfile(argument):
-            try:
-                with open(argument, "rb") as handle:
-                    data = handle.read()
-            except OSError as error:
-                raise ReplayInputError(f"cannot read {argument}: {error.strerror or error}") \
-                    from None
-            yield from _lines_of(data, argument, argument)
+        elif os.path.exists(argument):  # a file, or a pipe such as <(...) or /dev/stdin
+            yield from _lines_of(_read(argument), argument, argument)
         elif looks_like_path(argument):
             raise ReplayInputError(f"{argument}: no such file (a record is e.g. 4453 or "
                                    "'popout: d4 d4 p4')")

@@ -152,3 +152,26 @@ def test_replay_json_keys_and_exit_status():
     assert first["to_move"] == 2 and "p4" in first["legal"] and len(first["board"]) == 7
     assert pons["plies"] == 4 and pons["board"][-1] == "..211.."
     assert bad["ply"] == 2 and "d8" in bad["error"]
+
+
+def test_a_pipe_given_as_a_path_is_read(tmp_path):
+    # `arena replay <(...)` and /dev/stdin name pipes, not regular files: they were taken for a
+    # missing file ("no such file")
+    import os
+    import threading
+
+    from arena.replay_text import record_lines
+
+    fifo = tmp_path / "records"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with open(fifo, "w") as handle:
+            handle.write("4453\n44\n")
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        assert [line for _source, line in record_lines([str(fifo)])] == ["4453", "44"]
+    finally:
+        writer.join(timeout=10)
