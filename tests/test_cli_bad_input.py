@@ -204,6 +204,27 @@ def test_readers_of_a_corrupt_store(tmp_path, command):
     fails(arena(command, str(tmp_path / "res")), "damaged or not an arena results database")
 
 
+def test_a_hand_edited_store_is_named_with_its_problem(tmp_path):
+    # a result no arena writes read "results must be 1, 0.5 or 0, got np.float64(7.0)" with
+    # no file; settings that are not JSON gave only the JSON parser's message
+    from arena.publish.load import PublishError, load_results
+
+    db = make_store(tmp_path / "res")
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE games SET result = 7 WHERE game_id = 'g2'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(PublishError, match=r"games.db: game g2 has result 7.0, not 1, 0.5 or 0"):
+        load_results(tmp_path / "res")
+    db = make_store(tmp_path / "other")
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE meta SET value = '{bad' WHERE key = 'settings'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(PublishError, match=r"games.db: a stored value is not valid JSON"):
+        load_results(tmp_path / "other")
+
+
 # -- arena publish ---------------------------------------------------------------------------
 
 def test_publish_refuses_to_build_over_results_or_foreign_folders(tmp_path):

@@ -530,6 +530,9 @@ def _read(results_dir: str | Path, work: Callable[[sqlite3.Connection], _T]) -> 
         return sqlite_read.read(path, checked)
     except sqlite3.Error as error:
         raise StoreError(db_error(path, error)) from None
+    except json.JSONDecodeError as error:  # a settings or command value edited by hand
+        raise StoreError(f"{path}: a stored value is not valid JSON ({error.msg}, at character "
+                         f"{error.pos}): the database was edited or damaged") from None
     except OSError as error:  # e.g. an unreadable -wal file that had to be copied
         raise StoreError(f"cannot read {error.filename or path}: "
                          f"{error.strerror or error}") from None
@@ -554,7 +557,16 @@ def load_games(results_dir: str | Path):
     """
     import pandas as pd
 
-    rows = _read(results_dir, lambda conn: _select_games(conn, FRAME_COLUMNS).fetchall())
+    def games(conn: sqlite3.Connection) -> list:
+        odd = conn.execute("SELECT game_id, result FROM games WHERE result IS NOT NULL AND "
+                           "result NOT IN (0, 0.5, 1) ORDER BY seq LIMIT 1").fetchone()
+        if odd is not None:  # what the arena never writes: every rating would stop on it
+            raise StoreError(f"{db_path(results_dir)}: game {odd[0]} has result {odd[1]!r}, "
+                             "not 1, 0.5 or 0 (or NULL for a void game): the database was "
+                             "edited or damaged")
+        return _select_games(conn, FRAME_COLUMNS).fetchall()
+
+    rows = _read(results_dir, games)
     frame = pd.DataFrame.from_records(rows, columns=list(FRAME_COLUMNS))
     return frame.astype({name: COLUMNS_BY_NAME[name].dtype for name in FRAME_COLUMNS})
 
