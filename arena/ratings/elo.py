@@ -485,15 +485,25 @@ def _seat_runs_away(counts: PairCounts) -> bool:
     first, second = counts.first[cells], counts.second[cells]
     points, games = counts.points[cells], counts.games[cells]
     below, above = points < games, points > 0  # d <= 0 wanted; d >= 0 wanted
+    mixed = np.zeros((n, n), dtype=bool)
+    mixed[first[below & above], second[below & above]] = True
+    if (mixed & mixed.T).any():
+        # two bots with mixed results in both seat orders pin the advantage (x_i - x_j = -edge
+        # and x_j - x_i = -edge cannot both hold): the usual case, settled without the search
+        return False
     # x_v - x_u <= c as an edge u -> v of weight c, for d = x_i - x_j + edge
     tails = np.concatenate([second[below], first[above]])
     heads = np.concatenate([first[below], second[above]])
+    order = np.argsort(heads, kind="stable")
+    tails, heads = tails[order], heads[order]
+    targets, starts = np.unique(heads, return_index=True)
     for edge in (1.0, -1.0):
-        weights = np.concatenate([np.full(below.sum(), -edge), np.full(above.sum(), edge)])
+        weights = np.concatenate([np.full(below.sum(), -edge), np.full(above.sum(), edge)])[order]
         distance = np.zeros(n)
         for _ in range(n):  # Bellman-Ford from a virtual source, every edge relaxed per pass
+            best = np.minimum.reduceat(distance[tails] + weights, starts)
             relaxed = distance.copy()
-            np.minimum.at(relaxed, heads, distance[tails] + weights)
+            relaxed[targets] = np.minimum(relaxed[targets], best)
             if np.all(relaxed >= distance - 1e-12):
                 return True  # settled: no negative cycle, so such a change exists
             distance = relaxed
