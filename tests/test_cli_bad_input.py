@@ -59,6 +59,17 @@ def make_store(directory: Path, results=(1.0, 0.0)) -> Path:
     return directory / "games.db"
 
 
+def edited_store(directory: Path, *statements: str) -> Path:
+    """A small results directory (`make_store`) changed by hand with SQL statements."""
+    db = make_store(directory)
+    conn = sqlite3.connect(db)
+    for statement in statements:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    return db
+
+
 def corrupt_store(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     db = directory / "games.db"
@@ -121,11 +132,7 @@ def test_run_refuses_a_foreign_sqlite_database(tmp_path):
 
 
 def test_run_refuses_a_newer_schema(tmp_path):
-    db = make_store(tmp_path / "res")
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
-    conn.commit()
-    conn.close()
+    edited_store(tmp_path / "res", "UPDATE meta SET value='99' WHERE key='schema_version'")
     fails(arena("run", str(tournament(tmp_path, BOTS)), "-o", str(tmp_path / "res")),
           "newer arena")
 
@@ -189,12 +196,8 @@ def test_export_to_a_missing_folder_and_from_a_file(tmp_path):
 
 @pytest.mark.parametrize("command", ["export", "standings", "plot", "publish"])
 def test_readers_refuse_a_newer_schema(tmp_path, command):
-    db = make_store(tmp_path / "res")
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
-    conn.execute("ALTER TABLE games DROP COLUMN moves")
-    conn.commit()
-    conn.close()
+    edited_store(tmp_path / "res", "UPDATE meta SET value='99' WHERE key='schema_version'",
+                 "ALTER TABLE games DROP COLUMN moves")
     fails(arena(command, str(tmp_path / "res")), "written by a newer arena")
 
 
@@ -209,18 +212,10 @@ def test_a_hand_edited_store_is_named_with_its_problem(tmp_path):
     # no file; settings that are not JSON gave only the JSON parser's message
     from arena.publish.load import PublishError, load_results
 
-    db = make_store(tmp_path / "res")
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE games SET result = 7 WHERE game_id = 'g2'")
-    conn.commit()
-    conn.close()
+    edited_store(tmp_path / "res", "UPDATE games SET result = 7 WHERE game_id = 'g2'")
     with pytest.raises(PublishError, match=r"games.db: game g2 has result 7.0, not 1, 0.5 or 0"):
         load_results(tmp_path / "res")
-    db = make_store(tmp_path / "other")
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE meta SET value = '{bad' WHERE key = 'settings'")
-    conn.commit()
-    conn.close()
+    edited_store(tmp_path / "other", "UPDATE meta SET value = '{bad' WHERE key = 'settings'")
     with pytest.raises(PublishError, match=r"games.db: a stored value is not valid JSON"):
         load_results(tmp_path / "other")
 
