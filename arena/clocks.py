@@ -5,7 +5,8 @@ time control is testable with plain numbers.
 
 - Per-move limit (`move_ms`) and/or a clock (`base_ms` + `increment_ms` per move); with both, the
   clock applies and `move_ms` caps each move. A bot is told the smaller of the two (`time_ms`).
-- The first move of a fresh process gets `startup_ms` on top, and that part is not charged.
+- The first move of a fresh process gets `startup_ms` on top, and that part is not charged
+  (without pondering, the first move of every game: `Player.start_up_allowance`).
 - `grace_ms` is added to every deadline before a bot is declared late; it is charged if used:
   on a clock, time used past zero is owed (the clock goes below zero, and the grace shrinks by
   as much until increments repay it), so that a bot cannot live on the grace of each move.
@@ -51,7 +52,7 @@ class GameClocks:
         self.last_ms: dict[int, float | None] = {1: None, 2: None}
 
     def budget(self, seat: int, fresh: bool) -> TurnBudget:
-        """The budget of `seat`'s next move; `fresh`: its process has not answered a move yet."""
+        """The budget of `seat`'s next move; `fresh`: it gets the start-up allowance."""
         tc = self.controls[seat]
         remaining = self.remaining[seat]
         limits = [x for x in (tc.move_ms, remaining) if x is not None]

@@ -166,6 +166,7 @@ class Player:
         self.startup_ms: float | None = None  # of the current process
         self.starts = 0  # processes started so far
         self._fresh = False  # no move answered yet by the current process
+        self._game_start = False  # no move answered yet in the current game
         self._handshaken = False
         self._log: StderrLog | None = None  # of the last game, until the next one starts
         self._retiring: list[threading.Thread] = []  # background closes (see `retire`)
@@ -199,6 +200,14 @@ class Player:
         """The current process has not answered a move yet (it gets the start-up allowance)."""
         return self._fresh
 
+    @property
+    def start_up_allowance(self) -> bool:
+        """Its next move gets the start-up allowance: the first move of a fresh process, and
+        without pondering the first move of each game too, where a stopped bot first reads the
+        game's `game` line (and the last game's `end`), work a pondering bot does between
+        games."""
+        return self._fresh or (not self.ponder and self._game_start)
+
     # --- start and handshake ------------------------------------------------------------------
 
     def prepare(self) -> None:
@@ -209,6 +218,7 @@ class Player:
         """
         self._flush_log()
         self._log = None
+        self._game_start = True
         if self.restart_every_game and self.running:
             self.retire()
         if self.running and self._handshaken:
@@ -321,7 +331,7 @@ class Player:
             raise Forfeit.from_io(error) from None
         elapsed = (process.last_line_at - start) * 1000
         cpu = max(0.0, process.cpu_ms() - cpu_before)
-        self._fresh = False
+        self._fresh = self._game_start = False
         if not self.ponder:
             process.freeze()
         return TurnReply(value, elapsed, cpu)
@@ -343,8 +353,9 @@ class Player:
 
     def start_log(self, game_id: str, seat: int, name: str) -> None:
         """After a game: its stderr log (in `log_dir`) gets what the bot wrote so far, and what
-        it writes until its next game starts or its process ends (e.g. in answer to `end`), so
-        nothing of one game lands in the log of the next."""
+        it writes until its next game starts or its process ends (e.g. in answer to `end`).
+        Without pondering a kept bot reads `end` only at its next game's first turn, so what
+        it writes in answer lands in that game's log."""
         self._log = None
         if self.log_dir is None:
             return

@@ -262,7 +262,7 @@ class _Referee:
         player = self.players[seat]
         infos = InfoCollector()
         player.take_unsolicited(infos)
-        budget = self.clocks.budget(seat, player.fresh)
+        budget = self.clocks.budget(seat, player.start_up_allowance)
         line = protocol.turn_line(
             self.tokens, budget.limit_ms, self.clocks.opponent_time_ms(seat),
             self.clocks.last_ms[seat],

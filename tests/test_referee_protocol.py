@@ -310,6 +310,31 @@ def test_without_pondering_a_bot_runs_only_on_its_turns():
         events.of("two", "freeze")) - 2
 
 
+@pytest.mark.parametrize("ponder", [False, True])
+def test_without_pondering_each_games_first_move_has_the_start_up_allowance(ponder):
+    # a stopped bot first reads a game's `game` line (work a pondering bot does between games)
+    # at its first turn: that turn gets the start-up allowance, as a new process's first move
+    class SlowFirst(FirstLegal):  # 1.5 s for the first move of each game (the limit: 1.1 s)
+        first = False
+
+        def __call__(self, line: str) -> list:
+            answers = super().__call__(line)
+            if line.startswith("turn ") and self.first:
+                answers = [Reply(text, after_ms=1500) for text in answers]
+            self.first = line.startswith("game ")
+            return answers
+
+    events = Events()
+    a, b = players(SlowFirst("slow"), FirstLegal("plain"), events, ponder=ponder)
+    play_game(PRESETS["classic"], a, b, TC, game_id="g1")  # a new process: allowed either way
+    kept = play_game(PRESETS["classic"], b, a, TC, game_id="g2")
+    close_players([a, b])
+    if ponder:
+        assert kept.reason == "timeout" and kept.forfeit_by == 2
+    else:
+        assert kept.forfeit_by is None
+
+
 def test_pondering_is_the_default_and_stops_nothing():
     events = Events()
     a, b = players(FirstLegal("one"), FirstLegal("two"), events)
