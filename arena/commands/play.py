@@ -339,7 +339,7 @@ def _make_sprt(bounds: str | None, alpha: float, beta: float, model: str):
                                  param_hint="--sprt") from None
     try:
         return SPRT(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model)
-    except ValueError as error:  # elo0 >= elo1, or alpha + beta >= 1
+    except ValueError as error:  # elo0 >= elo1, bounds out of range, or alpha + beta >= 1
         hint = "--sprt-alpha/--sprt-beta" if "alpha" in str(error) else "--sprt"
         raise click.BadParameter(f"{bounds!r}: {error}" if hint == "--sprt" else str(error),
                                  param_hint=hint) from None
