@@ -177,12 +177,10 @@ class Runner:
                 "output directory."
             )
         settings = {**config.settings(), **self.sandbox_run.settings()}
-        owner = self._owner(store)
-        if owner and store.game_count():
-            # an explicit output may add games to another file's folder (the check above lets
-            # it), but the folder stays that file's: a copy run once with `output` pointing
-            # here locked the original out of its own results
-            settings["file"] = owner
+        # every file that has played here may go on without --output: a copy run once with
+        # `output` pointing here took the folder from the original, and a file moved and run
+        # once with --output must keep it (`_check_owner`)
+        settings["files"] = sorted(self._owners(store) | {str(config.path)})
         store.save_settings(settings, config.fingerprint())
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
@@ -224,15 +222,18 @@ class Runner:
         return pending, skipped
 
     @staticmethod
-    def _owner(store: Store) -> str:
-        """The tournament file whose games the results directory holds ('' before any)."""
-        return json.loads(store.meta("settings") or "{}").get("file") or ""
+    def _owners(store: Store) -> set[str]:
+        """The tournament files that have played into the results directory (the last one
+        alone in a folder from before `files` was stored)."""
+        stored = json.loads(store.meta("settings") or "{}")
+        return {str(f) for f in stored.get("files") or [stored.get("file")] if f}
 
     def _check_owner(self, store: Store) -> None:
-        """A results directory belongs to the tournament file whose games it holds."""
-        stored = self._owner(store)
+        """A results directory belongs to the tournament files whose games it holds."""
+        stored = json.loads(store.meta("settings") or "{}").get("file") or ""
         here = str(self.config.path)
-        if not stored or stored == here or self.config.output_explicit or not store.game_count():
+        if (not stored or here in self._owners(store) or self.config.output_explicit
+                or not store.game_count()):
             return
         raise StoreError(
             f"{self.results_dir} holds the games of another tournament file ({stored}), not of "

@@ -53,9 +53,12 @@ def test_a_results_folder_belongs_to_one_file(tmp_path):
     assert joined.returncode == 0, joined.stderr
     assert standings_bots(results) == {"r1", "r2"}  # the file that ran, not every stored game
     assert any((results / "plots").iterdir())
-    # the folder is still the first file's: joining it did not lock the first file out
+    # joining the folder did not lock the first file out, and the copy, having played here
+    # once with --output, may go on without it (as a moved file must)
     again = run_cli("run", str(first), "-q", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
+    moved = run_cli("run", str(copy), "-q", cwd=tmp_path)
+    assert moved.returncode == 0, moved.stderr
 
     (results / "plots" / "old.png").write_text("an old chart")
     (results / "analysis.db").write_text("the old games' analysis")  # stale after --fresh
