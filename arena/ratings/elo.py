@@ -22,7 +22,8 @@ Fisher information (the negative Hessian of the log-likelihood at the optimum), 
 Moore-Penrose pseudo-inverse because ratings are only defined up to a constant, scaled by the
 dispersion of the scores (a quasi-likelihood): the information assumes a game's score varies as
 p(1 - p), a win or a loss, and draws make it vary less, p(1 - p) - d/4 at a draw rate d, so
-unscaled intervals were too wide wherever games are drawn. The reported
+unscaled intervals were too wide wherever games are drawn (the scale is shrunk toward 1 by 50
+games' worth, so that a few drawn games do not narrow them). The reported
 intervals are ``elo +- 1.959964 * se`` where *se* is the standard error of each rating **relative to
 the reference**: the pool mean (default, ratings sum to 0) or the anchor bot (which then has se 0).
 
