@@ -21,8 +21,8 @@ from arena.cli import main
     (["play", "random", "greedy", "--sprt", "0,50", "--sprt-alpha", "0.6", "--sprt-beta", "0.6"],
      "alpha + beta must be below 1, not 0.6 + 0.6"),
     (["play", "random", "greedy", "--sprt", "50,0"], "SPRT needs elo0 < elo1"),
-    (["play", "random", "greedy", "--sprt", "nan,50"], "between -1000 and 1000"),
-    (["play", "random", "greedy", "--sprt", "0,1e308"], "between -1000 and 1000"),
+    (["play", "random", "greedy", "--sprt", "nan,50"], "between -2000 and 2000"),
+    (["play", "random", "greedy", "--sprt", "0,1e308"], "between -2000 and 2000"),
     # not numbers, but the same kind of slip: a variant given twice was played twice
     (["play", "random", "greedy", "-v", "classic", "-v", "Classic"],
      "'Classic' names the variant classic a second time"),

@@ -175,7 +175,7 @@ def llr_bayeselo(wins: float, draws: float, losses: float, elo0: float, elo1: fl
     return w * math.log(w1 / w0) + d * math.log(d1 / d0) + lo * math.log(l1 / l0)
 
 
-ELO_LIMIT = 1000  # an SPRT hypothesis beyond this is no test (a score of 99.7% or more)
+ELO_LIMIT = 2000  # beyond it a hypothesis is a score of 1 to the float: no test at all
 
 
 @dataclass
@@ -205,7 +205,7 @@ class SPRT:
         self.lower, self.upper = sprt_bounds(self.alpha, self.beta)
         if self.model == "bayeselo":  # a model of single games: no pentanomial form
             self.pentanomial = False
-        if not all(-ELO_LIMIT < elo < ELO_LIMIT for elo in (self.elo0, self.elo1)):
+        if not all(-ELO_LIMIT <= elo <= ELO_LIMIT for elo in (self.elo0, self.elo1)):
             # nan, infinities and scores of 0 or 1 failed after the first game with a traceback
             raise ValueError(f"SPRT bounds must be numbers between -{ELO_LIMIT} and {ELO_LIMIT}")
         if self.elo1 <= self.elo0:
