@@ -51,4 +51,5 @@ def test_greedy_beats_awk_as_the_readme_ranks_them():
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     records = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     assert len(records) == 4, out.stdout + out.stderr
-    assert all(r["winner"] == "greedy" for r in records), records
+    assert all(r["winner"] == "greedy" for r in records), [
+        (r["first"], r["winner"], r["reason"], r.get("detail"), r["moves"]) for r in records]
