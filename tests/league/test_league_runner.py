@@ -194,14 +194,14 @@ def test_a_bot_that_cannot_play_is_left_out_of_settled(league: Path) -> None:
 
 
 def test_a_run_waiting_for_bots_says_so_once(empty_league: Path, league: Path) -> None:
-    runner, lines = runner_of(empty_league, Until(seconds=1.5))
+    runner, lines = runner_of(empty_league, Until(seconds=0.6))
     assert run_briefly(runner) and runner.summary.games == 0
     assert lines == [f"waiting for two active bots that can play: the league has no active bots "
                      f"(bots join with `arena league submit {empty_league} PATH`; Ctrl-C stops)"]
     target = next((league / "bots" / "greedy").rglob("*.py"))
     target.write_text(target.read_text() + "\n# changed after submission\n")
     runner, lines = runner_of(league, Until(games=2))  # a submission may still come: it waits
-    assert not run_briefly(runner, timeout=1.5)
+    assert not run_briefly(runner, timeout=0.6)
     waiting = [line for line in lines if line.startswith("waiting")]
     assert len(waiting) == 1 and "random@1 is the only active bot that can play (greedy@1 " \
         "cannot)" in waiting[0]
