@@ -480,16 +480,21 @@ def _fit_elo(counts: PairCounts, anchor: Anchor | None, first_move: bool, bootst
     return fit
 
 
-def _seat_runs_away(counts: PairCounts) -> bool:
-    """Whether the first-move advantage has no finite estimate: whether some change of the
-    ratings, with the advantage raised (or lowered) by one, fits every ordered pair at least as
-    well (a pair that scored every point wants its first player's edge up, one that scored
-    none wants it down, a mixed one wants it unchanged). Three games (z-a 1-0, a-z 0-1, z-a
-    draw) are so: the fit ran off to 3,400 Elo apart. The changes are difference constraints
-    between ratings, feasible when their graph has no negative cycle (Bellman-Ford)."""
+SEAT_SCORED_ALL = "one seat scored every point"
+SEAT_UNSETTLED = "the seats' results leave the first-move advantage without an estimate"
+
+
+def _seat_problem(counts: PairCounts) -> str:
+    """Why the first-move advantage has no finite estimate ('' when it has one): one seat
+    scored every point, or some change of the ratings, with the advantage raised (or lowered)
+    by one, fits every ordered pair at least as well (a pair that scored every point wants its
+    first player's edge up, one that scored none wants it down, a mixed one wants it unchanged).
+    Three games (z-a 1-0, a-z 0-1, z-a draw) are so: the fit ran off to 3,400 Elo apart. The
+    changes are difference constraints between ratings, feasible when their graph has no
+    negative cycle (Bellman-Ford)."""
     n, cells = counts.n_bots, counts.games > 0
     if counts.points[cells].sum() in (0, counts.games[cells].sum()):
-        return True  # one seat scored every point (or no games)
+        return SEAT_SCORED_ALL  # (or no games)
     first, second = counts.first[cells], counts.second[cells]
     points, games = counts.points[cells], counts.games[cells]
     below, above = points < games, points > 0  # d <= 0 wanted; d >= 0 wanted
@@ -498,7 +503,7 @@ def _seat_runs_away(counts: PairCounts) -> bool:
     if (mixed & mixed.T).any():
         # two bots with mixed results in both seat orders pin the advantage (x_i - x_j = -edge
         # and x_j - x_i = -edge cannot both hold): the usual case, settled without the search
-        return False
+        return ""
     # x_v - x_u <= c as an edge u -> v of weight c, for d = x_i - x_j + edge
     tails = np.concatenate([second[below], first[above]])
     heads = np.concatenate([first[below], second[above]])
@@ -513,9 +518,9 @@ def _seat_runs_away(counts: PairCounts) -> bool:
             relaxed = distance.copy()
             relaxed[targets] = np.minimum(relaxed[targets], best)
             if np.all(relaxed >= distance - 1e-12):
-                return True  # settled: no negative cycle, so such a change exists
+                return SEAT_UNSETTLED  # settled: no negative cycle, so such a change exists
             distance = relaxed
-    return False
+    return ""
 
 
 def _choose_prior(counts: PairCounts, first_move: bool, prior_games: float, regularise: str):
@@ -528,9 +533,8 @@ def _choose_prior(counts: PairCounts, first_move: bool, prior_games: float, regu
     scored_j = (counts.losses + counts.draws) > 0
     ok = _strongly_connected(counts.n_bots, counts.first, counts.second, scored_i, scored_j)
     prior_theta = 0.0 if ok else prior_games
-    prior_h = 0.0
-    if first_move and _seat_runs_away(counts):
-        prior_h = prior_games
+    seat_problem = _seat_problem(counts) if first_move else ""
+    prior_h = prior_games if seat_problem else 0.0
     note = ""
     if prior_theta or prior_h:
         why = []
@@ -550,10 +554,8 @@ def _choose_prior(counts: PairCounts, first_move: bool, prior_games: float, regu
                            "compare rests on the virtual draws, not on games")
             if not why:
                 why.append("the results do not connect every bot in both directions")
-        if prior_h:
-            seats = counts.points.sum() in (0, counts.games.sum())
-            why.append("one seat scored every point" if seats else
-                       "the seats' results leave the first-move advantage without an estimate")
+        if seat_problem:
+            why.append(seat_problem)
         note = (
             "regularised because the maximum-likelihood estimate does not exist ("
             + "; ".join(why)
