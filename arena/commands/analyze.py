@@ -34,7 +34,7 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
     todo, unsupported, already = [], 0, 0
     for record in games.to_dict("records"):
         spec = str(record.get("variant") or "classic")
-        moves = " ".join(move_tokens(record.get("moves")).split())
+        moves = move_tokens(record.get("moves"))
         try:
             variant = parse_variant(spec)
         except VariantError:

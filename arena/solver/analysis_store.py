@@ -56,8 +56,8 @@ def game_key(game_id: str, variant: str, moves: str) -> str:
 
 
 def move_tokens(value: object) -> str:
-    """Space-separated move tokens from a games-table cell (a string, or the list that
-    `arena play --json` writes)."""
+    """Move tokens from a games-table cell (a string, or the list that `arena play --json`
+    writes), separated by single spaces: the form a game's key is made of."""
     if isinstance(value, list | tuple):
         return " ".join(str(t) for t in value)
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -69,8 +69,8 @@ def move_tokens(value: object) -> str:
         try:
             return move_tokens(list(ast.literal_eval(text)))
         except (ValueError, SyntaxError):
-            return text
-    return text
+            pass
+    return " ".join(text.split())
 
 
 def stored_keys(game_id: str, variant: str, moves: object) -> tuple[str, ...]:
@@ -80,7 +80,7 @@ def stored_keys(game_id: str, variant: str, moves: object) -> tuple[str, ...]:
     spec = canonical_spec(variant)
     if spec is None:
         return ()
-    tokens = " ".join(move_tokens(moves).split())
+    tokens = move_tokens(moves)
     return game_key(game_id, spec, tokens), game_key("", spec, tokens)
 
 
