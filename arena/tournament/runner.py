@@ -167,7 +167,7 @@ class Runner:
                  ) -> tuple[list[ScheduledGame], list[ScheduledGame], list[str], int]:
         """(schedule, games to play, notes, games skipped for their pairing's void games)"""
         config = self.config
-        self._check_owner(store)
+        owners = self._check_owner(store)
         problems = store.conflicts(config.fingerprint())
         if problems:
             raise StoreError(
@@ -180,7 +180,7 @@ class Runner:
         # every file that has played here may go on without --output: a copy run once with
         # `output` pointing here took the folder from the original, and a file moved and run
         # once with --output must keep it (`_check_owner`)
-        settings["files"] = sorted(self._owners(store) | {str(config.path)})
+        settings["files"] = sorted(owners | {str(config.path)})
         store.save_settings(settings, config.fingerprint())
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
@@ -221,20 +221,17 @@ class Runner:
                 pending.append(game)
         return pending, skipped
 
-    @staticmethod
-    def _owners(store: Store) -> set[str]:
-        """The tournament files that have played into the results directory (the last one
-        alone in a folder from before `files` was stored)."""
-        stored = json.loads(store.meta("settings") or "{}")
-        return {str(f) for f in stored.get("files") or [stored.get("file")] if f}
-
-    def _check_owner(self, store: Store) -> None:
-        """A results directory belongs to the tournament files whose games it holds."""
-        stored = json.loads(store.meta("settings") or "{}").get("file") or ""
+    def _check_owner(self, store: Store) -> set[str]:
+        """A results directory belongs to the tournament files whose games it holds: returns
+        those that have played into it (the last one alone in a folder from before `files` was
+        stored), StoreError for another file without an explicit output."""
+        settings = json.loads(store.meta("settings") or "{}")
+        stored = settings.get("file") or ""
+        owners = {str(f) for f in settings.get("files") or [stored] if f}
         here = str(self.config.path)
-        if (not stored or here in self._owners(store) or self.config.output_explicit
+        if (not stored or here in owners or self.config.output_explicit
                 or not store.game_count()):
-            return
+            return owners
         raise StoreError(
             f"{self.results_dir} holds the games of another tournament file ({stored}), not of "
             f"{here}: give this file its own `name` or `output`, or pass --output DIR "
