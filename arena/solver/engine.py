@@ -16,7 +16,9 @@ import numpy as np
 from arena.solver import kernel
 from arena.solver.scope import fits
 
-TABLE_SIZE = 8_388_593  # a prime near 2**23: 64 MiB, one int64 entry each (see kernel)
+TABLE_SIZE = 1 << 23  # the large tier of the table: 64 MiB, one int64 entry each (see kernel)
+SMALL_TIER = 1 << 16  # 512 KiB: the positions near the leaves, in the core's cache
+DEEP_EMPTY_CELLS = 16  # positions with at most this many empty cells go to the small tier
 UNLIMITED = np.iinfo(np.int64).max
 
 
@@ -26,6 +28,21 @@ def table_entries(wanted: int) -> int:
     remainder theorem: size * 2**53 > 2**63)."""
     smallest = (1 << 63) // (kernel.KEY_MASK + 1) + 1
     return max(wanted, smallest) | 1
+
+
+def table_tiers(columns: int, rows: int, wanted: int) -> np.ndarray:
+    """The kernel's `tiers` for a board: a large tier of about `wanted` entries, the small tier,
+    and the first ply of the small tier. The split at 16 empty cells and the 2**16 entries were
+    the fastest of those measured on 6- to 10-ply positions of 7x6 (a large tier of 2**22-2**24
+    made little difference)."""
+    deep_ply = max(0, columns * rows - DEEP_EMPTY_CELLS)
+    if columns * (rows + 1) <= kernel.KEY_MASK.bit_length():  # an entry holds the whole key
+        large = 1 << max(10, (wanted - 1).bit_length())  # a shift of at most 54 (64: undefined)
+        small = min(SMALL_TIER, large)
+        return np.array([large, 65 - large.bit_length(), small, 65 - small.bit_length(), deep_ply],
+                        dtype=np.int64)
+    return np.array([table_entries(wanted), 0, table_entries(SMALL_TIER), 0, deep_ply],
+                    dtype=np.int64)
 
 
 class Engine:
@@ -44,7 +61,9 @@ class Engine:
         centre = (columns - 1) / 2
         self.order_list = sorted(range(columns), key=lambda c: (abs(c - centre), c))
         self.order = np.array(self.order_list, dtype=np.int64)
-        self.table = np.zeros(table_entries(table_size), dtype=np.int64)
+        self.tiers = table_tiers(columns, rows, table_size)
+        self.table = np.zeros(int(self.tiers[kernel.LARGE] + self.tiers[kernel.SMALL]),
+                              dtype=np.int64)
         self.scratch = np.zeros((self.cells + 1, 2 * columns), dtype=np.int64)
         self.stats = np.zeros(3, dtype=np.int64)
         self.nodes = 0  # nodes searched by the last call
@@ -65,7 +84,8 @@ class Engine:
         stats[0], stats[1], stats[2] = 0, UNLIMITED if nodes is None else nodes, 0
         moves = mask.bit_count()
         value = kernel.solve(cur, mask, moves, weak, self.columns, self.rows, self.bottom,
-                             self.board_mask, self.order, self.table, self.scratch, stats)
+                             self.board_mask, self.order, self.table, self.tiers, self.scratch,
+                             stats)
         self.nodes = int(stats[0])
         return None if stats[2] else int(value)
 
@@ -76,7 +96,7 @@ class Engine:
         stats[0], stats[1], stats[2] = 0, UNLIMITED if nodes is None else nodes, 0
         r = kernel.negamax(cur, mask, mask.bit_count(), bound, bound + 1, self.columns,
                            self.rows, self.bottom, self.board_mask, self.order, self.table,
-                           self.scratch, stats)
+                           self.tiers, self.scratch, stats)
         self.nodes = int(stats[0])
         return None if stats[2] else bool(r <= bound)
 

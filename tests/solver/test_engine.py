@@ -45,6 +45,20 @@ def test_scores_equal_pons_reference(engine, name, count):
         assert engine.score(cur, mask) == expected, moves
 
 
+def test_tiny_hashed_tiers_on_7x6_still_give_exact_scores():
+    """7x6 keys fit an entry whole, so both tiers are powers of two with hashed slots; at 1,024
+    entries each, slots collide all the time, and both tiers are used (the split at 16 empty
+    cells falls inside these searches)."""
+    engine = Engine(7, 6, table_size=1)
+    assert list(engine.tiers) == [1024, 54, 1024, 54, 26]
+    assert list(Engine(7, 6).tiers) == [1 << 23, 41, 1 << 16, 48, 26]
+    for moves, expected in pons_rows("Test_L2_R1", 15) + pons_rows("Test_L1_R1", 5):
+        cur, mask = Oracle.position(classic_position(moves))
+        engine.clear()
+        assert engine.score(cur, mask) == expected, moves
+    assert engine.table[:1024].any() and engine.table[1024:].any()
+
+
 @pytest.mark.parametrize("columns, rows", [(4, 4), (5, 4), (6, 4), (4, 5), (5, 5), (4, 6)])
 def test_empty_boards_have_trompss_values(columns, rows):
     expected = {}
@@ -266,8 +280,10 @@ def test_a_small_table_on_a_63_bit_board_gives_exact_scores():
 
     variant = parse_variant("classic:9x6")
     engine = Engine(9, 6, table_size=1000)  # made odd and large enough
-    size = engine.table.shape[0]
-    assert size % 2 == 1 and size * (kernel.KEY_MASK + 1) >= 1 << 63, size
+    large, large_shift, small, small_shift, deep_ply = (int(v) for v in engine.tiers)
+    for size, shift in ((large, large_shift), (small, small_shift)):
+        assert shift == 0 and size % 2 == 1 and size * (kernel.KEY_MASK + 1) >= 1 << 63, size
+    assert large == 1025 and deep_ply == 54 - 16 and engine.table.shape[0] == large + small
     assert table_entries(1 << 20) == (1 << 20) + 1 and table_entries(8_388_593) == 8_388_593
     solver = Solver(geometry_for(variant))
     rng = random.Random(5)
