@@ -20,6 +20,12 @@ def sign(score: int) -> int:
     return (score > 0) - (score < 0)
 
 
+# The warm-up's measuring search: from the empty board, aborted at this many nodes (20-30 ms here).
+# Short searches run at about 40% of a long one's rate (10-12 M nodes/s here), so the estimate
+# starts low, and safe, and rises as real searches are timed.
+CALIBRATION_NODES = 100_000
+
+
 class NodeRate:
     """Nodes per second of the solver on this machine, from the searches timed so far.
 
@@ -28,6 +34,11 @@ class NodeRate:
 
     def __init__(self, initial: float = 1_000_000.0) -> None:
         self.rate = initial
+
+    def calibrated(self, nodes: int, seconds: float) -> None:
+        """The rate of the warm-up's own search, outside any move (see `Oracle.warm`)."""
+        if nodes >= 10_000 and seconds > 0:
+            self.rate = nodes / seconds
 
     def nodes_for(self, seconds: float) -> int:
         return max(1000, int(self.rate * max(0.0, seconds)))
@@ -58,7 +69,7 @@ class Oracle:
             book = load_classic() if classic else Book(variant.columns, variant.rows)
         self.book = book
         self.rate = NodeRate()
-        self._warm = False  # the kernel's machine code loaded (outside any timed search)
+        self._warm = False  # see `warm`
 
     @staticmethod
     def position(game: Game) -> tuple[int, int]:
@@ -104,13 +115,29 @@ class Oracle:
             return None
         return found[0], [c + 1 for c in found[1]]
 
+    def warm(self) -> None:
+        """Load the kernel's machine code, touch every page of the table, and measure the node
+        rate, once; a player calls it between games. Otherwise the first timed search does it,
+        outside its budget: loading (or compiling) takes 0.2-10 s and the first touch of a 64 MiB
+        table 0.1 s, which inside the clock set the rate far too low, and with it the budgets
+        of every later search (a rate only rises slowly). The empty board's first 100,000
+        nodes measure the rate instead of the default guess, 1 M nodes/s, which was a tenth of
+        the long searches' rate here."""
+        if self._warm:
+            return
+        warm_up()
+        self.engine.clear()  # the pages of the table are mapped now, not in a timed search
+        start = time.monotonic()
+        self.engine.score(0, 0, nodes=CALIBRATION_NODES)
+        self.rate.calibrated(self.engine.nodes, time.monotonic() - start)
+        self._warm = True
+
     def timed(self, method, game: Game, seconds: float, **options):
         """`method(game, nodes)` (`score`, `best_moves`, `move_scores`) within about `seconds`."""
         if not self._warm:
-            # loading (or compiling) the kernel takes 0.2-10 s: inside the clock, it would set
-            # the node rate far too low, and with it every budget of this process
-            warm_up()
-            self._warm = True
+            start = time.monotonic()
+            self.warm()
+            seconds -= time.monotonic() - start
         self.engine.nodes = 0  # an answer from the book searches nothing: not the last search's count
         start = time.monotonic()
         found = method(game, self.rate.nodes_for(seconds), **options)

@@ -55,6 +55,8 @@ class PerfectPlayer:
         if self.fallback is None:
             self.fallback = AlphaBetaPlayer(self.variant)
         self.fallback.new_game()
+        if self.oracle is not None:
+            self.oracle.warm()  # the solver's rate measured and its table mapped, once
 
     def choose(self, game, deadline: float) -> int:
         """Best move (engine int) for the side to move, returned before `deadline`."""

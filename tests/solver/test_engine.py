@@ -418,11 +418,30 @@ def test_the_first_timed_search_loads_the_kernel_outside_the_clock(monkeypatch):
     assert loads == [1]
 
 
+def test_warming_measures_the_node_rate_once_and_budgets_follow_it(monkeypatch):
+    from arena.solver.oracle import CALIBRATION_NODES, NodeRate
+
+    oracle = Oracle(PRESETS["classic"], engine=Engine(7, 6, table_size=1 << 16))
+    budgets = []
+    search = oracle.engine.score
+    monkeypatch.setattr(oracle.engine, "score",
+                        lambda *args, **options: budgets.append(options["nodes"]) or search(
+                            *args, **options))
+    oracle.warm()
+    oracle.warm()
+    assert budgets == [CALIBRATION_NODES]  # the empty board's search, once
+    rate = oracle.rate.rate
+    assert rate != NodeRate().rate and rate > 0
+    oracle.timed(oracle.score, classic_position(pons_rows("Test_L2_R1", 1)[0][0]), 0.5)
+    assert budgets[1:] == [int(rate * 0.5)]
+
+
 def test_a_timed_answer_from_the_book_counts_no_nodes():
     oracle = Oracle(PRESETS["classic"], engine=Engine(7, 6, table_size=1 << 16))
     moves = next(m for m, _ in pons_rows("Test_L1_R1", 20) if len(m) > 4)
     oracle.engine.score(*Oracle.position(classic_position(moves)))  # a search, counted
     assert oracle.engine.nodes > 1000
+    oracle.warm()  # the rate measured (otherwise the first timed call does it)
     before = oracle.rate.rate
     assert oracle.timed(oracle.score, classic_position("4455"), 0.5) is not None  # booked
     assert oracle.engine.nodes == 0
