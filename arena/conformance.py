@@ -10,7 +10,7 @@ from arena import protocol
 from arena.botspec import BotSpec, resolve_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
 from arena.process import BotIOError, BotProcess
-from arena.reasons import STDERR_SAID
+from arena.reasons import CRASH, STDERR_SAID, TIMEOUT
 from arena.referee import GameRecord, Player, TimeControl, play_game
 
 HINTS = {
@@ -22,7 +22,8 @@ HINTS = {
     "illegal": "replay the move list from the start position of the game line (start=, fixed=), "
                "dN drops and pN pops; only play legal moves",
     "protocol": "answer with one 'move dN' line; send nothing but 'info ...' lines before it",
-    "crash": "see the bot's stderr log; the bot must keep running until 'quit'",
+    "crash": "the bot must keep running until 'quit' (its last stderr line, if any, is above; "
+             "`arena play BOT random --log-dir DIR` keeps all of it)",
     "handshake-forfeit": "answer the hello line within startup_ms",
     "quit": "exit promptly after the 'quit' line",
 }
@@ -80,6 +81,11 @@ def _centre_drops(variant, plies: int) -> list[str]:
     return [format_move(m) for m in game.moves]
 
 
+# Lines of a later protocol version that a bot must ignore (PROTOCOL.md)
+UNKNOWN_LINE = "news flash=1 of=the-future"
+UNKNOWN_LINE_2 = "banner hello there"
+
+
 def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
              variant_spec: str = "popout") -> list[CheckResult]:
     """Handshake (with unknown keys), unknown lines, a turn in `variant_spec`, quit: driven line
@@ -90,7 +96,14 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
         try:
             process.start()
             process.send("hello protocol=fiar version=1 future=yes")
-            line = process.read_line(process.started_at + (tc.startup_ms + tc.grace_ms) / 1000)
+            try:
+                line = process.read_line(process.started_at
+                                         + (tc.startup_ms + tc.grace_ms) / 1000)
+            except BotIOError as error:
+                if error.reason != TIMEOUT:
+                    raise
+                raise BotIOError(TIMEOUT, f"no hello answer within {tc.startup_ms} ms (give "
+                                          f"a slow starter more with --startup-ms)") from None
             hello = protocol.parse_hello_reply(line)
             startup = (time.monotonic() - process.started_at) * 1000
             report.startup_ms.append(startup)
@@ -105,10 +118,10 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
         game = Game(variant)
         first = _centre_drops(variant, 1)[0]  # d4 in the presets
         try:
-            process.send("news flash=1 of=the-future")
+            process.send(UNKNOWN_LINE)
             process.send(protocol.game_line("check-1", 2, variant.describe(), tc.to_dict(),
                                             "checker") + " colour=red")
-            process.send("banner hello there")
+            process.send(UNKNOWN_LINE_2)
             game.push(parse_move(first))
             process.send(protocol.turn_line([first], tc.move_ms or 1000, None) + " extra=1")
             deadline = time.monotonic() + (tc.startup_ms + (tc.move_ms or 1000) + tc.grace_ms) / 1000
@@ -125,13 +138,19 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
                     HINTS["illegal"]))
                 return results
             results.append(CheckResult("unknown lines", True, f"answered {value}"))
-        except (BotIOError, protocol.ProtocolError, MoveError) as error:
-            detail = getattr(error, "detail", str(error))
-            hint = HINTS["unknown lines"]
-            if isinstance(error, MoveError):
-                hint = HINTS["protocol"]
-            elif isinstance(error, BotIOError) and error.reason in HINTS:
-                hint = HINTS[error.reason]
+        except (protocol.ProtocolError, MoveError) as error:
+            # the bot's own line is wrong (a debug print on stdout, a malformed move): not a
+            # matter of reading the arena's
+            results.append(CheckResult("unknown lines", False, f"the bot sent {error}",
+                                       HINTS["protocol"]))
+            return results
+        except BotIOError as error:
+            detail, hint = error.detail, HINTS.get(error.reason, HINTS["unknown lines"])
+            if error.reason == CRASH:
+                # it read lines it did not know and died: most likely on one of them
+                detail += (f"{_stderr_tail(process)}, after the arena sent lines it does not "
+                           f"know ('{UNKNOWN_LINE}', '{UNKNOWN_LINE_2}', extra fields)")
+                hint = HINTS["unknown lines"]
             results.append(CheckResult("unknown lines", False, detail, hint))
             return results
         try:

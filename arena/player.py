@@ -45,6 +45,7 @@ class Transport(Protocol):
     def fileno(self) -> int: ...
     def cpu_ms(self) -> float: ...
     def take_stderr(self, wait: float = 0.0) -> tuple[bytes, int]: ...
+    def stderr_last_line(self, wait: float = 0.0) -> str: ...
     @property
     def alive(self) -> bool: ...
     def begin_close(self, quit_line: str | None = protocol.QUIT_LINE) -> None: ...
@@ -242,6 +243,13 @@ class Player:
         process = self.process
         return process.ready() or time.monotonic() > process.started_at + allowance_s
 
+    def _io_forfeit(self, error: BotIOError, context: str = "") -> Forfeit:
+        """The forfeit of an I/O failure. A bot that died (a wrong argument, a missing module,
+        an assertion in its 30th move) says why on stderr: the record says it too, not only the
+        log, which `arena check` and a `play` without `--log-dir` do not keep."""
+        said = self.process.stderr_last_line(0.3) if error.reason == Reason.CRASH else ""
+        return Forfeit.from_io(error, context, said)
+
     def handshake(self, tc: TimeControl, stop: threading.Event | None = None) -> None:
         """Read the answer to `hello` (blank lines skipped). Raises Forfeit or Aborted."""
         process = self.process
@@ -253,10 +261,7 @@ class Player:
                 if error.reason == Reason.TIMEOUT:
                     raise Forfeit(Reason.HANDSHAKE,
                                   f"no hello answer within {tc.startup_ms} ms") from None
-                # a bot that dies at start (a wrong argument, a missing module) says why on
-                # stderr: the record says it too, not only the log
-                said = process.stderr_last_line(0.3) if error.reason == Reason.CRASH else ""
-                raise Forfeit.from_io(error, "during the handshake: ", said) from None
+                raise self._io_forfeit(error, "during the handshake: ") from None
             if line.strip():
                 break
         try:
@@ -277,14 +282,14 @@ class Player:
         try:
             self.process.send(line, deadline)
         except BotIOError as error:
-            raise Forfeit.from_io(error) from None
+            raise self._io_forfeit(error) from None
 
     def take_unsolicited(self, infos: InfoCollector) -> None:
         """Lines sent since the last turn: info lines are kept, anything else is a Forfeit."""
         try:
             pending = self.process.pending_lines()
         except BotIOError as error:
-            raise Forfeit.from_io(error) from None
+            raise self._io_forfeit(error) from None
         for line in pending:
             try:
                 kind, text = protocol.parse_bot_line(line)
@@ -328,7 +333,7 @@ class Player:
         except BotIOError as error:
             if error.reason == Reason.TIMEOUT:
                 raise Forfeit(Reason.TIMEOUT, budget.timeout_detail()) from None
-            raise Forfeit.from_io(error) from None
+            raise self._io_forfeit(error) from None
         elapsed = (process.last_line_at - start) * 1000
         cpu = max(0.0, process.cpu_ms() - cpu_before)
         self._fresh = self._game_start = False

@@ -132,6 +132,10 @@ class FakeTransport:
         data, self.stderr = self.stderr, b""
         return data, 0
 
+    def stderr_last_line(self, wait: float = 0.0) -> str:
+        lines = [line.strip() for line in self.stderr.decode().splitlines() if line.strip()]
+        return lines[-1] if lines else ""
+
     @property
     def alive(self) -> bool:
         return not self.closed and not self.exited

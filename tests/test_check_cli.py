@@ -42,6 +42,26 @@ def test_bad_hello_fails_fast(no_leftover_processes):
     assert "FAIL  handshake" in result.output and "1 check(s) failed" in result.output
 
 
+def test_each_failure_names_its_own_cause(no_leftover_processes):
+    """A bot that dies mid-game shows its last stderr line (there is no log to see); one that
+    dies on the arena's unknown lines is told to ignore them; one that prints its own line is
+    told that it sent it; a slow starter is told the allowance and the option."""
+    died = run(str(MISBEHAVE), "--args", "exit_said --after 1", "-n", "1", "-v", "classic:6x5")
+    assert died.exit_code == 1
+    assert ("lost by crash: bot exited with code 2; stderr: ran out of ideas\n"
+            "      hint: the bot must keep running until 'quit' (its last stderr line") in died.output
+    strict = run(str(MISBEHAVE), "--args", "strict", "-n", "1")
+    assert ("FAIL  unknown lines: bot exited with code 4; stderr: unknown word news, after the "
+            "arena sent lines it does not know ('news flash=1") in strict.output
+    assert "hint: ignore arena lines whose first word you do not know" in strict.output
+    chatty = run(str(MISBEHAVE), "--args", "unknown_line", "-n", "1")
+    assert ("FAIL  unknown lines: the bot sent unknown line 'thinking very hard'\n"
+            "      hint: answer with one 'move dN' line") in chatty.output
+    slow = run(str(MISBEHAVE), "--args", "silent_start", "--startup-ms", "300")
+    assert ("FAIL  handshake: no hello answer within 300 ms (give a slow starter more with "
+            "--startup-ms)") in slow.output
+
+
 def test_unknown_bot_is_one_line_error():
     result = CliRunner().invoke(check_command, ["no-such-bot-xyz"])
     assert result.exit_code == 1 and "Traceback" not in result.output

@@ -186,6 +186,22 @@ def test_bot_that_exits_mid_game_loses_by_crash():
     assert (rec.reason, rec.forfeit_by, rec.detail) == ("crash", 2, "bot exited with code 0")
 
 
+def test_a_crash_mid_game_says_the_last_line_the_bot_wrote_to_stderr():
+    """Without a log folder (`arena check`, `play`) the record is the only place it is seen."""
+    events = Events()
+
+    def quitter(ply: int, move: str) -> list:
+        if ply == 3:
+            raise SystemExit
+        return [Stderr(b"thinking\n"), f"move {move}"] if ply == 1 else [
+            Stderr(b"weights.bin: no such file\n\n"), f"move {move}"]
+
+    a, b = players(FirstLegal("good"), FirstLegal("quitter", quitter), events)
+    rec = play_game(PRESETS["classic"], a, b, TC)
+    assert (rec.reason, rec.forfeit_by) == ("crash", 2)
+    assert rec.detail == "bot exited with code 0; stderr: weights.bin: no such file"
+
+
 def test_kept_processes_are_closed_both_at_once():
     events = Events()
     a, b = players(FirstLegal("a"), FirstLegal("b"), events)

@@ -96,6 +96,9 @@ if mode == "offturn_chain":  # the same through chains of short-lived processes
 for raw in sys.stdin:
     line = raw.strip()
     word = line.split(" ", 1)[0]
+    if mode == "strict" and word not in ("hello", "game", "turn", "end", "quit"):
+        sys.stderr.write(f"unknown word {word}\n")  # a bot that fails to ignore a new line
+        sys.exit(4)
     if word == "hello":
         if mode == "silent_start":
             while True:
@@ -148,6 +151,10 @@ for raw in sys.stdin:
             os.kill(os.getpid(), signal.SIGSEGV)
         elif mode == "exit_early":
             sys.exit(0)
+        elif mode == "exit_said":
+            sys.stderr.write("debug: thinking\nran out of ideas\n")
+            sys.stderr.flush()
+            sys.exit(2)
         elif mode == "illegal":
             say("move d99")
         elif mode == "wrong_game":
