@@ -13,6 +13,10 @@ from collections.abc import Callable, Iterator, Sequence
 from arena.game import VariantError, parse_variant
 from arena.game.replay import ReplayResult, replay_record
 
+# Files the arena writes games to (`arena export`, `games_file`): replayed game by game, like a
+# results folder; any other file holds one record a line.
+GAMES_FILE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json")
+
 STDIN_HINT = ("no records given: name a file of records or give records, e.g.  arena replay "
               "4453  or  arena replay games.txt  (or pipe them in:  ... | arena replay -)")
 
@@ -77,24 +81,75 @@ def _read(path: str) -> bytes:
     return data
 
 
-def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """(source label, record line) for every record in the arguments: files, `-`, records."""
+def _is_games_source(argument: str) -> bool:
+    """A results or league folder, or a games file the arena wrote (by its suffix)."""
+    return os.path.isdir(argument) or (os.path.isfile(argument)
+                                       and argument.lower().endswith(GAMES_FILE_SUFFIXES))
+
+
+def _stored_games(sources: list[str], wanted: set[str]) -> Iterator[tuple[str, str, dict]]:
+    """(label, record, extra JSON fields) of the games of `sources`: those whose game_id is in
+    `wanted` if it names any of them, else all, in the order they were played."""
+    from arena.reports.games_io import GamesFileError, load_games
+    from arena.reports.render import result_text
+
+    tables = []
+    for source in sources:
+        try:
+            tables.append((source, load_games(source)))
+        except GamesFileError as error:
+            raise ReplayInputError(str(error)) from None
+    known = {str(i) for _, table in tables for i in table.get("game_id", ())}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise ReplayInputError(f"no game {unknown[0]} in {', '.join(sources)} (the ids are in "
+                               f"`arena export` and on the published site)")
+    for source, table in tables:
+        for row in table.itertuples(index=False):
+            game_id = str(getattr(row, "game_id", ""))
+            if wanted and game_id not in wanted:
+                continue
+            reason = getattr(row, "reason", "") or ""
+            label = (f"{source} {game_id}: {row.first} vs {row.second}, "
+                     f"{result_text(row.result)}{f' ({reason})' if reason else ''}")
+            # "stored_": what the games table says (a forfeit leaves the board unfinished)
+            extra = {"game_id": game_id, "first": str(row.first), "second": str(row.second),
+                     "stored_result": result_text(row.result), "stored_reason": str(reason)}
+            yield label, f"{row.variant}: {getattr(row, 'moves', '') or ''}", extra
+
+
+def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | None]]:
+    """(source label, record line, extra JSON fields) for every record in the arguments: files,
+    `-`, records, and the games of results folders and games files (all of them, or those
+    whose ids are among the arguments)."""
     if not arguments:
         if sys.stdin is None or sys.stdin.isatty():
             raise ReplayUsageError(STDIN_HINT)  # would wait silently for typed records
         arguments = ("-",)
+    sources = [a for a in arguments if _is_games_source(a)]
+    ids: set[str] = set()
+    if sources:
+        # a game id among the arguments picks games of the sources (ids are g + hex digits:
+        # never a record, whose tokens are digits, dN or pN)
+        ids = {a for a in arguments if a.startswith("g") and not looks_like_path(a)
+               and not os.path.exists(a)}
+        yield from _stored_games(sources, ids)
     for argument in arguments:
+        if argument in ids or argument in sources:
+            continue
         if argument == "-":
-            yield from _lines_of(sys.stdin.buffer.read(), "stdin", "standard input")
+            for label, line in _lines_of(sys.stdin.buffer.read(), "stdin", "standard input"):
+                yield label, line, None
         elif os.path.isdir(argument):
             raise ReplayInputError(f"{argument} is a directory, not a file of records")
         elif os.path.exists(argument):  # a file, or a pipe such as <(...) or /dev/stdin
-            yield from _lines_of(_read(argument), argument, argument)
+            for label, line in _lines_of(_read(argument), argument, argument):
+                yield label, line, None
         elif looks_like_path(argument):
             raise ReplayInputError(f"{argument}: no such file (a record is e.g. 4453 or "
                                    "'popout: d4 d4 p4')")
         else:
-            yield "record", argument
+            yield "record", argument, None
 
 
 def _lines_of(data: bytes, label: str, name: str) -> Iterator[tuple[str, str]]:
@@ -122,10 +177,13 @@ def run(variant_spec: str, as_json: bool, records: Sequence[str],
     if as_json:
         from json import dumps
     failed = False
-    for source, line in lines:
+    for source, line, extra in lines:
         result = replay_record(line, default_variant)
         failed = failed or result.error is not None
-        echo(dumps(result.to_dict()) if dumps else render(result, f"{source}: {line.strip()}"))
+        if dumps:
+            echo(dumps({**(extra or {}), **result.to_dict()}))
+        else:
+            echo(render(result, f"{source}: {line.strip()}"))
     return 1 if failed else 0
 
 

@@ -48,6 +48,8 @@ SKIPPED = {
     "arena check path/to/mybot": "names the reader's own bot (tests/test_check_cli.py runs checks)",
     "arena replay games.txt": "reads a records file the reader brings (tests/game/test_replay_cli.py "
                               "replays files)",
+    "arena replay results/demo": "needs the demo's results (tests/game/test_replay_cli.py "
+                                 "replays a results folder and an exported file)",
     "dask scheduler": "starts a cluster scheduler (tests/tournament/test_dask_cluster.py starts one)",
     "dask worker": "starts cluster workers (tests/tournament/test_dask_cluster.py starts two)",
     "arena play perfect alphabeta": "a match at 1 s per move (tests/test_bot_perfect.py plays perfect)",

@@ -22,6 +22,9 @@ def command(variant_spec: str, as_json: bool, records: tuple[str, ...]) -> None:
     RECORDS are files of records (one per line), '-' for standard input, or records
     given directly, e.g.  arena replay 'popout:8x7: d4 d4 p4'  or  arena replay 4453.
     An argument that looks like a file name (games.txt, dir/x) must exist.
+    A results or league folder, or a games file (.csv, .jsonl: `arena export`), replays
+    its games: all of them, or those whose ids follow, e.g.
+    arena replay results/demo g74aa5ac946b38893
     Exits with status 1 if any record holds an illegal or malformed move.
     """
     try:

@@ -172,6 +172,31 @@ def test_a_pipe_given_as_a_path_is_read(tmp_path):
     writer = threading.Thread(target=feed)
     writer.start()
     try:
-        assert [line for _source, line in record_lines([str(fifo)])] == ["4453", "44"]
+        assert [line for _source, line, _extra in record_lines([str(fifo)])] == ["4453", "44"]
     finally:
         writer.join(timeout=10)
+
+
+def test_stored_games_replay_from_a_results_folder_and_an_exported_file(tmp_path):
+    """Game ids after a results folder (or an `arena export` file) pick its games; none: all."""
+    from tests.test_cli_bad_input import make_store
+
+    results = tmp_path / "results"
+    make_store(results, results=(1.0, 0.0, 0.5))  # g1, g2, g3: the same seven moves
+    one = arena("replay", str(results), "g2")
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.startswith(f"{results} g2: b vs a, 0-1 (line): classic: d1 d2 d1 d2")
+    assert "player 1 wins (line) after 7 plies" in one.stdout and " g1:" not in one.stdout
+    every = arena("replay", "--json", str(results))
+    rows = [json.loads(line) for line in every.stdout.splitlines()]
+    assert [row["game_id"] for row in rows] == ["g1", "g2", "g3"]
+    assert (rows[1]["stored_result"], rows[1]["stored_reason"], rows[1]["reason"]) == (
+        "0-1", "line", "line")
+    exported = tmp_path / "games.jsonl"
+    assert arena("export", str(results), "--format", "jsonl", "-o", str(exported)).returncode == 0
+    picked = arena("replay", "--json", str(exported), "g3")
+    assert [json.loads(line)["game_id"] for line in picked.stdout.splitlines()] == ["g3"]
+    missing = arena("replay", str(results), "g9")
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.strip() == (f"Error: no game g9 in {results} (the ids are in "
+                                      "`arena export` and on the published site)")
