@@ -49,9 +49,12 @@ def summary_lines(result: RunResult, output: Path) -> list[str]:
         f"Done: {result.done} of {result.total} games ({result.played} played now).",
         f"{_duration(result.elapsed)} elapsed, {rate:.2f} games/s, {result.forfeits} forfeits.",
     ]
-    if result.voids:
-        lines.append(f"{result.voids} void (neither bot started): not rated, played again "
-                     "next run.")
+    replayed = result.voids - result.voids_stopped
+    if replayed:
+        lines.append(f"{replayed} void (neither bot started): not rated, played again next run.")
+    if result.voids_stopped:
+        lines.append(f"{result.voids_stopped} void (neither bot started): not rated, and not "
+                     "played again: their pairing is stopped (see the note above).")
     if result.skipped:
         lines.append(f"{result.skipped} skipped: both bots failed to start too often.")
     return [*lines, f"Results in {output}/"]

@@ -60,6 +60,7 @@ class RunResult:
     forfeits: int = 0
     starts: int = 0  # bot processes started by this run
     voids: int = 0  # void games of this run (neither bot started): stored, not done
+    voids_stopped: int = 0  # of them, those of a pairing now stopped: not played again either
     skipped: int = 0  # games not played: both bots of the pairing failed to start too often
     stopped_by: int | None = None  # the signal that stopped the run, if any
     elapsed: float = 0.0
@@ -117,6 +118,7 @@ class Runner:
         self.stopped_by: int | None = None
         self.results_dir = Path(config.output)
         self.voids = VoidTracker((), set())  # set up from the store by _prepare
+        self.void_games: list[ScheduledGame] = []  # this run's
         self.losses: Counter[str] = Counter()  # per game id: times its worker was lost
         self.left_behind = 0  # bot processes of an earlier, killed run removed at the start
 
@@ -276,6 +278,7 @@ class Runner:
                 signal.signal(signum, handler)
             store.touch()
         result.stopped_by = self.stopped_by if result.done < total else None
+        result.voids_stopped = sum(self.voids.is_blocked(g) for g in self.void_games)
         result.elapsed = time.monotonic() - started
         return result
 
@@ -338,6 +341,7 @@ class Runner:
         row = self._store_game(store, game, row, void)
         if void:
             result.voids += 1
+            self.void_games.append(game)
         else:
             result.done += 1
             result.played += 1

@@ -49,6 +49,8 @@ class VoidTracker:
     def note(self, game: ScheduledGame, skipped: int) -> str:
         first, second = sorted(game.bots)
         failed = self.limit_of(pairing_of(game))
-        return (f"note: {first} and {second} both failed to start in {failed} games: "
-                f"their {skipped} remaining game(s) are skipped (see the void games' detail in "
-                "`arena export`; fix the bots, then run with --fresh)")
+        left = f"their {skipped} remaining game(s) are skipped" if skipped else "no more of " \
+            "their games are played"
+        return (f"note: {first} and {second} both failed to start in {failed} games: {left}, "
+                "in this run and the next (see the void games' detail in `arena export`; fix "
+                "the bots, then run with --fresh)")

@@ -18,7 +18,8 @@ def test_a_pairing_of_two_games_stops_when_both_were_void():
     short, long = games("a", "b", 2), games("a", "c", 6)
     tracker = VoidTracker(short + long, set())
     assert not tracker.record(short[0]) and tracker.record(short[1])
-    assert tracker.is_blocked(short[0]) and "failed to start in 2 games" in tracker.note(short[0], 0)
+    assert tracker.is_blocked(short[0])
+    assert "failed to start in 2 games: no more of their games are played" in tracker.note(short[0], 0)
     assert not tracker.record(long[0]) and not tracker.record(long[1])
     assert not tracker.is_blocked(long[2]) and tracker.record(long[2])
     # and from the store, in the next run
