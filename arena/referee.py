@@ -233,7 +233,8 @@ class _Referee:
             try:
                 game.push(move)
             except IllegalMoveError as error:
-                self._forfeit(seat, Forfeit(Reason.ILLEGAL, f"{error} at ply {game.ply + 1}"))
+                # the ply of the turn line the bot answered (PROTOCOL.md), to find in its log
+                self._forfeit(seat, Forfeit(Reason.ILLEGAL, f"{error}, in its turn at ply={game.ply}"))
                 return
             self.tokens.append(format_move(move))
             rec.move_ms.append(round(elapsed, 3))

@@ -80,7 +80,7 @@ def test_info_collector_keeps_whole_lines_until_the_cap():
 
 
 @pytest.mark.parametrize(("answers", "reason", "detail"), [
-    (lambda move: ["move d99"], "illegal", "d99"),
+    (lambda move: ["move d99"], "illegal", "d99: there is no column 99 (columns 1-7), in its turn at ply=2"),
     (lambda move: ["move x4"], "protocol", "x4"),
     (lambda move: ["thinking hard"], "protocol", "unknown line 'thinking hard'"),
     (lambda move: ["move"], "protocol", "'move' without a move token"),
