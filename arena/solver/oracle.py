@@ -134,10 +134,10 @@ class Oracle:
 
     def timed(self, method, game: Game, seconds: float, **options):
         """`method(game, nodes)` (`score`, `best_moves`, `move_scores`) within about `seconds`."""
-        if not self._warm:
-            start = time.monotonic()
-            self.warm()
-            seconds -= time.monotonic() - start
+        # outside the budget, which is the search's (a position's in `analyze` and `openings`,
+        # where loading the machine code on a busy machine took all of it; a player warms up
+        # between games)
+        self.warm()
         self.engine.nodes = 0  # an answer from the book searches nothing: not the last search's count
         start = time.monotonic()
         found = method(game, self.rate.nodes_for(seconds), **options)
