@@ -56,12 +56,27 @@ def stop_exits(message: str) -> Iterator[None]:
         sys.exit(EXIT_SIGINT if isinstance(stop, KeyboardInterrupt) else EXIT_SIGTERM)
 
 
+class WholeRange(click.IntRange):
+    """click's IntRange, with a message for a value that is no whole number: click's own read
+    "'100ms' is not a valid integer range." (the unit goes in the option's name, not the value)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            try:
+                int(value)
+            except ValueError:
+                in_ms = param is not None and any(o.endswith("-ms") for o in param.opts)
+                self.fail(f"{value!r} is not a whole number"
+                          f"{' of milliseconds, e.g. 100' if in_ms else ''}.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def solver_processes_option(function):
     """`-j/--concurrency N` of the commands that solve on several processes (`arena.solver.pool`)."""
     import click
 
     return click.option(
-        "--concurrency", "-j", type=click.IntRange(min=1), default=None,
+        "--concurrency", "-j", type=WholeRange(min=1), default=None,
         help="Processes solving at once, each with its own solver tables (64 MiB each, two "
              "variants at most, and about 80 MB for numba; default: the cores).")(function)
 

@@ -23,6 +23,11 @@ from arena.cli import main
     (["play", "random", "greedy", "--sprt", "50,0"], "SPRT needs elo0 < elo1"),
     (["play", "random", "greedy", "--sprt", "nan,50"], "between -2000 and 2000"),
     (["play", "random", "greedy", "--sprt", "0,1e308"], "between -2000 and 2000"),
+    # a unit in the value: click said "'100ms' is not a valid integer range"
+    (["play", "random", "greedy", "--move-ms", "100ms"],
+     "'100ms' is not a whole number of milliseconds, e.g. 100"),
+    (["check", "random", "--startup-ms", "5s"], "'5s' is not a whole number of milliseconds"),
+    (["play", "random", "greedy", "--games", "ten"], "'ten' is not a whole number."),
     # not numbers, but the same kind of slip: a variant given twice was played twice
     (["play", "random", "greedy", "-v", "classic", "-v", "Classic"],
      "'Classic' names the variant classic a second time"),

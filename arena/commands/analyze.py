@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli_common import solver_processes_option
+from arena.cli_common import WholeRange, solver_processes_option
 from arena.reasons import ADJUDICATED
 
 FORMATS = ("table", "csv", "json")
@@ -171,7 +171,7 @@ def render(rows: list[dict], columns: list[str], fmt: str, headers: list[str] | 
 
 @click.command(name="analyze")
 @click.argument("source", metavar="RESULTS", type=click.Path(exists=True, path_type=Path))
-@click.option("--budget-ms", type=click.IntRange(min=1, max=86_400_000), default=500, show_default=True,
+@click.option("--budget-ms", type=WholeRange(min=1, max=86_400_000), default=500, show_default=True,
               help="Solver time per position; a position not settled in it counts as unjudged.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--games", "per_game", is_flag=True,

@@ -6,15 +6,17 @@ import shlex
 
 import click
 
+from arena.cli_common import WholeRange
+
 
 @click.command(name="check")
 @click.argument("bot")
 @click.option("--args", "bot_args", default="", help="Extra command-line arguments (one string).")
-@click.option("--games", "-n", default=2, show_default=True, type=click.IntRange(min=1),
+@click.option("--games", "-n", default=2, show_default=True, type=WholeRange(min=1),
               help="Games per preset against random.")
-@click.option("--move-ms", default=1000, show_default=True, type=click.IntRange(min=1),
+@click.option("--move-ms", default=1000, show_default=True, type=WholeRange(min=1),
               help="Per-move limit in ms.")
-@click.option("--startup-ms", default=5000, show_default=True, type=click.IntRange(min=0),
+@click.option("--startup-ms", default=5000, show_default=True, type=WholeRange(min=0),
               help="Start-up allowance in ms.")
 @click.option("--variant", "-v", "variants", multiple=True, metavar="SPEC",
               help="Also play games in this variant (repeat for several), e.g. the variants of "

@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
+from arena.cli_common import WholeRange
+
 
 def _fail(error: BaseException) -> click.ClickException:
     return click.ClickException(str(error).splitlines()[0] if str(error) else type(error).__name__)
@@ -22,9 +24,9 @@ def command() -> None:
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--variants", "variants", multiple=True,
               help="Variant specs, comma-separated or repeated (default: classic).")
-@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True,
+@click.option("--move-ms", type=WholeRange(min=1), default=1000, show_default=True,
               help="Per-move limit in ms.")
-@click.option("--startup-ms", type=click.IntRange(min=0), default=5000, show_default=True,
+@click.option("--startup-ms", type=WholeRange(min=0), default=5000, show_default=True,
               help="Allowance to start and answer the handshake, in ms.")
 @click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]), default="auto",
               show_default=True, help="Run submitted bots in the bubblewrap sandbox (SECURITY.md).")
@@ -182,11 +184,11 @@ def remove(folder: Path, name: str) -> None:
 
 @command.command(name="run")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--concurrency", "-j", type=WholeRange(min=1), default=None,
               help="Pairs of games at once (default: the number of cores).")
 @click.option("--until", "until", default=None,
               help="Stop after N games of this run (200), a duration (30m, 2h) or 'settled'.")
-@click.option("--publish-every", type=click.IntRange(min=1), default=None,
+@click.option("--publish-every", type=WholeRange(min=1), default=None,
               help="Rebuild the site (FOLDER/site) every N games.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the scheduler's tie-breaks.")
 @click.option("--cluster", default=None, metavar="ADDRESS",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli_common import solver_processes_option
+from arena.cli_common import WholeRange, solver_processes_option
 
 LABELS = {1: "first player wins", 0: "draw", -1: "second player wins"}
 
@@ -67,16 +67,16 @@ def _sample(variant, plies: int, count: int, seed: int, key) -> list[list[int]]:
 @click.command(name="openings")
 @click.option("--variant", "spec", default="classic", show_default=True, metavar="SPEC",
               help="A variant the exact solver handles (drop-only four in a row, e.g. classic).")
-@click.option("--plies", type=click.IntRange(min=1), required=True,
+@click.option("--plies", type=WholeRange(min=1), required=True,
               help="Moves in each opening.")
 @click.option("--balanced", is_flag=True, help="Only positions whose theoretical value is a draw.")
 @click.option("--all", "every", is_flag=True,
               help="Every value, each line labelled with a trailing '# value' comment.")
-@click.option("--count", type=click.IntRange(min=1), default=100, show_default=True,
+@click.option("--count", type=WholeRange(min=1), default=100, show_default=True,
               help="At most this many positions are examined (a seeded random choice when "
                    "there are more).")
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--budget-ms", type=click.IntRange(min=1, max=86_400_000), default=2000, show_default=True,
+@click.option("--budget-ms", type=WholeRange(min=1, max=86_400_000), default=2000, show_default=True,
               help="Solver time per position; a position not settled in it is left out.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (default: standard output).")

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from arena.cli_common import EXIT_SIGINT, EXIT_SIGTERM, FiniteRange, Terminated, sigterm_raises
+from arena.cli_common import EXIT_SIGINT, EXIT_SIGTERM, FiniteRange, Terminated, WholeRange, sigterm_raises
 
 
 def _game_dict(record) -> dict:
@@ -41,32 +41,32 @@ def describe_game(record) -> str:
 @click.argument("bot_b")
 @click.option("--variant", "-v", "variants", multiple=True, default=("classic",), show_default=True,
               help="Variant spec (repeat for several), e.g. classic, popout:8x7, five.")
-@click.option("--games", "-n", default=2, show_default=True, type=click.IntRange(min=1),
+@click.option("--games", "-n", default=2, show_default=True, type=WholeRange(min=1),
               help="Games per variant; the first player alternates, A first.")
-@click.option("--move-ms", "move_ms_values", type=click.IntRange(min=1), multiple=True,
+@click.option("--move-ms", "move_ms_values", type=WholeRange(min=1), multiple=True,
               help="Per-move limit in ms [default: 1000 unless --base-ms is given]; repeat it "
               "to play the whole match under each limit in turn.")
-@click.option("--base-ms", type=click.IntRange(min=1), default=None,
+@click.option("--base-ms", type=WholeRange(min=1), default=None,
               help="Clock: base time per game in ms.")
-@click.option("--increment-ms", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--increment-ms", type=WholeRange(min=0), default=0, show_default=True,
               help="Clock: increment per move in ms.")
-@click.option("--move-ms-a", type=click.IntRange(min=1), default=None,
+@click.option("--move-ms-a", type=WholeRange(min=1), default=None,
               help="Time odds: bot A's own per-move limit in ms (in place of the shared limit and "
               "clock).")
-@click.option("--move-ms-b", type=click.IntRange(min=1), default=None,
+@click.option("--move-ms-b", type=WholeRange(min=1), default=None,
               help="Time odds: bot B's own per-move limit in ms.")
-@click.option("--base-ms-a", type=click.IntRange(min=1), default=None,
+@click.option("--base-ms-a", type=WholeRange(min=1), default=None,
               help="Time odds: bot A's own clock base in ms (a clock alone, unless "
               "--move-ms-a caps its moves).")
-@click.option("--base-ms-b", type=click.IntRange(min=1), default=None,
+@click.option("--base-ms-b", type=WholeRange(min=1), default=None,
               help="Time odds: bot B's own clock base in ms.")
-@click.option("--increment-ms-a", type=click.IntRange(min=0), default=None,
+@click.option("--increment-ms-a", type=WholeRange(min=0), default=None,
               help="Time odds: bot A's own clock increment in ms.")
-@click.option("--increment-ms-b", type=click.IntRange(min=0), default=None,
+@click.option("--increment-ms-b", type=WholeRange(min=0), default=None,
               help="Time odds: bot B's own clock increment in ms.")
-@click.option("--startup-ms", type=click.IntRange(min=0), default=5000, show_default=True,
+@click.option("--startup-ms", type=WholeRange(min=0), default=5000, show_default=True,
               help="Allowance for start-up and the handshake (and again for the first move).")
-@click.option("--grace-ms", type=click.IntRange(min=0), default=200, show_default=True,
+@click.option("--grace-ms", type=WholeRange(min=0), default=200, show_default=True,
               help="Grace margin added to every deadline.")
 @click.option("--opening", default="", help="Opening moves applied before every game, e.g. "
               "'d4 d3' (instead of --openings).")

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from arena.cli_common import WholeRange
+
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
     from arena.tournament.runner import RunResult
@@ -62,7 +64,7 @@ def summary_lines(result: RunResult, output: Path) -> list[str]:
 
 @click.command(name="run")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--concurrency", "-j", type=WholeRange(min=1), default=None,
               help="Games played at once (default: the file's `concurrency`, else the cores).")
 @click.option("--fresh", is_flag=True,
               help="Start over: move the stored results, logs, reports and site aside to a "

@@ -23,7 +23,7 @@ def single_threaded_numerics() -> None:
 
 single_threaded_numerics()
 
-from arena.cli_common import FiniteRange  # noqa: E402
+from arena.cli_common import FiniteRange, WholeRange  # noqa: E402
 from arena.reports.render import FORMATS  # noqa: E402 - loads numpy: after the thread limit
 
 # The rating systems users may turn off (``--no-trueskill``). Listed here by name so that
@@ -103,7 +103,7 @@ def _skip_options(func: Callable) -> Callable:
 @click.option("--first-move/--no-first-move", default=True, show_default=True,
               help="Fit a first-move advantage (Elo added to the first player) with the "
                    "ratings. Without it a large advantage pulls every rating toward the mean.")
-@click.option("--bootstrap", type=click.IntRange(min=0), default=0, metavar="N",
+@click.option("--bootstrap", type=WholeRange(min=0), default=0, metavar="N",
               help="95% intervals from N bootstrap refits instead of the covariance.")
 # upper limits: beyond them the rating maths overflows (a traceback for --tau inf or
 # --sequential 1e6), and no sensible rating uses them (TrueSkill's initial sigma is 8.3; chess
