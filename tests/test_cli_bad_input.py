@@ -302,7 +302,7 @@ def test_replay_files(tmp_path):
     result = arena("replay", "--json", str(bom))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["moves"] == ["d4"]
-    fails(arena("replay", str(tmp_path)), "is a directory")
+    fails(arena("replay", str(tmp_path)), "no tournament results in")  # a folder: its games
     fails(arena("replay", "-", stdin=b"\xff\xfe d4\n"), "standard input: not UTF-8")
 
 
