@@ -210,10 +210,18 @@ def time_odds_text(stored: Mapping[str, Any]) -> str:
     return "; ".join(f"{name}: {time_limits_text(tc)}" for name, tc in _own_controls(stored).items())
 
 
-def sandbox_text(stored: Mapping[str, Any]) -> str:
-    """How the bots ran, from the stored settings: in the bubblewrap sandbox with its limits,
-    or not (and why); '' for results that predate the sandbox."""
-    if "sandboxed" not in stored and "sandbox" not in stored:
+def sandbox_text(stored: Mapping[str, Any], games_sandboxed: tuple[int, int] | None = None) -> str:
+    """How the bots ran: in the bubblewrap sandbox with its limits, or not (and why); '' for
+    results that predate the sandbox. `games_sandboxed`: (sandboxed, all) of the games that
+    say, which decide over the settings: a league stores only its mode (`auto`), and a site
+    said "not available" of a league whose every game was sandboxed."""
+    if games_sandboxed is not None and games_sandboxed[1]:
+        sandboxed, counted = games_sandboxed
+        if 0 < sandboxed < counted:
+            return (f"bubblewrap in {sandboxed} of {counted} games (no network, own processes "
+                    "only, read-only files); the others ran without it")
+        stored = {**stored, "sandboxed": sandboxed == counted}
+    elif "sandboxed" not in stored and "sandbox" not in stored:
         return ""
     if stored.get("sandboxed"):
         limits = f" ({stored['limits']})" if stored.get("limits") else ""
@@ -223,8 +231,17 @@ def sandbox_text(stored: Mapping[str, Any]) -> str:
     return "none: bubblewrap was not available"
 
 
-def tournament_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The stored settings (`read_settings`) as (label, text) pairs worded for people.
+def games_sandboxed(games: Any) -> tuple[int, int] | None:
+    """(sandboxed, all) over the games of a table that record it; None without the column."""
+    if games is None or "sandboxed" not in games:
+        return None
+    known = games["sandboxed"].dropna()
+    return int((known.astype(float) == 1).sum()), int(len(known))
+
+
+def tournament_items(settings: Mapping[str, Any], games: Any = None) -> list[tuple[str, str]]:
+    """The stored settings (`read_settings`) as (label, text) pairs worded for people (`games`:
+    the games table, which says how each game's bots ran).
 
     Only what a reader can use is shown, never an unset value or a raw key; the bots and the
     games are on the rest of the site.
@@ -267,7 +284,7 @@ def tournament_items(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
                                        "(ponder = false): no computing on the opponent's time"))
     if stored.get("seed") is not None:
         items.append(("Seed", str(stored["seed"])))
-    sandbox = sandbox_text(stored)
+    sandbox = sandbox_text(stored, games_sandboxed(games))
     if sandbox:
         items.append(("Sandbox", sandbox))
     if settings.get("void_games"):

@@ -208,7 +208,8 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
     # self-play games): a reader of the site needs them as much
     notes = {s: list(t.attrs.get("warnings", [])) for s, t in tables.items()}
     render_page("index.html", out / "index.html", "", page="index", standings=standings,
-                settings_items=context.tournament_items(settings), data_files=data_files,
+                settings_items=context.tournament_items(settings, games),
+                data_files=data_files,
                 accuracy=accuracy_rows, analysed=analysed, notes=notes)
     render_page("crosstable.html", out / "crosstable.html", "", page="crosstable", matrix=matrix)
     render_page("plots.html", out / "plots.html", "", page="plots", plot_files=plot_files)

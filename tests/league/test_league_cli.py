@@ -239,6 +239,12 @@ def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):
     ran = arena("league", "run", str(league), "-j", "1", "--until", "4", "--publish-every", "4")
     assert "games this run; reached --until 4 games (the pairs in flight" in ran.stdout
     assert (league / "site" / "index.html").is_file()
+    # a league stores only its mode ("auto"): the site said "not available" of sandboxed games
+    from arena.tournament.store import load_games
+
+    ran_in = set(load_games(league)["sandboxed"].astype(int))
+    said = "bubblewrap: no network" if ran_in == {1} else "none: bubblewrap was not available"
+    assert f"Sandbox</dt><dd>{said}" in (league / "site" / "index.html").read_text()
     standings = arena("standings", str(league), "--format", "csv").stdout
     assert "random@1" in standings and "greedy@1" in standings
     header, *rows = standings.splitlines()

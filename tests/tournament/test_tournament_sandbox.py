@@ -99,6 +99,18 @@ def test_the_site_says_how_the_bots_ran():
         "bubblewrap: no network")
     assert "sandbox = off" in sandbox_text({"sandbox": "off", "sandboxed": False})
     assert "not available" in sandbox_text({"sandbox": "auto", "sandboxed": False})
+    # the games decide (a league stores only its mode)
+    assert sandbox_text({"sandbox": "auto"}, (10, 10)).startswith("bubblewrap: no network")
+    assert "not available" in sandbox_text({"sandbox": "auto"}, (0, 10))
+    assert "sandbox = off" in sandbox_text({"sandbox": "off"}, (0, 4))
+    assert sandbox_text({"sandbox": "auto"}, (3, 10)).startswith("bubblewrap in 3 of 10 games")
+    assert sandbox_text({}, (0, 0)) == ""
+    import pandas as pd
+
+    from arena.publish.context import games_sandboxed
+
+    assert games_sandboxed(pd.DataFrame({"sandboxed": [1, 0, None, 1]})) == (2, 3)
+    assert games_sandboxed(pd.DataFrame({"result": [1.0]})) is None
 
 
 def _zombie_children() -> set[int]:
