@@ -138,7 +138,7 @@ class LeagueRunner:
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> RunSummary:
         started = time.monotonic()
-        with RunLock(self.folder), Store(self.folder) as store, \
+        with RunLock(self.folder, "arena league run"), Store(self.folder) as store, \
                 _stop_on_signals(self.stop, self.summary), _run_key_of(self.folder) as left_behind:
             if left_behind:
                 self.out(f"removed {left_behind} bot process(es) left running by an earlier run")

@@ -681,10 +681,12 @@ def _read_settings(conn: sqlite3.Connection) -> dict:
 
 # -- run lock and fresh starts ------------------------------------------------------------------
 class RunLock:
-    """An exclusive lock on a results directory, so that two runs never write it at once."""
+    """An exclusive lock on a results directory, so that two runs never write it at once. The
+    lock file holds the holder's pid and command, for the message the next one gets."""
 
-    def __init__(self, results_dir: str | Path) -> None:
+    def __init__(self, results_dir: str | Path, command: str = "arena run") -> None:
         self.path = Path(results_dir) / LOCK_NAME
+        self.command = command
         self.handle = None
 
     def acquire(self) -> None:
@@ -696,15 +698,15 @@ class RunLock:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             handle.seek(0)
-            holder = handle.read().strip()
+            pid, _, command = handle.read().strip().partition(" ")
             handle.close()
             raise StoreError(
-                f"{self.path.parent} is in use by another `arena run`"
-                + (f" (pid {holder})" if holder else "")
+                f"{self.path.parent} is in use by another `{command or 'arena run'}`"
+                + (f" (pid {pid})" if pid else "")
             ) from None
         handle.seek(0)
         handle.truncate()
-        handle.write(str(os.getpid()))
+        handle.write(f"{os.getpid()} {self.command}")
         handle.flush()
         self.handle = handle
 

@@ -152,10 +152,16 @@ def test_move_aside_keeps_everything(tmp_path):
     conn.close()
 
 
-def test_lock_refuses_a_second_runner(tmp_path):
+def test_lock_refuses_a_second_runner_and_names_the_first(tmp_path):
+    import os
+
     with RunLock(tmp_path):
-        with pytest.raises(StoreError, match="in use"):
+        with pytest.raises(StoreError, match=f"in use by another `arena run` \\(pid {os.getpid()}\\)"):
             RunLock(tmp_path).acquire()
+    with RunLock(tmp_path, "arena league run"):  # a league's lock said `arena run`
+        with pytest.raises(StoreError, match="in use by another `arena league run`"):
+            RunLock(tmp_path).acquire()
+    (tmp_path / ".arena-run.lock").write_text("123")  # a lock of an older arena: a pid alone
     RunLock(tmp_path).acquire()
 
 
