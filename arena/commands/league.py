@@ -94,7 +94,8 @@ def _variant_specs(texts: tuple[str, ...]) -> list[str]:
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--name", help="The bot's name in the league (default: its bot.toml name or file name).")
-@click.option("--author", default="", help="Who submitted it (shown on the site).")
+@click.option("--author", default="", help="Who submitted it (shown on the site; default: the "
+              "name's previous version's, else the bot.toml's).")
 @click.option("--key", envvar="ARENA_LEAGUE_KEY", default=None, metavar="KEY",
               help="The bot's submission key: set by its first submission (made and shown once "
               "if not given), needed for every new version. Better in ARENA_LEAGUE_KEY, out of "

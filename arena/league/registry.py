@@ -287,6 +287,12 @@ def set_key(folder: str | Path, name: str, key: str | None) -> str | None:
     return made
 
 
+def _last_author(conn: sqlite3.Connection, name: str) -> str:
+    row = conn.execute("SELECT author FROM league_entrants WHERE name=? ORDER BY version DESC "
+                       "LIMIT 1", (name,)).fetchone()
+    return row[0] if row else ""
+
+
 def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, author: str = "",
                 key: str | None = None) -> tuple[Entrant, str | None]:
     """Store a new version of `name` and retire the previous one, in one transaction, if `key`
@@ -299,6 +305,9 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
         try:
             made = keys.authorise(conn, name, key, stamp, _name_in_use(conn, name))
             version = _last_version(conn, name) + 1
+            # the key's holder submits again: the name keeps its author unless told otherwise
+            # (bot.toml's is the program's, e.g. "arena" for a copy of a bundled bot)
+            author = author or _last_author(conn, name) or spec.author
             # again here: a version submitted meanwhile may have taken the number checked before
             if problem := _version_problem(name, version, ""):
                 raise LeagueError(problem)
@@ -308,14 +317,14 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
                 "INSERT INTO league_entrants(display, name, version, program_hash, entry, author,"
                 " language, submitted_at) VALUES(?,?,?,?,?,?,?,?)",
                 (display_name(name, version), name, version, spec.program_hash,
-                 entry.relative_to(folder).as_posix(), author or spec.author, spec.language, stamp))
+                 entry.relative_to(folder).as_posix(), author, spec.language, stamp))
             # The tournament store's bots table too, so standings and the site show who and what.
             conn.execute(
                 "INSERT OR REPLACE INTO bots(name, ref, command, args, cwd, program_hash, version,"
                 " author, language, first_seen, last_seen) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                 (display_name(name, version), entry.relative_to(folder).as_posix(),
                  json.dumps(spec.command), json.dumps(list(spec.args)), "", spec.program_hash,
-                 str(version), author or spec.author, spec.language, stamp, stamp))
+                 str(version), author, spec.language, stamp, stamp))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -114,3 +114,16 @@ def test_init_still_takes_its_options_or_a_league_file(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     stored = registry.settings(tmp_path / "b")
     assert stored["variants"] == ["popout"] and stored["time_control"]["move_ms"] == 150
+
+
+def test_a_new_version_keeps_its_names_author_unless_given(folder: Path):
+    """The key's holder submits again: bot.toml's author (the program's: "arena" for a copy of
+    a bundled bot) named only a name's first version, and replaced the submitter's."""
+    def submit(name: str, author: str = "") -> str:
+        entry, spec = registry.snapshot(folder, registry.check_source("random"), name)
+        return registry.add_version(folder, name, entry, spec, author=author, key=KEY)[0].author
+
+    assert submit("mine", "Ada") == "Ada"
+    assert submit("mine") == "Ada"
+    assert submit("mine", "Bob") == "Bob"
+    assert submit("theirs") == "arena"  # bots/random's bot.toml
