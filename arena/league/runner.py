@@ -284,8 +284,11 @@ class LeagueRunner:
         playable = self._playable() if not self.in_flight else []
         why = "" if self.in_flight or len(playable) >= 2 else self._too_few(playable)
         if why and why != self.waiting:
+            # games that cannot be played never count up to `--until N`: say what ends the wait
+            ends = "Ctrl-C stops" if self.until.seconds is not None else \
+                "Ctrl-C stops, or a duration such as --until 10m"
             self.out(f"waiting for two active bots that can play: {why} (bots join with "
-                     f"`arena league submit {self.folder} PATH`; Ctrl-C stops)")
+                     f"`arena league submit {self.folder} PATH`; {ends})")
         self.waiting = why
 
     # -- scheduling -----------------------------------------------------------------------------

@@ -205,3 +205,5 @@ def test_a_run_waiting_for_bots_says_so_once(empty_league: Path, league: Path) -
     waiting = [line for line in lines if line.startswith("waiting")]
     assert len(waiting) == 1 and "random@1 is the only active bot that can play (greedy@1 " \
         "cannot)" in waiting[0]
+    # games that cannot be played never reach --until 2: it says what ends the wait
+    assert waiting[0].endswith("; Ctrl-C stops, or a duration such as --until 10m)")
