@@ -104,6 +104,10 @@ def compute_standings(
             about_games.append(f"{cut} game{'s' if cut != 1 else ''} ended early by "
                                "adjudication: the exact solver proved the result, recorded as "
                                "reason 'adjudicated'")
+    if coded.void:  # a hand-made file's row without a result was dropped without a word
+        about_games.append(f"left out of the ratings: {coded.void} game"
+                           f"{'s' if coded.void != 1 else ''} without a result (void: neither "
+                           "bot started, or the result is empty)")
     if coded.self_play:
         about_games.append(f"left out of the ratings: {coded.self_play} game"
                            f"{'s' if coded.self_play != 1 else ''} of a bot against itself")

@@ -248,6 +248,7 @@ class CodedGames:
     second: np.ndarray
     result: np.ndarray
     self_play: int = 0  # decided games of a bot against itself, left out (they rate nothing)
+    void: int = 0  # games without a result (neither bot started, or none given), left out
 
     @property
     def n_bots(self) -> int:
@@ -278,7 +279,8 @@ class CodedGames:
                 i, j = remap[i], remap[j]
                 all_names = [b for b, u in zip(all_names, used, strict=True) if u]
         return cls(names=list(all_names), first=i.astype(np.int64), second=j.astype(np.int64),
-                   result=np.asarray(res, dtype=float), self_play=self_play)
+                   result=np.asarray(res, dtype=float), self_play=self_play,
+                   void=int(void.sum()))
 
     def triples(self, chunk: int = 1 << 16) -> Iterator[tuple[int, int, float]]:
         """(first, second, result) game after game, for the sequential ratings; Python objects

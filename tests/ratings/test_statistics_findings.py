@@ -77,6 +77,17 @@ def test_a_bot_against_itself_is_left_out_everywhere_with_a_note(tmp_path):
     assert "1 game of a bot against itself" in (tmp_path / "site" / "index.html").read_text()
 
 
+def test_games_without_a_result_are_left_out_with_a_note():
+    """A hand-made file's row with an empty result was dropped without a word."""
+    table = games(("A", "B", 1.0), ("B", "A", 0.5), ("C", "B", float("nan")),
+                  ("A", "C", float("nan")))
+    standings = compute_standings(table)
+    assert list(standings["games"]) == [2, 2]
+    assert ("left out of the ratings: 2 games without a result (void: neither bot started, or "
+            "the result is empty)") in standings.attrs["warnings"]
+    assert not any("without a result" in n for n in compute_standings(table[:2]).attrs["notes"])
+
+
 def test_the_site_shows_the_warnings_the_standings_print(tmp_path):
     table = games(("A", "B", 1.0), ("B", "A", 0.0))  # A never lost: the fit is regularised
     build_site_from_games(table, tmp_path / "site", plots=False)
