@@ -385,11 +385,23 @@ def reason_badge(row: Mapping[str, Any], replay: Mapping[str, Any] | None) -> di
 
 
 def replay_warning(row: Mapping[str, Any], replay: Mapping[str, Any]) -> str | None:
-    """One line for the command line when a game's recorded moves cannot all be replayed."""
-    if not replay.get("error"):
+    """One line for the command line when a game's recorded moves cannot all be replayed, or
+    when they end the game otherwise than its stored result (a hand-edited games file)."""
+    game = f"game {row['game_id']} ({row['first']} vs {row['second']})"
+    if replay.get("error"):
+        return f"{game}: {replay['error']}; its replay stops there"
+    outcome, stored = replay.get("outcome"), row.get("result")
+    if outcome is None or not _isnum(stored) or math.isnan(float(stored)):
         return None
-    return (f"game {row['game_id']} ({row['first']} vs {row['second']}): {replay['error']}; "
-            "its replay stops there")
+    winner = outcome["winner"]
+    played = {1: 1.0, 2: 0.0}.get(winner, 0.5)
+    reason = str(row.get("reason") or "")
+    if float(stored) == played and reason in ("", outcome["reason"]):
+        return None
+    ends = f"player {winner} wins" if winner else "a draw"
+    said = render.result_text(stored) + (f" ({reason})" if reason else "")
+    return (f"{game}: its stored result {said} is not how its moves end ({ends}, "
+            f"{outcome['reason']}); the site shows the stored result")
 
 
 # -- bot pages ---------------------------------------------------------------------------------

@@ -175,3 +175,25 @@ def test_markdown_leaderboard_is_the_standings_table():
                                         when, 3, "0.1.0")
     assert text.startswith("# cup\n\n3 games, arena 0.1.0.\n")
     assert render_standings(table, "markdown") in text
+
+
+def test_a_stored_result_its_moves_contradict_is_warned_about():
+    """A hand-edited result (1-0 where the second player's line ends the game) was published
+    without a word, though publish replays every game."""
+    moves = "d1 d2 d1 d2 d1 d3 d4 d2 d7 d2"  # player 2 completes column 2 at ply 10
+    replay = replay_frames("classic", moves)
+    assert replay["outcome"] == {"winner": 2, "reason": "line"}
+
+    def warning(result: float, reason: str = "line") -> str | None:
+        row = {"game_id": "g1", "first": "a", "second": "b", "result": result, "reason": reason}
+        return context.replay_warning(row, replay)
+
+    assert warning(0.0) is None and warning(0.0, "") is None
+    assert warning(1.0) == ("game g1 (a vs b): its stored result 1-0 (line) is not how its "
+                            "moves end (player 2 wins, line); the site shows the stored result")
+    assert "½-½ (full)" in warning(0.5, "full")
+    assert "0-1 (timeout)" in warning(0.0, "timeout")  # a forfeit after the game was over
+    assert warning(float("nan")) is None  # void: nothing stored to contradict
+    unfinished = replay_frames("classic", "d1 d2")
+    assert context.replay_warning({"game_id": "g2", "first": "a", "second": "b", "result": 1.0,
+                                   "reason": "crash"}, unfinished) is None
