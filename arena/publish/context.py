@@ -122,7 +122,9 @@ def bot_infos(games: pd.DataFrame, settings: Mapping[str, Any]) -> dict[str, dic
         info["command"] = public_command(words) if words else ""
         info["author"] = str(entry.get("author") or "")
         info["language"] = str(entry.get("language") or "")
+    retired = set(settings.get("retired") or ())  # a league's replaced or removed versions
     for info in infos.values():
+        info["retired"] = info["name"] in retired
         info["versions"] = sorted(info["versions"])
         info["hashes"] = sorted(info["hashes"])
         info["byline"] = byline(info)
@@ -130,12 +132,15 @@ def bot_infos(games: pd.DataFrame, settings: Mapping[str, Any]) -> dict[str, dic
 
 
 def byline(info: Mapping[str, Any]) -> str:
-    """`by Ada · C`, `by Ada`, `C` or '' (what a leaderboard shows under a bot's name)."""
+    """`by Ada · C`, `by Ada`, `C` or '' (what a leaderboard shows under a bot's name), and
+    `retired` for a league's replaced or removed version."""
     parts = []
     if info.get("author"):
         parts.append(f"by {info['author']}")
     if info.get("language"):
         parts.append(str(info["language"]))
+    if info.get("retired"):
+        parts.append("retired")
     return " · ".join(parts)
 
 

@@ -61,6 +61,11 @@ def load_results(path: str | Path) -> SiteInput:
             settings = store.read_settings(path)
         except (OSError, ValueError, store.StoreError) as error:
             raise PublishError(f"cannot read results in {path}: {_one_line(error)}") from None
+        from arena.league import registry
+
+        if registry.is_league(path):  # which bots are retired (replaced or removed) versions
+            settings["retired"] = sorted(e.display for e in registry.entrants(path)
+                                         if e.retired_at is not None)
         logs = path / "logs"
         return SiteInput(clean_games(games, path), settings, logs if logs.is_dir() else None,
                          settings.get("name") or path.name)

@@ -197,3 +197,26 @@ def test_a_stored_result_its_moves_contradict_is_warned_about():
     unfinished = replay_frames("classic", "d1 d2")
     assert context.replay_warning({"game_id": "g2", "first": "a", "second": "b", "result": 1.0,
                                    "reason": "crash"}, unfinished) is None
+
+
+def test_a_leagues_retired_versions_are_marked(tmp_path):
+    """The site ranked a replaced version among the active bots with nothing to tell them
+    apart (`league status` said "retired")."""
+    from arena.league import registry
+    from arena.publish.load import load_results
+    from arena.tournament.store import Store
+
+    folder = registry.init_league(tmp_path / "club", {"variants": ["classic"],
+                                                      "time_control": {"move_ms": 50}})
+    for _ in range(2):
+        entry, spec = registry.snapshot(folder, registry.check_source("random"), "random")
+        registry.add_version(folder, "random", entry, spec, key="k" * 20)
+    with Store(folder) as store:
+        store.add_game({"game_id": "g1", "variant": "classic", "first": "random@1",
+                        "second": "random@2", "result": 1.0, "reason": "line", "plies": 7,
+                        "moves": "d1 d2 d1 d2 d1 d2 d1"}, pair_id="p1")
+    site_input = load_results(folder)
+    assert site_input.settings["retired"] == ["random@1"]
+    infos = context.bot_infos(site_input.games, site_input.settings)
+    assert infos["random@1"]["byline"] == "by arena · python · retired"
+    assert infos["random@2"]["byline"] == "by arena · python"
