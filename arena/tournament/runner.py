@@ -19,9 +19,10 @@ import signal
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena import proctree
 from arena.affinity import notes as affinity_notes
@@ -71,6 +72,19 @@ class RunResult:
     @property
     def complete(self) -> bool:
         return self.done >= self.total and self.stopped_by is None and self.error is None
+
+
+def renamed_bots(stored: Mapping[str, Any], current: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(old name, new name) of the bots that left the file while a bot with the same program,
+    arguments and time came in: most likely a rename, which plays every game again (the games
+    are keyed by the names), leaving the old name's games in the results as another entrant."""
+    def same(fingerprint: Mapping[str, Any]) -> str:
+        return json.dumps({k: fingerprint.get(k) for k in ("command", "args", "program_hash",
+                                                            "time_control")}, sort_keys=True)
+
+    gone = {same(fp): name for name, fp in stored.items() if name not in current}
+    return [(gone[key], name) for name, fp in current.items()
+            if name not in stored and (key := same(fp)) in gone]
 
 
 def move_outputs_aside(results_dir: Path, backup: Path) -> None:
@@ -183,6 +197,8 @@ class Runner:
         # `output` pointing here took the folder from the original, and a file moved and run
         # once with --output must keep it (`_check_owner`)
         settings["files"] = sorted(owners | {str(config.path)})
+        renames = renamed_bots((store.stored_fingerprint() or {}).get("bots") or {},
+                               config.fingerprint()["bots"])
         store.save_settings(settings, config.fingerprint())
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
@@ -206,6 +222,9 @@ class Runner:
             notes.append(
                 f"note: {extra} stored games are not in this schedule (a bot, variant or games "
                 "were removed); they are kept in the results"
+                + "".join(f"; {new} runs what {old} ran: if you renamed {old}, its games stay "
+                          f"under that name and {new} plays them again (name it {old} to keep "
+                          "them)" for old, new in renames)
             )
         return schedule, pending, notes, sum(map(len, skipped.values()))
 

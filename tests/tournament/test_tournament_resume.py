@@ -212,3 +212,17 @@ def test_in_process_runner_modes(tour, mode):
     assert [b["name"] for b in info["bots"]] == ["r1", "r2", "r3", "r4"]
     assert info["bots"][0]["version"] == "1.0" and info["games"] == 24
     assert wait_no_processes(bot) == []
+
+
+def test_a_renamed_bot_is_recognised_by_its_program_arguments_and_time():
+    from arena.tournament.runner import renamed_bots
+
+    ab = {"command": ["python3", "ab.py"], "args": ["--level", "easy"], "program_hash": "h1"}
+    other = {**ab, "args": ["--level", "hard"]}
+    stored = {"ab": ab, "greedy": {"command": ["g"], "args": [], "program_hash": "h2"}}
+    assert renamed_bots(stored, {"ab-easy": ab, "greedy": stored["greedy"]}) == [("ab", "ab-easy")]
+    assert renamed_bots(stored, {"ab-hard": other, "greedy": stored["greedy"]}) == []
+    assert renamed_bots(stored, {**stored, "ab-copy": ab}) == []  # added beside it, not renamed
+    timed = {**ab, "time_control": {"move_ms": 10}}  # time odds: another entrant
+    assert renamed_bots(stored, {"ab-fast": timed}) == []
+    assert renamed_bots({}, {"ab": ab}) == []
