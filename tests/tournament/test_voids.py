@@ -25,4 +25,3 @@ def test_a_pairing_of_two_games_stops_when_both_were_void():
     # and from the store, in the next run
     again = VoidTracker(short + long, {g.game_id for g in short})
     assert again.is_blocked(short[0]) and not again.is_blocked(long[0])
-
