@@ -324,3 +324,15 @@ def test_each_move_keeps_the_bots_last_info_line(no_leftover_processes, tmp_path
         said = [text for text in game["infos"][seat::2] if text]
         assert said and all(text.startswith(("depth ", "book ")) for text in said), game["infos"]
         assert not any(game["infos"][1 - seat::2])  # random says nothing
+
+
+def test_a_bot_that_never_answers_gets_one_hint_and_no_ply_count(no_leftover_processes):
+    from tests.conftest import MISBEHAVE
+
+    result = CliRunner().invoke(play_command, [str(MISBEHAVE), "random", "--args-a", "silent_start",
+                                               "--startup-ms", "300", "--games", "2"])
+    assert result.exit_code == 0, result.output
+    # "(handshake, 2 plies)": the plies were the built-in opening's, not moves of the bots
+    assert result.output.count("random wins (handshake) - seat ") == 2
+    assert result.output.count("hint: a bot must answer 'hello' with 'hello name=...' and flush "
+                               "stdout after each line; --startup-ms gives") == 1

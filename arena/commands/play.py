@@ -27,10 +27,12 @@ def describe_game(record) -> str:
     head = f"{record.game_id} {record.variant}: {record.first} (1) vs {record.second} (2):"
     if record.void:
         return f"{head} void ({record.detail})"
+    # a start-up failure comes before any move of the bots: the plies would be the opening's
+    how = record.reason if record.reason == "handshake" else f"{record.reason}, {record.plies} plies"
     if record.winner is None:
-        text = f"draw ({record.reason}, {record.plies} plies)"
+        text = f"draw ({how})"
     else:
-        text = f"{record.winner_name} wins ({record.reason}, {record.plies} plies)"
+        text = f"{record.winner_name} wins ({how})"
     if record.forfeit_by:
         text += f" - seat {record.forfeit_by} forfeits: {record.detail}"
     return f"{head} {text}"
@@ -183,13 +185,19 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     from arena.match import MatchResult
 
     result = MatchResult(spec_a.name, spec_b.name)
-    log_hint = [log_dir is None]  # said once, for the first crash: its cause is on stderr
+    hinted: set[str] = set()  # each hint once, at the first game that needs it
+
+    def hint(key: str, text: str) -> None:
+        if key not in hinted:
+            hinted.add(key)
+            click.echo(f"hint: {text}", err=True)
 
     def on_game(n: int, record, pair: str) -> None:
-        if log_hint[0] and record.reason == "crash":
-            log_hint[0] = False
-            click.echo("hint: --log-dir DIR keeps each bot's stderr, where a crash usually says why",
-                       err=True)
+        if log_dir is None and record.reason == "crash":  # its cause is on stderr
+            hint("crash", "--log-dir DIR keeps each bot's stderr, where a crash usually says why")
+        if record.reason == "handshake" and record.detail.startswith("no hello answer"):
+            hint("silent", "a bot must answer 'hello' with 'hello name=...' and flush stdout "
+                           "after each line; --startup-ms gives a slow starter more time")
         state = ""
         if sprt is not None and not record.void:
             score = record.result if record.first == result.a else 1 - record.result
