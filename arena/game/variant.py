@@ -125,6 +125,14 @@ _PRESET_SHAPES: dict[str, _PresetShape] = {
 }
 
 
+def _did_you_mean(name: str) -> str:
+    """` (did you mean 'classic'?)` for a misspelt preset (`clasic`), else ''."""
+    from difflib import get_close_matches  # only on this error path: the engine loads light
+
+    close = get_close_matches(name.lower(), list(_PRESET_SHAPES), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def build_variant(
     name: str,
     columns: int | None = None,
@@ -135,7 +143,8 @@ def build_variant(
 ) -> Variant:
     """Make a variant from a preset name and optional overrides, checking that it is playable."""
     if name not in _PRESET_SHAPES:
-        raise VariantError(f"unknown preset {name!r}; presets: {', '.join(_PRESET_SHAPES)}")
+        raise VariantError(f"unknown preset {name!r}{_did_you_mean(name)}; presets: "
+                           f"{', '.join(_PRESET_SHAPES)}")
     shape = _PRESET_SHAPES[name]
     columns = shape.columns if columns is None else columns
     rows = shape.rows if rows is None else rows
@@ -213,9 +222,8 @@ def _parse_variant(spec: str) -> Variant:
     name, _, size = head.partition(":")
     name = name.strip()
     if name not in _PRESET_SHAPES:
-        raise VariantError(
-            f"unknown preset {name!r} in variant spec {spec!r}; presets: {', '.join(_PRESET_SHAPES)}"
-        )
+        raise VariantError(f"unknown preset {name!r} in variant spec {spec!r}"
+                           f"{_did_you_mean(name)}; presets: {', '.join(_PRESET_SHAPES)}")
     columns = rows = None
     if size.strip():
         parsed = _parse_size(size.strip())
