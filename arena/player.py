@@ -218,6 +218,10 @@ class Player:
         BotStartError: no such executable).
         """
         self._flush_log()
+        if self.log_dir is None and self.process is not None:
+            # no log to keep it in: only a crash's last line is read from it, which must be
+            # this game's (and the capped buffer must not fill up once for good)
+            self.process.take_stderr()
         self._log = None
         self._game_start = True
         if self.restart_every_game and self.running:

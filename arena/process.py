@@ -47,6 +47,7 @@ __all__ = [
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 STDERR_CAP = 64 * 1024
+TAIL_BYTES = 4096  # the end of a bot's stderr kept past the cap, for its last line
 TAKE_CHUNKS = 32  # reads of what is in a stderr pipe when it is taken (a pipe holds 1 MiB at most)
 HOME_PREFIX = "arena-bot-"
 
@@ -93,7 +94,9 @@ class StderrCapture:
 
     Every read of the pipe happens under the lock, and `take` first reads what is in the pipe:
     so whatever the bot wrote before `take` is in what it returns, never in the next take (a
-    kept process's last line cannot land in the next game's log).
+    kept process's last line cannot land in the next game's log). Besides the capped head, the
+    last `TAIL_BYTES` since the last take are kept: where a dying bot says why, after a head
+    that a chatty bot filled with debug lines long before.
     """
 
     def __init__(self, fd: int, cap: int) -> None:
@@ -101,6 +104,7 @@ class StderrCapture:
         self.cap = cap
         self._lock = threading.Lock()
         self._data = bytearray()
+        self._tail = bytearray()
         self._dropped = 0
         self._eof = False
         os.set_blocking(fd, False)
@@ -126,6 +130,8 @@ class StderrCapture:
             if room > 0:
                 self._data += chunk[:room]
             self._dropped += max(0, len(chunk) - max(room, 0))
+            self._tail += chunk[-TAIL_BYTES:]
+            del self._tail[:-TAIL_BYTES]
 
     def _drain(self) -> None:
         poller = select.poll()
@@ -147,16 +153,18 @@ class StderrCapture:
             self._read_available(TAKE_CHUNKS)
             data, dropped = bytes(self._data), self._dropped
             self._data.clear()
+            self._tail.clear()
             self._dropped = 0
         return data, dropped
 
-    def peek(self, wait: float = 0.0) -> bytes:
-        """What `take` would return now, left in place (after waiting up to `wait` for the end)."""
+    def peek(self, wait: float = 0.0, tail: bool = False) -> bytes:
+        """What `take` would return now, left in place (after waiting up to `wait` for the end);
+        `tail`: only the last `TAIL_BYTES` written since the last take, past the cap too."""
         if wait:
             self._thread.join(wait)
         with self._lock:
             self._read_available(TAKE_CHUNKS)
-            return bytes(self._data)
+            return bytes(self._tail if tail else self._data)
 
     def close(self, close_fd: Callable[[], None], wait: float = 0.5) -> None:
         """Wait for the drain to see the end of the output (its writers are gone), then close
@@ -264,7 +272,7 @@ class BotProcess:
         `wait`: up to that long for the end of its output first."""
         if self._stderr is None:
             return ""
-        text = self._stderr.peek(wait).decode("utf-8", "replace")
+        text = self._stderr.peek(wait, tail=True).decode("utf-8", "replace")
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return lines[-1][:200] if lines else ""
 

@@ -158,6 +158,25 @@ def test_stderr_take_counts_what_is_over_the_cap():
         capture.close(lambda: os.close(r))
 
 
+def test_the_last_line_is_kept_past_the_cap_until_the_next_take():
+    """A dying bot's last line, after a head that debug lines filled long before (the crash
+    forfeit said `debug line 33 xxx...` instead of why it died)."""
+    r, w = os.pipe()
+    capture = StderrCapture(r, cap=100)
+    try:
+        for i in range(50):
+            os.write(w, f"debug line {i} ".encode() + b"x" * 2000 + b"\n")
+        os.write(w, b"FATAL: weights.bin missing\n")
+        head = capture.peek()
+        assert len(head) == 100 and head.startswith(b"debug line 0 ")
+        assert capture.peek(tail=True).endswith(b"\nFATAL: weights.bin missing\n")
+        capture.take()  # the next game's: nothing of this one's is its last line
+        assert capture.peek(tail=True) == b""
+    finally:
+        os.close(w)
+        capture.close(lambda: os.close(r))
+
+
 # --- the bot's pid stays reserved until close() ----------------------------------------------
 
 def test_exited_bot_is_not_reaped_before_close(tmp_path, no_leftover_processes):

@@ -202,6 +202,25 @@ def test_a_crash_mid_game_says_the_last_line_the_bot_wrote_to_stderr():
     assert rec.detail == "bot exited with code 0; stderr: weights.bin: no such file"
 
 
+def test_a_kept_bots_crash_does_not_quote_an_earlier_games_stderr():
+    """Without a log folder nothing takes the stderr buffer: a silent death in game 2 read
+    game 1's last line (and a full buffer kept it for good)."""
+    events = Events()
+    dying = []
+
+    def talker(turns: int, move: str) -> list:
+        if dying:  # game 2's first turn: dies without a word
+            raise SystemExit
+        return [Stderr(b"game 1 talk\n"), f"move {move}"]
+
+    a, b = players(FirstLegal("good"), FirstLegal("talker", talker), events)
+    assert play_game(PRESETS["classic"], a, b, TC).forfeit_by is None
+    dying.append(True)
+    second = play_game(PRESETS["classic"], a, b, TC)
+    assert (second.reason, second.forfeit_by, second.detail) == (
+        "crash", 2, "bot exited with code 0")
+
+
 def test_kept_processes_are_closed_both_at_once():
     events = Events()
     a, b = players(FirstLegal("a"), FirstLegal("b"), events)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from arena import __version__
 from arena.ratings.table import ALL  # the pooled scope: the standings key, the site's too
-from arena.reasons import is_forfeit
+from arena.reasons import STDERR_SAID, is_forfeit
 from arena.reports import render
 from arena.stats import time_summary
 
@@ -387,6 +387,17 @@ def reason_badge(row: Mapping[str, Any], replay: Mapping[str, Any] | None) -> di
     if replay and replay.get("outcome"):
         return {"text": str(replay["outcome"]["reason"]), "bad": False}
     return None
+
+
+def without_stderr(games: pd.DataFrame) -> pd.DataFrame:
+    """The games with the bots' stderr lines cut from their forfeit details (`...; stderr: LINE`,
+    what a crashed bot last wrote), for a site that leaves the stderr logs out."""
+    if "detail" not in games or not games["detail"].astype(str).str.contains(
+            STDERR_SAID, regex=False).any():
+        return games
+    games = games.copy()
+    games["detail"] = games["detail"].astype(str).str.split(STDERR_SAID, n=1, regex=False).str[0]
+    return games
 
 
 def replay_warning(row: Mapping[str, Any], replay: Mapping[str, Any]) -> str | None:

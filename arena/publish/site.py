@@ -156,6 +156,8 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
     """Write every file of the site into the (empty) folder `out`."""
     warn = warn or (lambda _message: None)
     games, settings = site_input.games, site_input.settings
+    if not publish_logs:  # a crash's forfeit detail quotes the bot's stderr: the logs' secret
+        games = context.without_stderr(games)
     variants, scopes, labels = context.scopes_of(games)
     tables = {s: compute_standings(games, variant=context.variant_of_scope(s)) for s in scopes}
     standings = {s: context.standings_rows(t) for s, t in tables.items()}

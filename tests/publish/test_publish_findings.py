@@ -58,7 +58,8 @@ def make_results(directory: Path, publish_logs: bool | None = None) -> Path:
                         "moves": "d1 d2 d1 d2 d1 d2 d1", "move_ms": [5, 6, 5, 6, 5, 6, 5]})
         store.add_game({"game_id": "g2", "variant": "classic", "first": "other", "second": "cbot",
                         "result": 1.0, "winner": 1, "reason": "crash", "forfeit_by": 2,
-                        "plies": 1, "moves": "d4", "detail": "exit code 3"})
+                        "plies": 1, "moves": "d4",
+                        "detail": "exit code 3; stderr: no weights in /home/ada/private"})
     (directory / "logs").mkdir(exist_ok=True)
     (directory / "logs" / log_file_name("g2", 2, "cbot")).write_text(f"hello\n{TAIL}\n")
     return directory
@@ -169,6 +170,10 @@ def test_logs_are_published_unless_turned_off(tmp_path):
     hidden = page(results / "site", "cbot")
     assert TAIL not in hidden and "stderr logs are not published" in hidden
     assert "not published" in (results / "site" / "index.html").read_text(encoding="utf-8")
+    # nor the stderr line a crash's detail quotes, on any page or in any download
+    site_text = "".join(f.read_text(encoding="utf-8", errors="replace")
+                        for f in (results / "site").rglob("*") if f.is_file())
+    assert "exit code 3" in site_text and "/home/ada/private" not in site_text
 
 
 def test_the_stored_publish_logs_setting_is_honoured(tmp_path):
