@@ -15,7 +15,7 @@ from arena.game.replay import ReplayResult, replay_record
 
 # Files the arena writes games to (`arena export`, `games_file`): replayed game by game, like a
 # results folder; any other file holds one record a line.
-GAMES_FILE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json")
+GAMES_FILE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")
 
 STDIN_HINT = ("no records given: name a file of records or give records, e.g.  arena replay "
               "4453  or  arena replay games.txt  (or pipe them in:  ... | arena replay -)")
@@ -87,57 +87,75 @@ def _is_games_source(argument: str) -> bool:
                                        and argument.lower().endswith(GAMES_FILE_SUFFIXES))
 
 
-def _stored_games(sources: list[str], wanted: set[str]) -> Iterator[tuple[str, str, dict]]:
-    """(label, record, extra JSON fields) of the games of `sources`: those whose game_id is in
-    `wanted` if it names any of them, else all, in the order they were played."""
+def _games_tables(sources: list[str]) -> dict[str, object]:
+    """The games table of each source (pandas is loaded only here: plain records stay light)."""
     from arena.reports.games_io import GamesFileError, load_games
-    from arena.reports.render import result_text
 
-    tables = []
+    tables = {}
     for source in sources:
         try:
-            tables.append((source, load_games(source)))
+            table = load_games(source)
         except GamesFileError as error:
             raise ReplayInputError(str(error)) from None
-    known = {str(i) for _, table in tables for i in table.get("game_id", ())}
-    unknown = sorted(wanted - known)
-    if unknown:
-        raise ReplayInputError(f"no game {unknown[0]} in {', '.join(sources)} (the ids are in "
-                               f"`arena export` and on the published site)")
-    for source, table in tables:
-        for row in table.itertuples(index=False):
-            game_id = str(getattr(row, "game_id", ""))
-            if wanted and game_id not in wanted:
-                continue
-            reason = getattr(row, "reason", "") or ""
-            label = (f"{source} {game_id}: {row.first} vs {row.second}, "
-                     f"{result_text(row.result)}{f' ({reason})' if reason else ''}")
-            # "stored_": what the games table says (a forfeit leaves the board unfinished)
-            extra = {"game_id": game_id, "first": str(row.first), "second": str(row.second),
-                     "stored_result": result_text(row.result), "stored_reason": str(reason)}
-            yield label, f"{row.variant}: {getattr(row, 'moves', '') or ''}", extra
+        if "moves" not in table or not table["moves"].fillna("").astype(str).str.strip().any():
+            raise ReplayInputError(f"{source}: no moves stored, nothing to replay (a games "
+                                   "file of first,second,result rates games but cannot show them)")
+        tables[source] = table
+    return tables
+
+
+def _looks_like_game_id(argument: str) -> bool:
+    """The arena's ids: `g` and hex digits (tournaments, play), `P0000001-1` (leagues)."""
+    import re
+
+    return re.fullmatch(r"g[0-9a-f]+|P\d+-\d+", argument) is not None
+
+
+def _stored_games(source: str, table, wanted: set[str]) -> Iterator[tuple[str, str, dict]]:
+    """(label, record, extra JSON fields) of the games of one source: those whose id is in
+    `wanted` if any is wanted, else all, in the order they were played."""
+    from arena.reports.render import result_text
+
+    for row in table.itertuples(index=False):
+        game_id = str(getattr(row, "game_id", ""))
+        if wanted and game_id not in wanted:
+            continue
+        reason = getattr(row, "reason", "") or ""
+        label = (f"{source} {game_id}: {row.first} vs {row.second}, "
+                 f"{result_text(row.result)}{f' ({reason})' if reason else ''}")
+        # "stored_": what the games table says (a forfeit leaves the board unfinished)
+        extra = {"game_id": game_id, "first": str(row.first), "second": str(row.second),
+                 "stored_result": result_text(row.result), "stored_reason": str(reason)}
+        variant = str(getattr(row, "variant", "") or "")
+        moves = str(getattr(row, "moves", "") or "")
+        yield label, f"{variant}: {moves}" if variant else moves, extra
 
 
 def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | None]]:
-    """(source label, record line, extra JSON fields) for every record in the arguments: files,
-    `-`, records, and the games of results folders and games files (all of them, or those
-    whose ids are among the arguments)."""
+    """(source label, record line, extra JSON fields) for every record in the arguments, in
+    their order: files, `-`, records, and the games of results folders and games files (all of
+    them, or those whose ids are among the arguments)."""
     if not arguments:
         if sys.stdin is None or sys.stdin.isatty():
             raise ReplayUsageError(STDIN_HINT)  # would wait silently for typed records
         arguments = ("-",)
-    sources = [a for a in arguments if _is_games_source(a)]
+    sources = [a for a in dict.fromkeys(arguments) if _is_games_source(a)]
+    tables = _games_tables(sources) if sources else {}
     ids: set[str] = set()
-    if sources:
-        # a game id among the arguments picks games of the sources (ids are g + hex digits:
-        # never a record, whose tokens are digits, dN or pN)
-        ids = {a for a in arguments if a.startswith("g") and not looks_like_path(a)
-               and not os.path.exists(a)}
-        yield from _stored_games(sources, ids)
+    if tables:
+        known = {str(i) for table in tables.values() for i in table.get("game_id", ())}
+        ids = {a for a in arguments if a in known and a not in tables}
+        unknown = [a for a in arguments if a not in known and a not in tables
+                   and not os.path.exists(a) and _looks_like_game_id(a)]
+        if unknown:
+            raise ReplayInputError(f"no game {unknown[0]} in {', '.join(tables)} (the ids are "
+                                   "in `arena export` and on the published site)")
     for argument in arguments:
-        if argument in ids or argument in sources:
+        if argument in ids:
             continue
-        if argument == "-":
+        if argument in tables:
+            yield from _stored_games(argument, tables[argument], ids)
+        elif argument == "-":
             for label, line in _lines_of(sys.stdin.buffer.read(), "stdin", "standard input"):
                 yield label, line, None
         elif os.path.isdir(argument):

@@ -200,3 +200,30 @@ def test_stored_games_replay_from_a_results_folder_and_an_exported_file(tmp_path
     assert missing.returncode == 1 and missing.stdout == ""
     assert missing.stderr.strip() == (f"Error: no game g9 in {results} (the ids are in "
                                       "`arena export` and on the published site)")
+
+
+def test_any_stored_id_picks_its_game_and_a_file_without_moves_says_so(tmp_path):
+    """League ids (P0000001-2) and the row numbers of a games file without ids were replayed
+    as records ("malformed move"); a file of first,second,result replayed empty variants."""
+    from arena.tournament.store import Store
+
+    league = tmp_path / "league"
+    with Store(league) as store:
+        for k in (1, 2):
+            store.add_game({"game_id": f"P0000001-{k}", "variant": "classic", "first": "a@1",
+                            "second": "b@1", "result": 1.0, "reason": "line", "plies": 7,
+                            "moves": "d1 d2 d1 d2 d1 d2 d1"}, pair_id="P0000001")
+    picked = arena("replay", "--json", str(league), "P0000001-2")
+    assert picked.returncode == 0, picked.stderr
+    assert [json.loads(line)["game_id"] for line in picked.stdout.splitlines()] == ["P0000001-2"]
+    plain = tmp_path / "games.csv"
+    plain.write_text("first,second,result,moves\na,b,1,d1 d2 d1 d2 d1 d2 d1\nb,a,0,4455\n")
+    second = arena("replay", "--json", str(plain), "2")
+    assert [json.loads(line)["moves"] for line in second.stdout.splitlines()] == [
+        ["d4", "d4", "d5", "d5"]]
+    bare = tmp_path / "bare.csv"
+    bare.write_text("first,second,result\na,b,1\n")
+    refused = arena("replay", str(bare))
+    assert refused.returncode == 1 and refused.stderr.strip() == (
+        f"Error: {bare}: no moves stored, nothing to replay (a games file of first,second,result "
+        "rates games but cannot show them)")
