@@ -336,3 +336,6 @@ def test_a_bot_that_never_answers_gets_one_hint_and_no_ply_count(no_leftover_pro
     assert result.output.count("random wins (handshake) - seat ") == 2
     assert result.output.count("hint: a bot must answer 'hello' with 'hello name=...' and flush "
                                "stdout after each line; --startup-ms gives") == 1
+    crashed = CliRunner().invoke(play_command, [str(MISBEHAVE), "random", "--args-a",
+                                                "crash_start", "--games", "2"])
+    assert crashed.output.count("random wins (crash) - seat ") == 2, crashed.output

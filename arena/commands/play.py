@@ -27,8 +27,10 @@ def describe_game(record) -> str:
     head = f"{record.game_id} {record.variant}: {record.first} (1) vs {record.second} (2):"
     if record.void:
         return f"{head} void ({record.detail})"
-    # a start-up failure comes before any move of the bots: the plies would be the opening's
-    how = record.reason if record.reason == "handshake" else f"{record.reason}, {record.plies} plies"
+    # a start-up failure (a silent bot, a crash in its handshake) comes before any move of the
+    # bots: the plies would be the opening's
+    played = record.plies > len(record.opening)
+    how = f"{record.reason}, {record.plies} plies" if played else record.reason
     if record.winner is None:
         text = f"draw ({how})"
     else:
