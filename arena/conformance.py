@@ -23,8 +23,7 @@ HINTS = {
                "dN drops and pN pops; only play legal moves",
     "protocol": "answer with one 'move dN' line; send nothing but 'info ...' lines before it",
     "crash": "the bot must keep running until 'quit' (its last stderr line, if any, is above; "
-             "`arena play BOT random --log-dir DIR` keeps all of it)",
-    "handshake-forfeit": "answer the hello line within startup_ms",
+             "`arena play` with --log-dir DIR keeps all of it)",
     "quit": "exit promptly after the 'quit' line",
 }
 
@@ -84,6 +83,8 @@ def _centre_drops(variant, plies: int) -> list[str]:
 # Lines of a later protocol version that a bot must ignore (PROTOCOL.md)
 UNKNOWN_LINE = "news flash=1 of=the-future"
 UNKNOWN_LINE_2 = "banner hello there"
+# what a bot that chokes on them tends to quote (a word of them, or of the extra fields)
+UNKNOWN_WORDS = ("news", "flash", "future", "banner", "colour", "extra")
 
 
 def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
@@ -102,8 +103,9 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
             except BotIOError as error:
                 if error.reason != TIMEOUT:
                     raise
-                raise BotIOError(TIMEOUT, f"no hello answer within {tc.startup_ms} ms (give "
-                                          f"a slow starter more with --startup-ms)") from None
+                # `check` has --startup-ms, a league its startup_ms: name the setting
+                raise BotIOError(TIMEOUT, f"no hello answer within {tc.startup_ms} ms (the "
+                                          "start-up allowance, startup_ms)") from None
             hello = protocol.parse_hello_reply(line)
             startup = (time.monotonic() - process.started_at) * 1000
             report.startup_ms.append(startup)
@@ -147,10 +149,13 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
         except BotIOError as error:
             detail, hint = error.detail, HINTS.get(error.reason, HINTS["unknown lines"])
             if error.reason == CRASH:
-                # it read lines it did not know and died: most likely on one of them
-                detail += (f"{_stderr_tail(process)}, after the arena sent lines it does not "
-                           f"know ('{UNKNOWN_LINE}', '{UNKNOWN_LINE_2}', extra fields)")
-                hint = HINTS["unknown lines"]
+                said = _stderr_tail(process)
+                if any(word in said for word in UNKNOWN_WORDS):  # it died on one of them
+                    detail += (f", after the arena sent lines it does not know ('{UNKNOWN_LINE}', "
+                               f"'{UNKNOWN_LINE_2}', extra fields){said}")
+                    hint = HINTS["unknown lines"]
+                else:  # or on the game itself (a bot that cannot play popout)
+                    detail += f" in its first turn ({variant.spec}){said}"
             results.append(CheckResult("unknown lines", False, detail, hint))
             return results
         try:

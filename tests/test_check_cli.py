@@ -50,16 +50,20 @@ def test_each_failure_names_its_own_cause(no_leftover_processes):
     assert died.exit_code == 1
     assert ("lost by crash: bot exited with code 2; stderr: ran out of ideas\n"
             "      hint: the bot must keep running until 'quit' (its last stderr line") in died.output
+    first = run(str(MISBEHAVE), "--args", "exit_said", "-n", "1", "-v", "classic:6x5")
+    assert ("FAIL  unknown lines: bot exited with code 2 in its first turn (popout); stderr: "
+            "ran out of ideas\n      hint: the bot must keep running") in first.output
     strict = run(str(MISBEHAVE), "--args", "strict", "-n", "1")
-    assert ("FAIL  unknown lines: bot exited with code 4; stderr: unknown word news, after the "
-            "arena sent lines it does not know ('news flash=1") in strict.output
+    assert ("FAIL  unknown lines: bot exited with code 4, after the arena sent lines it does "
+            "not know ('news flash=1 of=the-future', 'banner hello there', extra fields); "
+            "stderr: unknown word news") in strict.output
     assert "hint: ignore arena lines whose first word you do not know" in strict.output
     chatty = run(str(MISBEHAVE), "--args", "unknown_line", "-n", "1")
     assert ("FAIL  unknown lines: the bot sent unknown line 'thinking very hard'\n"
             "      hint: answer with one 'move dN' line") in chatty.output
     slow = run(str(MISBEHAVE), "--args", "silent_start", "--startup-ms", "300")
-    assert ("FAIL  handshake: no hello answer within 300 ms (give a slow starter more with "
-            "--startup-ms)") in slow.output
+    assert ("FAIL  handshake: no hello answer within 300 ms (the start-up allowance, "
+            "startup_ms)") in slow.output
 
 
 def test_unknown_bot_is_one_line_error():
