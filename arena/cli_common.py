@@ -65,7 +65,8 @@ class WholeRange(click.IntRange):
             try:
                 int(value)
             except ValueError:
-                in_ms = param is not None and any(o.endswith("-ms") for o in param.opts)
+                in_ms = param is not None and any(o.endswith("-ms") or "-ms-" in o
+                                                  for o in param.opts)  # --move-ms-a
                 self.fail(f"{value!r} is not a whole number"
                           f"{' of milliseconds, e.g. 100' if in_ms else ''}.", param, ctx)
         return super().convert(value, param, ctx)

@@ -26,7 +26,6 @@ under its own unprivileged uid through `setpriv`, which also drops every capabil
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 import platform
@@ -43,6 +42,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from arena import cgroup, numba_cache
+from arena.spelling import did_you_mean
 from arena.tomlcheck import as_toml
 
 MODES = ("auto", "on", "off")
@@ -151,8 +151,7 @@ class SandboxPolicy:
 def parse_mode(value: object, key: str = "sandbox") -> str:
     """A mode from a tournament file or an option; raises SandboxConfigError (one line)."""
     if not isinstance(value, str) or value not in MODES:
-        close = difflib.get_close_matches(str(value), MODES, n=1, cutoff=0.5)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(str(value), MODES, cutoff=0.5)  # `of` for `off`
         raise SandboxConfigError(
             f"{key!r} must be one of {', '.join(repr(m) for m in MODES)}, "
             f"got {as_toml(value)}{hint}", key
@@ -173,8 +172,7 @@ def parse_limits(table: object, label: str = "limits") -> dict[str, int]:
     overrides: dict[str, int] = {}
     for key, value in table.items():
         if key not in LIMIT_KEYS:
-            close = difflib.get_close_matches(str(key), LIMIT_KEYS, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(LIMIT_KEYS)}"
+            hint = did_you_mean(str(key), LIMIT_KEYS) or f"; known: {', '.join(LIMIT_KEYS)}"
             raise SandboxConfigError(f"unknown key {key!r} in {label}{hint}", key)
         if isinstance(value, bool) or not isinstance(value, int):
             raise SandboxConfigError(

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Sequence
 from typing import Any
+
+from arena.spelling import did_you_mean
 
 
 class KeyLines:
@@ -80,16 +81,12 @@ def syntax_error(path: object, text: str, error: Exception) -> str:
 
 def suggest(key: str, known: Sequence[str]) -> str:
     """`; did you mean 'x'?` for a close known key, else the list of known keys."""
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-    if close:
-        return f"; did you mean {close[0]!r}?"
-    return f"; known keys: {', '.join(known)}"
+    return did_you_mean(key, known) or f"; known keys: {', '.join(known)}"
 
 
 def close_match(word: str, choices: Sequence[str]) -> str:
     """`; did you mean 'x'?` for a close choice, else ''."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    return did_you_mean(word, choices)
 
 
 def as_toml(value: Any) -> str:

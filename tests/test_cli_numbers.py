@@ -27,6 +27,8 @@ from arena.cli import main
     (["play", "random", "greedy", "--move-ms", "100ms"],
      "'100ms' is not a whole number of milliseconds, e.g. 100"),
     (["check", "random", "--startup-ms", "5s"], "'5s' is not a whole number of milliseconds"),
+    (["play", "random", "greedy", "--move-ms-a", "100ms"],
+     "'100ms' is not a whole number of milliseconds"),
     (["play", "random", "greedy", "--games", "ten"], "'ten' is not a whole number."),
     # not numbers, but the same kind of slip: a variant given twice was played twice
     (["play", "random", "greedy", "-v", "classic", "-v", "Classic"],

@@ -127,10 +127,10 @@ _PRESET_SHAPES: dict[str, _PresetShape] = {
 
 def _did_you_mean(name: str) -> str:
     """` (did you mean 'classic'?)` for a misspelt preset (`clasic`), else ''."""
-    from difflib import get_close_matches  # only on this error path: the engine loads light
+    from arena.spelling import closest  # only on this error path: the engine loads light
 
-    close = get_close_matches(name.lower(), list(_PRESET_SHAPES), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    near = closest(name.lower(), _PRESET_SHAPES)
+    return f" (did you mean {near!r}?)" if near else ""
 
 
 def build_variant(

@@ -15,7 +15,6 @@ key, with a suggestion for a misspelt key. A minimal file:
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import re
@@ -38,6 +37,7 @@ from arena.sandbox import (
     parse_bot_limits,
     parse_tournament,
 )
+from arena.spelling import closest
 from arena.timecontrol import TimeControl, own_time_keys
 from arena.tomlcheck import KeyLines as _Lines
 from arena.tomlcheck import as_toml, syntax_error
@@ -287,9 +287,9 @@ class _Checker:
         around = set(table.split("."))
         elsewhere = {known: name for name, keys in others.items() for known in keys
                      if known not in around}
-        near = difflib.get_close_matches(key, list(elsewhere), n=1, cutoff=0.6)
+        near = closest(key, elsewhere)
         if near:
-            return f"; did you mean {near[0]!r}? {self._belongs(near[0], elsewhere[near[0]], table)}"
+            return f"; did you mean {near!r}? {self._belongs(near, elsewhere[near], table)}"
         return _suggest(key, list(schema))
 
     def _other_homes(self, table: str) -> dict[str, Collection[str]]:
