@@ -10,7 +10,7 @@ from arena import protocol
 from arena.botspec import BotSpec, resolve_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
 from arena.process import BotIOError, BotProcess
-from arena.reasons import CRASH, STDERR_SAID, TIMEOUT
+from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
 
 HINTS = {
@@ -104,8 +104,8 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
                 if error.reason != TIMEOUT:
                     raise
                 # `check` has --startup-ms, a league its startup_ms: name the setting
-                raise BotIOError(TIMEOUT, f"no hello answer within {tc.startup_ms} ms (the "
-                                          "start-up allowance, startup_ms)") from None
+                raise BotIOError(TIMEOUT, f"{no_hello(tc.startup_ms)} (the start-up "
+                                          "allowance, startup_ms)") from None
             hello = protocol.parse_hello_reply(line)
             startup = (time.monotonic() - process.started_at) * 1000
             report.startup_ms.append(startup)

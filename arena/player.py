@@ -22,7 +22,7 @@ from arena import protocol
 from arena.botspec import BotSpec
 from arena.clocks import TurnBudget
 from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess
-from arena.reasons import STDERR_SAID, Reason
+from arena.reasons import STDERR_SAID, Reason, no_hello
 from arena.sandbox import SandboxPolicy
 from arena.timecontrol import SeatControls, TimeControl, per_seat
 
@@ -264,7 +264,7 @@ class Player:
             except BotIOError as error:
                 if error.reason == Reason.TIMEOUT:
                     raise Forfeit(Reason.HANDSHAKE,
-                                  f"no hello answer within {tc.startup_ms} ms") from None
+                                  no_hello(tc.startup_ms)) from None
                 raise self._io_forfeit(error, "during the handshake: ") from None
             if line.strip():
                 break

@@ -12,12 +12,20 @@ every Python bot at every start, so `Reason` is built on its first use.
 from __future__ import annotations
 
 __all__ = ["ADJUDICATED", "ADJUDICATION_BUDGET_S", "ALL_REASONS", "CRASH", "EMPTY", "END_REASONS",
-           "FORFEIT_REASONS", "FULL", "HANDSHAKE", "ILLEGAL", "LINE", "MAX_PLIES", "PROTOCOL",
-           "REFEREE_REASONS", "REPETITION", "Reason", "STDERR_SAID", "TIMEOUT", "VOID", "is_forfeit"]  # noqa: F822 (built by __getattr__)
+           "FORFEIT_REASONS", "FULL", "HANDSHAKE", "ILLEGAL", "LINE", "MAX_PLIES", "NO_HELLO",
+           "PROTOCOL", "REFEREE_REASONS", "REPETITION", "STDERR_SAID", "TIMEOUT", "VOID",
+           "is_forfeit", "no_hello", "Reason"]  # noqa: F822 (built by __getattr__)
 
 # Where a forfeit's detail adds what a dying bot last wrote to stderr (`...; stderr: LINE`):
 # the referee and `arena check` write it, the progress line shows that part first.
 STDERR_SAID = "; stderr: "
+# How a bot that never answered `hello` in time is described (the referee's forfeit, `arena
+# check`); `arena play` knows it by this start, to give its hint.
+NO_HELLO = "no hello answer within"
+
+
+def no_hello(startup_ms: int) -> str:
+    return f"{NO_HELLO} {startup_ms} ms"
 
 # The rules ended the game (arena.game.Outcome.reason).
 LINE = "line"

@@ -185,6 +185,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     out = click.echo
 
     from arena.match import MatchResult
+    from arena.reasons import NO_HELLO, Reason
 
     result = MatchResult(spec_a.name, spec_b.name)
     hinted: set[str] = set()  # each hint once, at the first game that needs it
@@ -197,7 +198,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     def on_game(n: int, record, pair: str) -> None:
         if log_dir is None and record.reason == "crash":  # its cause is on stderr
             hint("crash", "--log-dir DIR keeps each bot's stderr, where a crash usually says why")
-        if record.reason == "handshake" and record.detail.startswith("no hello answer"):
+        if record.reason == Reason.HANDSHAKE and record.detail.startswith(NO_HELLO):
             hint("silent", "a bot must answer 'hello' with 'hello name=...' and flush stdout "
                            "after each line; --startup-ms gives a slow starter more time")
         state = ""
