@@ -233,6 +233,8 @@ def sandbox_text(stored: Mapping[str, Any], games_sandboxed: tuple[int, int] | N
         return f"bubblewrap: no network, own processes only, read-only files{limits}"
     if stored.get("sandbox") == "off":
         return "none (sandbox = off): bots ran with the organiser's rights"
+    if "sandbox" not in stored:  # a games file: how it was run is not known
+        return "none: the bots ran outside the sandbox"
     return "none: bubblewrap was not available"
 
 

@@ -105,6 +105,7 @@ def test_the_site_says_how_the_bots_ran():
     assert "sandbox = off" in sandbox_text({"sandbox": "off"}, (0, 4))
     assert sandbox_text({"sandbox": "auto"}, (3, 10)).startswith("bubblewrap in 3 of 10 games")
     assert sandbox_text({}, (0, 0)) == ""
+    assert sandbox_text({}, (0, 3)) == "none: the bots ran outside the sandbox"  # a games file
     import pandas as pd
 
     from arena.publish.context import games_sandboxed
