@@ -96,7 +96,9 @@ def describe_game(record) -> str:
 @click.option("--sprt-beta", type=FiniteRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="SPRT false-negative rate.")
 @click.option("--sprt-model", type=click.Choice(["logistic", "normalized", "bayeselo"]),
-              default="logistic", show_default=True, help="Elo model of the SPRT hypotheses.")
+              default="logistic", show_default=True,
+              help="Elo model of the SPRT hypotheses (bayeselo, as cutechess, decides nothing "
+                   "until a game is drawn: weak bots that never draw run out their games).")
 @click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]),
               default="auto", show_default=True,
               help="Run the bots in the bubblewrap sandbox (see SECURITY.md): auto uses it when "

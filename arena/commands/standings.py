@@ -157,6 +157,12 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
                     compute_standings(games, variant, anchor=anchor_t, **options), input_path),
                     analysis, variant)
                 click.echo(render_standings(table, fmt).rstrip("\n"))
+                # the notes that qualify these numbers (a regularised fit, games left out)
+                # reach a script on stderr: the table's format has no place for them
+                for warning in table.attrs.get("warnings", []):
+                    click.echo(f"warning: {warning}", err=True)
+                if table.empty:
+                    click.echo(f"warning: no rated games in {input_path}", err=True)
             return
         sections: list[tuple[str | None, str | None]] = []
         present = variants_of(games)

@@ -234,3 +234,26 @@ def test_play_json_records_load_as_a_games_table(tmp_path):
     games = load_games(path)
     assert games.loc[0, "moves"] == "d4 d4 d3" and games.loc[0, "opening"] == "d4"
     assert games.loc[0, "move_ms"] == "[0.0, 1.5, 2]"
+
+
+def test_csv_and_json_standings_say_their_warnings_on_stderr(tmp_path):
+    """A script reading --format json got ratings that exist only through virtual draws, and
+    games left out, with no word of either."""
+    path = tmp_path / "games.csv"
+    path.write_text("first,second,result\nA,B,1\nA,B,\nC,C,1\n")
+    for fmt in ("json", "csv"):
+        result = CliRunner().invoke(main, ["standings", str(path), "--format", fmt,
+                                           "--no-trueskill"])
+        assert result.exit_code == 0, result.output
+        if fmt == "json":
+            assert [row["bot"] for row in json.loads(result.stdout)] == ["A", "B"]
+        warnings = result.stderr.splitlines()
+        assert warnings[0].startswith("warning: regularised because the maximum-likelihood")
+        assert warnings[1:] == [
+            "warning: left out of the ratings: 1 game without a result (void: neither bot "
+            "started, or the result is empty)",
+            "warning: left out of the ratings: 1 game of a bot against itself"]
+    void = tmp_path / "void.csv"
+    void.write_text("first,second,result\nA,B,\n")
+    empty = CliRunner().invoke(main, ["standings", str(void), "--format", "json"])
+    assert f"warning: no rated games in {void}" in empty.stderr
