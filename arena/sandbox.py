@@ -550,10 +550,16 @@ def _through_shell(argv: list[str], seccomp_file: str | None,
 # its own, which would map the bot to root outside): in one, a bot mounted its own tmpfs past
 # `tmp_mb`. A seccomp filter refuses them instead: unshare or clone with CLONE_NEWUSER get
 # EPERM, clone3 (whose flags a filter cannot read) ENOSYS, so that the C library falls back to
-# clone. Per machine, each syscall ABI it runs: (audit arch, clone, unshare, x32 ABI too).
+# clone. It also refuses (ENOSYS, as a kernel without them) what a bot could use to take a
+# machine-wide kernel pool or leave state behind outside any cgroup: AIO contexts and io_uring
+# (`fs.aio-max-nr` is one count for the whole machine) and the kernel keyrings (a bot's uid's
+# keys outlive it), as Docker's default profile does. Per machine, each syscall ABI it runs:
+# (audit arch, clone, unshare, x32 ABI too, the syscalls refused outright).
 _SECCOMP_ABIS = {
-    "x86_64": ((0xC000003E, 56, 272, True), (0x40000003, 120, 310, False)),
-    "aarch64": ((0xC00000B7, 220, 97, False), (0x40000028, 120, 337, False)),
+    "x86_64": ((0xC000003E, 56, 272, True, (206, 425, 248, 249, 250)),
+               (0x40000003, 120, 310, False, (245, 425, 286, 287, 288))),
+    "aarch64": ((0xC00000B7, 220, 97, False, (0, 425, 217, 218, 219)),
+                (0x40000028, 120, 337, False, (243, 425, 309, 310, 311))),
 }
 _CLONE3 = 435
 _CLONE_NEWUSER = 0x10000000
@@ -567,10 +573,11 @@ def no_userns_filter(machine: str) -> bytes | None:
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, eperm, enosys = 0x7FFF0000, 0x00050001, 0x00050026
     code: list[tuple[int, object, object, int]] = []  # (op, jump if true, if false, k)
-    for n, (arch, clone, unshare, x32) in enumerate(abis):
+    for n, (arch, clone, unshare, x32, refused) in enumerate(abis):
         code += [(ld, 0, 0, 4), (jeq, 0, f"abi{n + 1}", arch), (ld, 0, 0, 0)]
         if x32:  # the x32 ABI shares the arch: its syscalls have bit 30 set; a bot has no use
             code.append((jge, "eperm", 0, 0x40000000))
+        code += [(jeq, "enosys", 0, number) for number in refused]
         code += [(jeq, "enosys", 0, _CLONE3), (jeq, "flags", 0, clone),
                  (jeq, "flags", 0, unshare), (ret, 0, 0, allow), ("label", f"abi{n + 1}", 0, 0)]
     code += [(ret, 0, 0, allow),

@@ -19,7 +19,7 @@ import signal
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,15 @@ class RunResult:
     @property
     def complete(self) -> bool:
         return self.done >= self.total and self.stopped_by is None and self.error is None
+
+
+def foreign_program_notes(bots: Iterable[Any]) -> list[str]:
+    """A note for each bot whose manifest runs a program outside its folder (`BotSpec.
+    foreign_program`): `league submit` refuses them, a tournament's organiser decides (a folder
+    sent in by someone may run another entrant's program as its own)."""
+    return [f"note: {bot.name} runs {program}, outside its folder (if the folder came from "
+            "someone else: another entrant's program, played as theirs?)"
+            for bot in bots if (program := bot.spec.foreign_program())]
 
 
 def renamed_bots(stored: Mapping[str, Any], current: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -205,7 +214,7 @@ class Runner:
         finished = store.finished_ids()
         self.voids = VoidTracker(schedule, store.all_ids() - finished)
         pending, skipped = self._to_play(schedule, finished)
-        notes = openings_notes(config)
+        notes = openings_notes(config) + foreign_program_notes(config.bots)
         if config.adjudicate_s is not None and (note := adjudication_note(config.variants)):
             notes.append(note)
         if self.sandbox_run.notice:  # `auto` without bubblewrap: said once, and stored

@@ -230,6 +230,20 @@ def attack() -> None:
             report("ok")
         else:
             report(f"denied {os.strerror(ctypes.get_errno())}")
+    elif MODE in ("aio", "keyring"):  # machine-wide kernel pools, state that outlives the bot
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if MODE == "aio":
+            context = ctypes.c_ulong(0)
+            # io_setup(128, &context): x86_64 206, aarch64 0
+            number = {"x86_64": 206, "aarch64": 0}[os.uname().machine]
+            done = libc.syscall(number, 128, ctypes.byref(context))
+            if done == 0:
+                libc.syscall({"x86_64": 207, "aarch64": 1}[os.uname().machine], context)
+        else:  # keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0): reads, stores nothing
+            done = libc.syscall({"x86_64": 250, "aarch64": 219}[os.uname().machine], 0, -4, 0)
+        report("ok" if done >= 0 else f"denied {os.strerror(ctypes.get_errno())}")
     elif MODE == "spin":
         end = time.monotonic() + 60
         while time.monotonic() < end:

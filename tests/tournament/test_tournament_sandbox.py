@@ -164,3 +164,28 @@ def test_an_entrant_holding_memory_outside_its_address_space_forfeits(tmp_path,
     assert {reason for reason, _ in forfeits} == {"crash"}
     assert all("hit the memory limit (killed by SIGKILL)" in detail for _, detail in forfeits)
     assert read_settings(out)["settings"]["memory_cgroup"] == cgroup.probe().describe()
+
+
+def test_a_bot_running_a_program_outside_its_folder_gets_a_note(tmp_path):
+    """`league submit` refuses it; in a tournament a folder sent in by someone could play
+    another entrant's program as its own (sandbox review): the organiser is told."""
+    from types import SimpleNamespace
+
+    from arena.botspec import resolve_bot
+    from arena.tournament.runner import foreign_program_notes
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    engine = victim / "engine.sh"
+    engine.write_text("#!/bin/sh\n")
+    engine.chmod(0o755)
+    copycat = tmp_path / "copycat"
+    copycat.mkdir()
+    (copycat / "bot.toml").write_text(f'name = "copycat"\ncommand = "{engine}"\n')
+    (victim / "bot.toml").write_text('name = "victim"\ncommand = "./engine.sh"\n')
+    bots = [SimpleNamespace(name=name, spec=resolve_bot(str(tmp_path / name)))
+            for name in ("victim", "copycat")]
+    assert foreign_program_notes(bots) == [
+        f"note: copycat runs {engine}, outside its folder (if the folder came from someone "
+        "else: another entrant's program, played as theirs?)"]
+    assert foreign_program_notes([SimpleNamespace(name="random", spec=resolve_bot("random"))]) == []
