@@ -99,7 +99,7 @@ def test_standings_jsonl_input(tmp_path):
                     '{"first": "b", "second": "a", "result": "1/2-1/2"}\n')
     res = run("standings", str(path), "--format", "json")
     assert res.exit_code == 0, res.output
-    assert [d["bot"] for d in json.loads(res.output)] == ["a", "b"]
+    assert [d["bot"] for d in json.loads(res.stdout)] == ["a", "b"]
 
 
 @pytest.mark.parametrize("content, message", [
@@ -180,7 +180,7 @@ def test_write_reports_on_results_dir(tmp_path):
     md = (results / "standings.md").read_text()
     assert "Variant popout" in md and "Head to head" in md
     res = run("standings", str(results), "--format", "json")
-    assert json.loads(res.output) == data
+    assert json.loads(res.stdout) == data
     variants = pd.read_csv(results / "standings_variants.csv")
     assert set(variants["variant"]) == {"all", "classic", "popout"}
 

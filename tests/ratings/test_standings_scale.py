@@ -101,11 +101,11 @@ def test_no_trueskill(tmp_path):
     runner = CliRunner()
     res = runner.invoke(main, ["standings", str(path), "--no-trueskill", "--format", "json"])
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.output)
+    rows = json.loads(res.stdout)
     assert rows and "ts_mu" not in rows[0] and "elo" in rows[0]
     text = runner.invoke(main, ["standings", str(path), "--no-trueskill"]).output
     assert "TS mu" not in text and "TrueSkill" not in text and "95% interval" in text
-    full = json.loads(runner.invoke(main, ["standings", str(path), "--format", "json"]).output)
+    full = json.loads(runner.invoke(main, ["standings", str(path), "--format", "json"]).stdout)
     assert [r["elo"] for r in full] == [r["elo"] for r in rows]
 
 
