@@ -60,7 +60,13 @@ def parse_result(value: object) -> float | None:
     text = str(value).strip().lower()
     if text in _VOID:
         return math.nan
-    return _RESULTS.get(text)
+    if text in _RESULTS:
+        return _RESULTS[text]
+    try:  # a number written otherwise: `0.50`, `1.00`, `+1`, `5e-1`
+        number = float(text)
+    except ValueError:
+        return None
+    return number + 0.0 if number in (0.0, 0.5, 1.0) else None  # + 0.0: no -0.0
 
 
 # Columns read as categories by the fast CSV path: few distinct values, a million rows.

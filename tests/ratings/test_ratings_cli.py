@@ -47,6 +47,10 @@ def test_parse_result_forms():
         1.0, 1.0, 0.5, 0.5, 0.5, 0.0, 0.0, 1.0, 0.5]
     assert np.isnan(parse_result("")) and np.isnan(parse_result("*"))
     assert parse_result("2-0") is None and parse_result(2) is None
+    # numbers written otherwise (a spreadsheet's 0.50) were refused; other numbers still are
+    assert [parse_result(x) for x in ("0.50", "1.00", "+1", "5e-1", "-0")] == [0.5, 1.0, 1.0, 0.5, 0.0]
+    assert str(parse_result("-0")) == "0.0"
+    assert all(parse_result(x) is None for x in ("-0.5", "0.25", "inf", "2", "1e9"))
 
 
 def test_standings_table(tmp_path):
