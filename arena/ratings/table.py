@@ -42,7 +42,14 @@ def normalise_results(result: Sequence | pd.Series | np.ndarray) -> np.ndarray:
     if isinstance(result, pd.Series) and result.dtype.kind == "f":
         return result.to_numpy()
     series = result if isinstance(result, pd.Series) else pd.Series(np.asarray(result))
-    return pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    numbers = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float, copy=True)
+    written = np.isnan(numbers) & series.notna().to_numpy()
+    if written.any():  # results as text ("1-0", "1/2-1/2", "draw"): read as a games file's are
+        from arena.reports.games_io import parse_result
+
+        numbers[written] = [math.nan if (r := parse_result(v)) is None else r
+                            for v in series[written]]
+    return numbers
 
 
 def decided(games: pd.DataFrame) -> pd.DataFrame:

@@ -190,3 +190,11 @@ def test_a_first_move_advantage_does_not_pull_the_ratings_together():
     assert fit.first_move == pytest.approx(advantage, abs=1.0)
     unfitted = fit_elo(counts, first_move=False).as_dict()
     assert unfitted["a"] - unfitted["c"] < 0.85 * (truth["a"] - truth["c"])
+
+
+def test_results_written_as_text_count_through_the_python_api():
+    """A frame built in Python with "1-0" / "1/2-1/2" results read them as void games."""
+    table = games(("A", "B", "1-0"), ("B", "A", "1/2-1/2"), ("A", "B", "draw"))
+    standings = compute_standings(table)
+    assert list(zip(standings["bot"], standings["wins"], standings["draws"], strict=True)) == [
+        ("A", 1, 2), ("B", 0, 2)]
