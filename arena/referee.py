@@ -20,7 +20,7 @@ from arena import protocol
 from arena.botspec import distinct_names
 from arena.clock import utc_now_iso
 from arena.clocks import GameClocks
-from arena.game import Game, IllegalMoveError, MoveError, Variant, format_move, parse_move
+from arena.game import Game, IllegalMoveError, MoveError, Variant, first_player_score, format_move, parse_move
 from arena.player import Forfeit, InfoCollector, Player, close_players, greet, log_file_name
 from arena.process import Aborted
 from arena.reasons import Reason
@@ -246,7 +246,7 @@ class _Referee:
         outcome = game.outcome
         rec.winner = outcome.winner
         rec.reason = outcome.reason
-        rec.result = {1: 1.0, 2: 0.0, None: 0.5}[outcome.winner]
+        rec.result = first_player_score(outcome.winner)
 
     def _adjudicated(self) -> bool:
         """End the game with the result the exact solver proves, if it proves one in time."""

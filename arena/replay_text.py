@@ -158,8 +158,6 @@ def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | No
         elif argument == "-":
             for label, line in _lines_of(sys.stdin.buffer.read(), "stdin", "standard input"):
                 yield label, line, None
-        elif os.path.isdir(argument):
-            raise ReplayInputError(f"{argument} is a directory, not a file of records")
         elif os.path.exists(argument):  # a file, or a pipe such as <(...) or /dev/stdin
             for label, line in _lines_of(_read(argument), argument, argument):
                 yield label, line, None

@@ -16,6 +16,7 @@ from arena.game.rules import (
     Rules,
     RulesError,
     Verdict,
+    first_player_score,
     register_rules,
 )
 from arena.game.state import Game, IllegalMoveError
@@ -40,6 +41,7 @@ __all__ = [
     "IllegalMoveError",
     "MoveError",
     "Outcome",
+    "first_player_score",
     "PRESETS",
     "PRESET_SUMMARIES",
     "REASONS",

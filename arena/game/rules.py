@@ -48,6 +48,12 @@ if TYPE_CHECKING:
 Outcome = namedtuple("Outcome", ["winner", "reason"])
 
 
+def first_player_score(winner: int | None) -> float:
+    """The first player's score (the games table's `result`) of a game `winner` won (1 or 2;
+    None: a draw)."""
+    return {1: 1.0, 2: 0.0, None: 0.5}[winner]
+
+
 class Verdict:
     """How a move ended the game, from the point of view of the player who made it."""
 

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from arena import __version__
+from arena.game import first_player_score
 from arena.ratings.table import ALL  # the pooled scope: the standings key, the site's too
 from arena.reasons import STDERR_SAID, is_forfeit
 from arena.reports import render
@@ -412,7 +413,7 @@ def replay_warning(row: Mapping[str, Any], replay: Mapping[str, Any]) -> str | N
     if outcome is None or not _isnum(stored) or math.isnan(float(stored)):
         return None
     winner = outcome["winner"]
-    played = {1: 1.0, 2: 0.0}.get(winner, 0.5)
+    played = first_player_score(winner)
     reason = str(row.get("reason") or "")
     if float(stored) == played and reason in ("", outcome["reason"]):
         return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.game import Game, Variant
+from arena.game import Game, Variant, first_player_score
 from arena.solver.oracle import Oracle
 from arena.solver.scope import solvable
 
@@ -55,4 +55,4 @@ def adjudicate(game: Game, budget_s: float = 0.05) -> Verdict | None:
     if value == 0:
         return Verdict(None, 0.5, game.ply)
     winner = game.to_move if value > 0 else 3 - game.to_move
-    return Verdict(winner, 1.0 if winner == 1 else 0.0, game.ply)
+    return Verdict(winner, first_player_score(winner), game.ply)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from arena.game import Game, Variant
+from arena.game import Game, Variant, first_player_score
 from arena.solver.book import Book, load_classic
 from arena.solver.engine import Engine, warm_up
 from arena.solver.scope import solvable
@@ -147,8 +147,7 @@ class Oracle:
     def result_after(self, game: Game, nodes: int | None = None) -> float | None:
         """Theoretical score of seat 1 (1, 0.5, 0) of `game` (over or not); None if unsettled."""
         if game.outcome is not None:
-            winner = game.outcome.winner
-            return 0.5 if winner is None else (1.0 if winner == 1 else 0.0)
+            return first_player_score(game.outcome.winner)
         s = self.score(game, nodes)
         if s is None:
             return None

@@ -193,7 +193,9 @@ class Runner:
         """(schedule, games to play, notes, games skipped for their pairing's void games)"""
         config = self.config
         owners = self._check_owner(store)
-        problems = store.conflicts(config.fingerprint())
+        # hashes every bot's folder and the openings: once
+        fingerprint = config.fingerprint()
+        problems = store.conflicts(fingerprint)
         if problems:
             raise StoreError(
                 f"{self.results_dir} holds games that would not be comparable with "
@@ -207,8 +209,8 @@ class Runner:
         # once with --output must keep it (`_check_owner`)
         settings["files"] = sorted(owners | {str(config.path)})
         renames = renamed_bots((store.stored_fingerprint() or {}).get("bots") or {},
-                               config.fingerprint()["bots"])
-        store.save_settings(settings, config.fingerprint())
+                               fingerprint["bots"])
+        store.save_settings(settings, fingerprint)
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
         finished = store.finished_ids()
