@@ -96,6 +96,14 @@ def slot_of(key, entries, shift, base):
 
 
 @partial(compiled, inline=True)
+def tier_slot(key, ply, deep_ply, large, large_shift, small, small_shift):
+    """The slot of the position `key` at `ply`: in the small tier from `deep_ply` on."""
+    if ply < deep_ply:
+        return slot_of(key, large, large_shift, 0)
+    return slot_of(key, small, small_shift, large)
+
+
+@partial(compiled, inline=True)
 def popcount(x):
     """Set bits of a non-negative board (at most 63 bits): the SWAR count, constant time (also
     right on Python ints, whose product keeps the wanted byte at bits 56-63)."""
@@ -172,10 +180,7 @@ def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tabl
             if not done:
                 hi = (cells - 1 - ply) // 2
                 key = cur + mask + bottom  # + bottom: never 0, the key of an empty slot
-                if ply < deep_ply:
-                    slot = slot_of(key, large, large_shift, 0)
-                else:
-                    slot = slot_of(key, small, small_shift, large)
+                slot = tier_slot(key, ply, deep_ply, large, large_shift, small, small_shift)
                 tag = (key & KEY_MASK) << VALUE_BITS
                 entry = table[slot]
                 if entry ^ tag <= VALUE_MASK:  # the same key: only the value bits differ
@@ -224,10 +229,8 @@ def negamax(cur, mask, moves, alpha, beta, w, h, bottom, board_mask, order, tabl
                 opponent = cur ^ mask
                 for i in range(count):
                     child_key = opponent + (mask | row[2 * i]) + bottom
-                    if ply + 1 < deep_ply:
-                        child = table[slot_of(child_key, large, large_shift, 0)]
-                    else:
-                        child = table[slot_of(child_key, small, small_shift, large)]
+                    child = table[tier_slot(child_key, ply + 1, deep_ply, large, large_shift,
+                                            small, small_shift)]
                     if child ^ ((child_key & KEY_MASK) << VALUE_BITS) <= VALUE_MASK:
                         v = child & VALUE_MASK
                         if v < LOWER_BOUND and BIAS - v >= beta:  # -(v - BIAS): the bound, negated
