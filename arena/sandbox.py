@@ -496,6 +496,10 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     out += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", SANDBOX_TMP]
     # /dev/shm (POSIX shared memory) would otherwise be an uncapped tmpfs in RAM.
     out += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/dev/shm"]
+    # No pseudo-terminals: the kernel's pool of them (kernel.pty.max) is machine-wide, and a bot
+    # that opened them all would leave other sandboxes and containers none. An empty /dev/pts
+    # hides the new devpts instance's ptmx, so /dev/ptmx (a link to pts/ptmx) opens nothing.
+    out += ["--perms", "0755", "--tmpfs", "/dev/pts"]
     binds = _program_binds(argv, cwd_path)
     links = [(target, link) for target, link in _program_symlinks(argv)
              if not link.startswith(_SYSTEM_PREFIXES)

@@ -204,6 +204,16 @@ def test_machine_wide_kernel_pools_and_keyrings_are_refused(project, mode):
         assert off.report == "ok", off.stderr
 
 
+def test_pseudo_terminals_are_refused(project):
+    """A PTY comes from a machine-wide pool (`kernel.pty.max`) that no cgroup counts: a bot that
+    took them all left other sandboxes and containers none (SECURITY.md listed it as not
+    isolated). The sandbox's /dev has none to open; outside it, opening one works."""
+    run = run_hostile(project, ON, "pty")
+    assert run.report == "denied No such file or directory", run.stderr
+    assert_gone(run)
+    assert run_hostile(project, OFF, "pty").report == "ok"
+
+
 def test_the_seccomp_filter_jumps_where_it_means_to():
     """The filter for each machine, decoded: every jump lands inside the program, and the ABI
     checks come in the documented order."""

@@ -244,6 +244,14 @@ def attack() -> None:
         else:  # keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0): reads, stores nothing
             done = libc.syscall({"x86_64": 250, "aarch64": 219}[os.uname().machine], 0, -4, 0)
         report("ok" if done >= 0 else f"denied {os.strerror(ctypes.get_errno())}")
+    elif MODE == "pty":  # pseudo-terminals: a machine-wide pool (kernel.pty.max)
+        try:
+            primary, secondary = os.openpty()
+            os.close(primary)
+            os.close(secondary)
+            report("ok")
+        except OSError as error:
+            report(f"denied {error.strerror}")
     elif MODE == "spin":
         end = time.monotonic() + 60
         while time.monotonic() < end:
