@@ -23,7 +23,7 @@ caches: two tiers search 10-35% more nodes but 2.2-2.5x faster (6- to 10-ply pos
 
 from __future__ import annotations
 
-from functools import partial
+from functools import partial, wraps
 
 import numpy as np
 
@@ -46,12 +46,26 @@ def compiled(function, inline: bool = False):
     compiled afresh in each process (about 1-5 s). inline: compiled into each compiled caller
     (which may then fold its constant arguments), and callable from Python as well."""
     if not COMPILED:
-        return function
+        return function if inline else _wrapping(function)
     options = {"inline": "always"} if inline else {}
     try:
         return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "no locator available": nowhere to write the cache
         return numba.njit(**options)(function)
+
+
+def _wrapping(function):
+    """`function` as plain Python with numpy's integer overflow allowed silently, as in the
+    compiled code, whose int64 products wrap by design (the hashes, the popcount): numpy would
+    warn of each. The helpers (`inline`) run inside these entry points."""
+
+    @wraps(function)
+    def run(*args):
+        with np.errstate(over="ignore"):
+            return function(*args)
+
+    return run
+
 
 NODES, LIMIT, ABORTED = 0, 1, 2
 # The transposition table is one int64 array, an entry `(key & KEY_MASK) << VALUE_BITS | value`

@@ -467,3 +467,26 @@ def test_a_value_from_children_settles_a_move_that_hands_the_opponent_a_win(engi
         return booked.get(book_key(c, m, 7, 6))
 
     assert engine.value_from_children(cur, mask, known) == expected
+
+
+def test_without_numba_the_plain_python_solver_is_exact_and_silent():
+    """Where numba is missing the kernel runs as plain Python on numpy integers: its products
+    must wrap silently as the compiled ones do (numpy warned of an overflow at each hash) and
+    give the same scores. A fresh interpreter without numba, warnings as errors."""
+    import subprocess
+
+    (moves, expected), = pons_rows("Test_L2_R1", 1)  # a middle game: the table's hashes run
+    code = ("import sys; sys.modules['numba'] = None\n"
+            "from arena.game import PRESETS, Game\n"
+            "from arena.solver import kernel\n"
+            "from arena.solver.engine import Engine\n"
+            "from arena.solver.oracle import Oracle\n"
+            "assert not kernel.COMPILED\n"
+            "game = Game(PRESETS['classic'])\n"
+            f"for digit in {moves!r}: game.push(int(digit))\n"
+            "print(Engine(7, 6, table_size=1 << 12).score(*Oracle.position(game)))\n")
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True,
+                         text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    assert int(run.stdout) == expected
