@@ -6,7 +6,10 @@ docs/DESIGN.md's table all derive from `GAME_COLUMNS`; add a column here and now
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -84,3 +87,18 @@ def markdown_table() -> str:
     lines = ["| column | type | meaning |", "|---|---|---|"]
     lines += [f"| `{c.name}` | {c.dtype} | {c.doc} |" for c in GAME_COLUMNS if c.in_frame]
     return "\n".join(lines)
+
+
+def ply_times(raw: Any) -> list[float | None]:
+    """The per-ply numbers of a `move_ms` or `move_cpu_ms` value (its JSON text, or the list),
+    position for position: a gap or a bad entry is None, so that plies 1, 3, ... stay seat 1's
+    and 2, 4, ... seat 2's. Anything that is not a JSON list gives no plies."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw) if raw.strip() else []
+        except ValueError:
+            return []
+    if not isinstance(raw, list | tuple):
+        return []
+    return [float(v) if isinstance(v, int | float) and not isinstance(v, bool)
+            and math.isfinite(v) else None for v in raw]

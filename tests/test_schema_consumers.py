@@ -48,3 +48,32 @@ def test_export_writes_the_stored_columns_in_schema_order():
     out = Out()
     assert write_games([{**record().to_row(), "seq": 1, "round": None}], "jsonl", out) == 1
     assert list(json.loads(out.text)) == list(STORED_COLUMNS)
+
+
+def test_a_gap_in_the_move_times_keeps_every_later_move_with_its_seat():
+    """The standings' move times, a bot page's and the replay viewer's read `move_ms` through
+    one parser: the bot page dropped a gap before splitting by seat, which gave seat 2 the
+    first player's later moves (review of the seams)."""
+    import pandas as pd
+
+    from arena.publish.context import bot_context
+    from arena.publish.replay import replay_frames
+    from arena.ratings.facts import move_times
+    from arena.schema import ply_times
+
+    raw = "[10, null, 30, 40, 50]"
+    assert ply_times(raw) == [10.0, None, 30.0, 40.0, 50.0]
+    assert ply_times('[1, "x", true, Infinity]') == [1.0, None, None, None]
+    assert ply_times("not json") == [] and ply_times('{"a": 1}') == [] and ply_times(None) == []
+    games = pd.DataFrame({"seq": [1], "game_id": ["g1"], "variant": ["classic"],
+                          "first": ["a"], "second": ["b"], "result": [1.0], "winner": [1],
+                          "reason": ["line"], "forfeit_by": [None], "plies": [5],
+                          "moves": ["d1 d2 d1 d2 d1"], "move_ms": [raw]})
+    times = move_times(games)
+    assert list(times["a"]) == [10.0, 30.0, 50.0] and list(times["b"]) == [40.0]
+    page = bot_context("b", games, {}, {}, None, None)
+    summary = page["time_rows"][0]
+    assert (summary["n"], summary["mean"], summary["max"]) == (1, 40.0, 40.0), summary
+    frames = replay_frames("classic", "d1 d2 d1 d2 d1", raw)
+    assert [f.get("ms") for f in frames["frames"][1:]] == [10.0, None, 30.0, 40.0, 50.0]
+

@@ -21,6 +21,7 @@ from arena.game import first_player_score
 from arena.ratings.table import ALL  # the pooled scope: the standings key, the site's too
 from arena.reasons import STDERR_SAID, is_forfeit
 from arena.reports import render
+from arena.schema import ply_times
 from arena.stats import time_summary
 
 UNNAMED_VARIANT = "unnamed variant"  # the label of games whose variant was not recorded
@@ -425,18 +426,6 @@ def replay_warning(row: Mapping[str, Any], replay: Mapping[str, Any]) -> str | N
 
 # -- bot pages ---------------------------------------------------------------------------------
 
-def move_times(move_ms: Any) -> list[float]:
-    """The numbers of a stored `move_ms` JSON list (gaps and bad entries left out)."""
-    if isinstance(move_ms, list | tuple):
-        items = move_ms
-    else:
-        try:
-            items = json.loads(move_ms) if move_ms else []
-        except (TypeError, ValueError):
-            return []
-    return [float(v) for v in items if _isnum(v)] if isinstance(items, list) else []
-
-
 def _nice_values(lo: float, hi: float) -> list[float]:
     """1-2-5 steps (0.1, 0.2, 0.5, 1, 2, 5, 10, ...) from the last one <= lo to the first >= hi."""
     values: list[float] = []
@@ -525,7 +514,7 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
                              "opponent": opponent, "log_name": log_name, "log_tail": tail})
         elif _isnum(g.get("forfeit_by")):
             r["opp_forfeits"] += 1
-        own = move_times(g.get("move_ms"))[seat - 1::2]
+        own = [t for t in ply_times(g.get("move_ms"))[seat - 1::2] if t is not None]
         times.extend(own)
         times_by_variant.setdefault(g["variant"] or UNNAMED_VARIANT, []).extend(own)
     table = sorted(rows.values(), key=lambda r: (r["variant"], r["opponent"]))

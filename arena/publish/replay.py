@@ -8,35 +8,10 @@ its wall-clock time, and at the end the winning cells. The JavaScript viewer nev
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from arena.game import Game, IllegalMoveError, MoveError, format_move, parse_move, parse_variant
-
-
-def _times(move_ms: Any) -> list[float | None]:
-    """The per-ply times of a games-table row (a JSON list as text), tolerant of gaps."""
-    if move_ms is None or (isinstance(move_ms, float) and math.isnan(move_ms)):
-        return []
-    if isinstance(move_ms, str):
-        text = move_ms.strip()
-        if not text:
-            return []
-        try:
-            move_ms = json.loads(text)
-        except ValueError:
-            return []
-    if not isinstance(move_ms, list | tuple):
-        return []
-    out: list[float | None] = []
-    for value in move_ms:
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            out.append(None)
-            continue
-        out.append(None if math.isnan(number) else round(number, 1))
-    return out
+from arena.schema import ply_times
 
 
 def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None) -> dict:
@@ -52,7 +27,7 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
     variant = parse_variant(variant_spec)
     game = Game(variant)
     tokens = moves.split() if isinstance(moves, str) else list(moves)
-    times = _times(move_ms)
+    times = [None if t is None else round(t, 1) for t in ply_times(move_ms)]
     frames: list[dict] = [
         {"ply": 0, "board": game.board_rows(), "move": None, "kind": None, "column": None,
          "seat": None, "ms": None}

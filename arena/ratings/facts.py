@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -12,6 +11,7 @@ from arena.ratings.elo import Z95
 from arena.ratings.pairs import score_to_elo
 from arena.ratings.table import decided
 from arena.reasons import FORFEIT_REASONS
+from arena.schema import ply_times
 from arena.stats import percentile
 
 
@@ -84,23 +84,10 @@ def move_times(games: pd.DataFrame, column: str = "move_ms") -> dict[str, np.nda
         return {}
     for first, second, raw in zip(games["first"].astype(str), games["second"].astype(str),
                                   games[column], strict=True):
-        if not isinstance(raw, str) or not raw.strip():
-            continue
-        try:
-            values = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(values, list):
-            continue
-        out.setdefault(first, []).extend(values[0::2])
-        out.setdefault(second, []).extend(values[1::2])
-    result = {}
-    for bot, vals in out.items():
-        arr = pd.to_numeric(pd.Series(vals, dtype=object), errors="coerce").to_numpy(dtype=float)
-        arr = arr[~np.isnan(arr)]
-        if len(arr):
-            result[bot] = arr
-    return result
+        times = ply_times(raw)
+        out.setdefault(first, []).extend(t for t in times[0::2] if t is not None)
+        out.setdefault(second, []).extend(t for t in times[1::2] if t is not None)
+    return {bot: np.array(vals, dtype=float) for bot, vals in out.items() if vals}
 
 
 def bot_facts(games: pd.DataFrame) -> pd.DataFrame:
