@@ -14,7 +14,7 @@ from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
 
 HINTS = {
-    "handshake": "answer 'hello protocol=fiar version=1' with 'hello name=YOURNAME' and flush "
+    "handshake": f"answer '{protocol.hello_line()}' with 'hello name=YOURNAME' and flush "
                  "stdout; start faster if it timed out",
     "unknown lines": "ignore arena lines whose first word you do not know, and unknown key=value "
                      "fields",
@@ -96,10 +96,9 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
     try:
         try:
             process.start()
-            process.send("hello protocol=fiar version=1 future=yes")
+            process.send(protocol.hello_line() + " future=yes")  # a key it must ignore
             try:
-                line = process.read_line(process.started_at
-                                         + (tc.startup_ms + tc.grace_ms) / 1000)
+                line = process.read_line(tc.hello_deadline(process.started_at))
             except BotIOError as error:
                 if error.reason != TIMEOUT:
                     raise

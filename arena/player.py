@@ -257,7 +257,7 @@ class Player:
     def handshake(self, tc: TimeControl, stop: threading.Event | None = None) -> None:
         """Read the answer to `hello` (blank lines skipped). Raises Forfeit or Aborted."""
         process = self.process
-        deadline = process.started_at + (tc.startup_ms + tc.grace_ms) / 1000
+        deadline = tc.hello_deadline(process.started_at)
         while True:
             try:
                 line = process.read_line(deadline, stop)

@@ -39,6 +39,11 @@ class TimeControl:
         if self.increment_ms and self.base_ms is None:
             raise ValueError("time control: increment_ms needs a clock (base_ms)")
 
+    def hello_deadline(self, started_at: float) -> float:
+        """The monotonic time by which a process started at `started_at` must have answered
+        `hello`: the start-up allowance and the grace."""
+        return started_at + (self.startup_ms + self.grace_ms) / 1000
+
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -24,6 +24,7 @@ def single_threaded_numerics() -> None:
 single_threaded_numerics()
 
 from arena.cli_common import FiniteRange, WholeRange  # noqa: E402
+from arena.reasons import FORFEIT_REASONS  # noqa: E402
 from arena.reports.render import FORMATS  # noqa: E402 - loads numpy: after the thread limit
 
 # The rating systems users may turn off (``--no-trueskill``). Listed here by name so that
@@ -228,12 +229,11 @@ def _facts(games, variant, fmt, width=None) -> str:
            str(r.second_wins), f"{100 * r.first_score:.1f}%",
            f"{100 * r.first_score_margin:.1f}%", f"{100 * r.draw_rate:.1f}%", num(r.mean_plies)]
           for r in vf.itertuples(index=False)]
-    bh = ["bot", "forfeits", "timeout", "illegal", "protocol", "crash", "handshake", "moves",
-          "ms p50", "ms p90", "ms p99", "ms max"]
-    br = [[str(r.bot), str(r.forfeits), str(r.forfeit_timeout), str(r.forfeit_illegal),
-           str(r.forfeit_protocol), str(r.forfeit_crash), str(r.forfeit_handshake),
-           str(r.moves_timed), num(r.ms_p50), num(r.ms_p90), num(r.ms_p99), num(r.ms_max)]
-          for r in bf.itertuples(index=False)]
+    bh = ["bot", "forfeits", *FORFEIT_REASONS, "moves", "ms p50", "ms p90", "ms p99", "ms max"]
+    br = [[str(r["bot"]), str(r["forfeits"]),
+           *(str(r[f"forfeit_{reason}"]) for reason in FORFEIT_REASONS),
+           str(r["moves_timed"]), *(num(r[c]) for c in ("ms_p50", "ms_p90", "ms_p99", "ms_max"))]
+          for r in bf.to_dict("records")]
     head = "## " if fmt == "markdown" else ""
     return (f"{head}Game facts per variant\n\n"
             + table(vh, vr, ["l"] + ["r"] * (len(vh) - 1))

@@ -91,6 +91,10 @@ def test_standings_markdown_pairs_facts(tmp_path):
     assert "first-move advantage fitted" in res.output
     assert "depends on the order" in res.output
     assert "Game facts per variant" in res.output
+    from arena.reasons import FORFEIT_REASONS  # a column per reason, none left out by hand
+
+    header = next(line for line in res.output.splitlines() if line.startswith("| bot | forfeits"))
+    assert header.split("|")[3:3 + len(FORFEIT_REASONS)] == [f" {r} " for r in FORFEIT_REASONS]
     res = run("standings", str(csv), "--pairs", "--format", "json")
     pairs = json.loads(res.output)
     assert len(pairs) == 6 and {"los", "elo_margin", "penta"} <= set(pairs[0])
