@@ -11,10 +11,10 @@ every Python bot at every start, so `Reason` is built on its first use.
 
 from __future__ import annotations
 
-__all__ = ["ADJUDICATED", "ADJUDICATION_BUDGET_S", "ALL_REASONS", "CRASH", "EMPTY", "END_REASONS",
+__all__ = ["ADJUDICATED", "ALL_REASONS", "CRASH", "EMPTY", "END_REASONS",
            "FORFEIT_REASONS", "FULL", "HANDSHAKE", "ILLEGAL", "LINE", "MAX_PLIES", "NO_HELLO",
            "PROTOCOL", "REFEREE_REASONS", "REPETITION", "STDERR_SAID", "TIMEOUT", "VOID",
-           "is_forfeit", "no_hello", "Reason"]  # noqa: F822 (built by __getattr__)
+           "forfeiter_seat", "is_forfeit", "no_hello", "Reason"]  # noqa: F822 (built by __getattr__)
 
 # Where a forfeit's detail adds what a dying bot last wrote to stderr (`...; stderr: LINE`):
 # the referee and `arena check` write it, the progress line shows that part first.
@@ -48,11 +48,23 @@ END_REASONS: tuple[str, ...] = (LINE, FULL, EMPTY, REPETITION, MAX_PLIES)
 FORFEIT_REASONS: tuple[str, ...] = (TIMEOUT, ILLEGAL, PROTOCOL, CRASH, HANDSHAKE)
 REFEREE_REASONS: tuple[str, ...] = (ADJUDICATED,)
 ALL_REASONS: tuple[str, ...] = (*END_REASONS, *FORFEIT_REASONS, *REFEREE_REASONS, VOID)
-ADJUDICATION_BUDGET_S = 0.05  # solver time per position when adjudicating (`adjudicate = "solver"`)
 
 
 def is_forfeit(reason: str) -> bool:
     return reason in FORFEIT_REASONS
+
+
+def forfeiter_seat(reason: object, forfeit_by: object, result: object) -> int | None:
+    """The seat (1 or 2) that forfeited a game: the one recorded in `forfeit_by`, else (a record
+    that lacks it, e.g. written by hand) the loser's; None when no bot forfeited it.
+    `ratings.facts.forfeits_by_bot` applies the same rule to a whole table at once."""
+    if reason not in FORFEIT_REASONS:
+        return None
+    try:
+        seat = int(forfeit_by)  # type: ignore[call-overload]
+    except (TypeError, ValueError):  # None, NaN or missing
+        seat = {0.0: 1, 1.0: 2}.get(float(result)) if isinstance(result, int | float) else None
+    return seat if seat in (1, 2) else None
 
 
 def _reason_enum() -> type:

@@ -75,3 +75,30 @@ def test_the_lazily_built_reason_enum_is_one_class_that_pickles():
              "print(len({id(c) for c in seen}), seen[0] is r.Reason, 'Reason' in dir(r))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["1", "True", "True"], out.stderr
+
+
+def test_who_forfeited_is_one_rule_for_live_rows_files_and_the_whole_table():
+    """The progress line, a league's summary, the site and the standings' facts each worked out
+    who forfeited: the site ignored a hand-written record without `forfeit_by` that the facts
+    counted (review of the seams). One rule now, and the facts' vectorised form agrees."""
+    import pandas as pd
+
+    from arena.publish.context import game_rows, reason_badge
+    from arena.ratings.facts import forfeits_by_bot
+    from arena.reasons import forfeiter_seat
+
+    assert forfeiter_seat("timeout", 2, 1.0) == 2 and forfeiter_seat("crash", 1.0, 0.0) == 1
+    assert forfeiter_seat("timeout", None, 0.0) == 1  # no seat recorded: the loser
+    assert forfeiter_seat("illegal", float("nan"), 1.0) == 2
+    assert forfeiter_seat("line", None, 0.0) is None and forfeiter_seat("timeout", None, 0.5) is None
+    rows = [("timeout", 2, 1.0), ("crash", None, 0.0), ("illegal", float("nan"), 1.0),
+            ("line", None, 0.0)]
+    games = pd.DataFrame({"game_id": ["g1", "g2", "g3", "g4"], "first": ["a", "a", "b", "b"],
+                          "second": ["b", "c", "c", "a"], "reason": [r for r, _, _ in rows],
+                          "forfeit_by": [f for _, f, _ in rows], "result": [x for _, _, x in rows]})
+    expected = {"b": 1, "a": 1, "c": 1}
+    table = forfeits_by_bot(games)
+    assert table["total"].to_dict() == expected
+    shown = [row for row in game_rows(games, {}) if row["forfeit"]]
+    assert [row["game_id"] for row in shown] == ["g1", "g2", "g3"]
+    assert reason_badge(games.iloc[1].to_dict(), None) == {"text": "crash by a", "bad": True}

@@ -217,7 +217,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         sys.stdout.flush()
 
     from arena import sandbox
-    from arena.reasons import ADJUDICATION_BUDGET_S
+    from arena.solver.scope import ADJUDICATION_BUDGET_S
 
     if adjudicate:
         from arena.solver.scope import adjudication_note

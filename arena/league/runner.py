@@ -35,9 +35,9 @@ from arena.game import parse_move, parse_variant
 from arena.league import registry
 from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_variant, is_settled
 from arena.ratings.elo import count_pairs, fit_elo
-from arena.reasons import ADJUDICATION_BUDGET_S
+from arena.reasons import forfeiter_seat
 from arena.referee import TimeControl
-from arena.solver.scope import adjudication_note
+from arena.solver.scope import ADJUDICATION_BUDGET_S, adjudication_note
 from arena.tournament.executor import (
     WARM_CAP,
     FieldChange,
@@ -405,8 +405,9 @@ class LeagueRunner:
             row["result"] = None
         store.add_game(row, pair_id=game.pair_id)
         self.summary.games += 1
-        if row.get("forfeit_by"):
-            loser = row["first"] if row["forfeit_by"] == 1 else row["second"]
+        seat = forfeiter_seat(row.get("reason"), row.get("forfeit_by"), row.get("result"))
+        if seat is not None:
+            loser = row["first"] if seat == 1 else row["second"]
             self.summary.forfeits[loser] += 1
             self.out(f"{loser} forfeited {game.game_id} ({row.get('reason')}: "
                      f"{str(row.get('detail') or '')[:80]})")

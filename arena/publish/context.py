@@ -19,7 +19,7 @@ import pandas as pd
 from arena import __version__
 from arena.game import first_player_score
 from arena.ratings.table import ALL  # the pooled scope: the standings key, the site's too
-from arena.reasons import STDERR_SAID, is_forfeit
+from arena.reasons import STDERR_SAID, forfeiter_seat, is_forfeit
 from arena.reports import render
 from arena.schema import ply_times
 from arena.stats import time_summary
@@ -361,11 +361,15 @@ def game_rows(games: pd.DataFrame, links: Mapping[str, str]) -> list[dict]:
     for row in render.records(games):
         rows.append({**row, "link": links.get(row["game_id"], ""),
                      "result_text": render.result_text(row["result"]),
-                     "forfeit": _isnum(row.get("forfeit_by")),
+                     "forfeit": _forfeiter(row) is not None,
                      "sandboxed_text": {1.0: "yes", 0.0: "no"}.get(_sandboxed(row), ""),
                      "time_text": game_time_text(row),
                      "time_odds": row.get("first_tc") != row.get("second_tc")})
     return rows
+
+
+def _forfeiter(row: Mapping[str, Any]) -> int | None:
+    return forfeiter_seat(row.get("reason"), row.get("forfeit_by"), row.get("result"))
 
 
 def _sandboxed(row: Mapping[str, Any]) -> float | None:
@@ -381,11 +385,11 @@ def reason_badge(row: Mapping[str, Any], replay: Mapping[str, Any] | None) -> di
     """
     name = {1: row.get("first"), 2: row.get("second")}
     if row.get("reason"):
-        forfeit = _isnum(row.get("forfeit_by"))
+        seat = _forfeiter(row)
         text = str(row["reason"])
-        if forfeit:
-            text += f" by {name.get(int(row['forfeit_by']))}"
-        return {"text": text, "bad": forfeit or is_forfeit(text)}
+        if seat is not None:
+            text += f" by {name[seat]}"
+        return {"text": text, "bad": seat is not None or is_forfeit(text)}
     if replay and replay.get("error"):
         return {"text": f"illegal move at ply {replay['error_ply']}", "bad": True}
     if replay and replay.get("outcome"):
@@ -507,12 +511,13 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
         if seat == 1:
             r["as_first"] += 1
             r["first_points"] += score
-        if _isnum(g.get("forfeit_by")) and int(g["forfeit_by"]) == seat:
+        forfeiter = _forfeiter(g)
+        if forfeiter == seat:
             r["forfeits"] += 1
             log_name, tail = (logs or {}).get((g["game_id"], seat), ("", ""))
             forfeits.append({**g, "link": links.get(g["game_id"], ""), "seat": seat,
                              "opponent": opponent, "log_name": log_name, "log_tail": tail})
-        elif _isnum(g.get("forfeit_by")):
+        elif forfeiter is not None:
             r["opp_forfeits"] += 1
         own = [t for t in ply_times(g.get("move_ms"))[seat - 1::2] if t is not None]
         times.extend(own)

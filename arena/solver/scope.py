@@ -6,6 +6,9 @@ from __future__ import annotations
 from arena.game import Variant
 from arena.game.rules import STANDARD
 
+# The solver's time per position when adjudicating (`adjudicate = "solver"`, `play --adjudicate`).
+ADJUDICATION_BUDGET_S = 0.05
+
 
 def fits(columns: int, rows: int, connect: int) -> bool:
     """Whether the engine handles this board (four in a row, every cell in one 63-bit word)."""

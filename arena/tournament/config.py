@@ -29,7 +29,6 @@ from arena.affinity import available as affinity_available
 from arena.botspec import MANIFEST, NAME_RULE, BotSpec, folder_files, name_problem, resolve_command
 from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
 from arena.game import parse_variant as _parse_variant
-from arena.reasons import ADJUDICATION_BUDGET_S
 from arena.sandbox import (
     LIMIT_KEYS,
     SandboxConfigError,
@@ -37,6 +36,7 @@ from arena.sandbox import (
     parse_bot_limits,
     parse_tournament,
 )
+from arena.solver.scope import ADJUDICATION_BUDGET_S
 from arena.spelling import closest
 from arena.timecontrol import TimeControl, own_time_keys
 from arena.tomlcheck import KeyLines as _Lines

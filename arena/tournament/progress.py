@@ -14,7 +14,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from typing import TextIO
 
-from arena.reasons import FORFEIT_REASONS, STDERR_SAID
+from arena.reasons import FORFEIT_REASONS, STDERR_SAID, forfeiter_seat
 
 REFIT_SECONDS = 1.0  # the live table's Elo is refitted at most this often
 RECENT_FORFEITS = 5  # forfeits listed under the live table
@@ -59,9 +59,9 @@ class Standings:
         self.played[second] += 1
         for name, score in ((first, result), (second, 1 - result)):
             self.wdl[name][0 if score == 1 else 1 if score == 0.5 else 2] += 1
-        if reason in FORFEIT_REASONS:
-            loser = first if forfeit_by == 1 or (forfeit_by is None and result == 0) else second
-            self.forfeits[loser] += 1
+        seat = forfeiter_seat(reason, forfeit_by, result)
+        if seat is not None:
+            self.forfeits[first if seat == 1 else second] += 1
 
     def elo(self, fresh: bool = True) -> dict[str, float]:
         """The fitted Elo; `fresh=False` may reuse a fit up to REFIT_SECONDS old."""
@@ -260,7 +260,8 @@ class Progress:
 
 def forfeit_text(row: dict) -> str:
     """`BOT: REASON (detail)`, short: who forfeited a game and why."""
-    by = row["first"] if row.get("forfeit_by") == 1 else row["second"]
+    seat = forfeiter_seat(row.get("reason"), row.get("forfeit_by"), row.get("result"))
+    by = row["first"] if seat == 1 else row["second"]
     detail = " ".join(str(row.get("detail") or "").split())
     _, said, stderr = detail.partition(STDERR_SAID)
     if said:  # what a bot that died said on stderr says most (e.g. its usage error)
