@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from arena.game import Game, Variant, first_player_score
+from arena.game import Game, Variant
 from arena.solver.book import Book, load_classic
 from arena.solver.engine import Engine, warm_up
 from arena.solver.scope import solvable
@@ -143,13 +143,3 @@ class Oracle:
         found = method(game, self.rate.nodes_for(seconds), **options)
         self.rate.observe(self.engine.nodes, time.monotonic() - start)
         return found
-
-    def result_after(self, game: Game, nodes: int | None = None) -> float | None:
-        """Theoretical score of seat 1 (1, 0.5, 0) of `game` (over or not); None if unsettled."""
-        if game.outcome is not None:
-            return first_player_score(game.outcome.winner)
-        s = self.score(game, nodes)
-        if s is None:
-            return None
-        mover = 0.5 + 0.5 * sign(s)
-        return mover if game.to_move == 1 else 1.0 - mover

@@ -151,9 +151,6 @@ class Runner:
             self.stopped_by = signum
         self.stop.set()
 
-    def request_stop(self, signum: int = signal.SIGINT) -> None:
-        self._on_signal(signum, None)
-
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> RunResult:
         try:  # before anything is touched: `sandbox = "on"` without bubblewrap refuses to start
