@@ -18,6 +18,8 @@ import pandas as pd
 
 from arena import __version__
 from arena.game import first_player_score
+from arena.ratings import registry
+from arena.ratings.system import Display
 from arena.ratings.table import ALL  # the pooled scope: the standings key, the site's too
 from arena.reasons import STDERR_SAID, forfeiter_seat, is_forfeit
 from arena.reports import render
@@ -319,6 +321,20 @@ def dates(games: pd.DataFrame, published: str) -> dict[str, str]:
 
 def standings_rows(table: pd.DataFrame) -> list[dict]:
     return render.records(table)
+
+
+# The rating systems whose cells the site's pages draw themselves (Elo with its interval and a
+# bar, TrueSkill as mean ± sd). Every other system of the registry shows its own display columns
+# (`render.display_cell`), so that a new system is on the site with no change to a template.
+DRAWN_BY_THE_PAGES = ("elo", "trueskill")
+
+
+def more_ratings(tables: Iterable[pd.DataFrame]) -> list[Display]:
+    """The display columns of the other rating systems with values in any of `tables`."""
+    tables = list(tables)
+    return [d for system in registry.SYSTEMS if system.name not in DRAWN_BY_THE_PAGES
+            for d in system.display
+            if any(all(k in t.columns for k in d.keys) for t in tables)]
 
 
 def score_colour(pct: float | None) -> str:

@@ -17,4 +17,5 @@ FILTERS: dict[str, Callable[..., str]] = {
     "move_time": render.move_time,
     "result_text": render.result_text,
     "timestamp": render.timestamp,
+    "rating": render.display_cell,  # `{{ row|rating(display) }}`: another system's column
 }

@@ -184,7 +184,8 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
               "arena_version": arena_version, "publisher_version": __version__, "dates": when,
               "n_games": len(games), "variants": variants, "bot_links": bot_links, "infos": infos,
               "unnamed": context.UNNAMED_VARIANT, "logs_published": publish_logs,
-              "has_logs": site_input.logs_dir is not None}
+              "has_logs": site_input.logs_dir is not None,
+              "more_ratings": context.more_ratings(tables.values())}
     env = _environment()
 
     def render_page(template: str, target: Path, root: str, **page: Any) -> None:

@@ -6,6 +6,8 @@ import html
 import json
 import math
 import textwrap
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -30,7 +32,9 @@ def _num(x: object, digits: int = 1, signed: bool = False) -> str:
     return f"{f:+.{digits}f}" if signed else f"{f:.{digits}f}"
 
 
-def _display_cell(row: dict, display: Display, anchored: bool) -> str:
+def display_cell(row: Mapping[str, Any], display: Display, anchored: bool = False) -> str:
+    """One rating column of a standings row as its system displays it (an interval `[lo, hi]`
+    for two keys); see `Display`."""
     signed = display.scale == "signed" or (display.scale == "elo" and not anchored)
     if len(display.keys) == 2:
         lo, hi = (row.get(k) for k in display.keys)
@@ -70,7 +74,7 @@ def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], 
             str(r["rank"]), str(r["bot"]), *(str(r[c] or "-") for c in who), str(r["games"]),
             str(r["wins"]), str(r["draws"]),
             str(r["losses"]), _num(100 * r["score"], 1) + "%",
-            *(_display_cell(r, d, anchored) for d in shown), str(r["forfeits"]),
+            *(display_cell(r, d, anchored) for d in shown), str(r["forfeits"]),
             *(_percent(r[c]) for c in judged),
         ])
     align = ["r", "l"] + ["l"] * len(who) + ["r"] * (len(headers) - 2 - len(who))

@@ -227,3 +227,38 @@ def test_site_leaderboard_shows_the_fit_and_names_its_interval_method(synthetic_
         assert float(row["elo-lo"]) == pytest.approx(fit.loc[bot, "elo_lo"])
         assert float(row["elo-hi"]) == pytest.approx(fit.loc[bot, "elo_hi"])
         assert float(row["elo-lo"]) < float(row["elo"]) < float(row["elo-hi"])
+
+
+def test_a_new_rating_system_shows_on_the_site_without_a_template_change(games_df, tmp_path,
+                                                                          monkeypatch):
+    """The registry is the one list of rating systems: the site drew Elo and TrueSkill by hand
+    and would have left a new one out (review of the seams). A system of wins per game,
+    registered for this test only, gets its column on the leaderboard and the bot pages."""
+    import numpy as np
+
+    from arena.ratings import registry
+    from arena.ratings.system import Display, Rated
+
+    class WinsPerGame:
+        name, optional = "wins_per_game", True
+        display = (Display("Wins/game", ("wpg",), 3),)
+
+        def wanted(self, options) -> bool:
+            return True
+
+        def rate(self, games, options) -> Rated:
+            wins, draws, losses = games.wdl()
+            return Rated(columns={"wpg": wins / np.maximum(wins + draws + losses, 1)})
+
+    monkeypatch.setattr(registry, "SYSTEMS", (*registry.SYSTEMS, WinsPerGame()))
+    finished = games_df[games_df["result"].notna()]
+    fit = compute_standings(finished).set_index("bot")
+    out = build_site_from_games(games_df, tmp_path / "site", plots=False)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert '<th scope="col" class="num">Wins/game</th>' in index
+    bot = fit.index[0]
+    expected = f"{fit.loc[bot, 'wpg']:.3f}"
+    row = re.search(rf'<tr data-bot="{re.escape(html.escape(bot))}".*?</tr>', index, re.S).group(0)
+    assert f">{expected}</td>" in row
+    page = next((out / "bots").glob("*.html")).read_text(encoding="utf-8")
+    assert "Wins/game" in page
