@@ -504,7 +504,14 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     links = [(target, link) for target, link in _program_symlinks(argv)
              if not link.startswith(_SYSTEM_PREFIXES)
              and not any(link == b or link.startswith(b.rstrip("/") + "/") for b in binds)]
-    for folder in _ancestors([*binds, *(link for _, link in links)]):
+    folders = _ancestors([*binds, *(link for _, link in links)])
+    if not any(_is_within(cwd_path, Path(b)) for b in binds) \
+            and not str(cwd_path).startswith(_SYSTEM_PREFIXES):
+        # the bot starts in its folder, of which nothing may be bound (`python3 -m module`, a
+        # program named outside it): an empty folder then, else bwrap cannot chdir there
+        folders = sorted({*folders, *_ancestors([str(cwd_path)]), str(cwd_path)},
+                         key=lambda p: (p.count("/"), p))
+    for folder in folders:
         if folder not in (SANDBOX_TMP, "/dev"):  # already mounted, with their own modes
             out += ["--perms", "0755", "--dir", folder]  # bwrap makes missing parents 0700
     for path in binds:
@@ -650,16 +657,16 @@ _SYSTEM_PREFIXES = tuple(f"{d}/" for d in SYSTEM_DIRS)
 
 def _program_binds(argv: Sequence[str], cwd: Path) -> list[str]:
     """The paths the bot needs besides the system: its program (its folder if it has a
-    manifest, else the program files of its command line inside its folder), the Python
+    manifest, else the files its command line names, wherever they are), the Python
     installation when it runs under the arena's Python, the arena package, and for a bundled bot
     the other bundled bots."""
     paths: list[Path] = []
     if (cwd / BOT_MANIFEST).is_file():
         paths.append(cwd)
     else:
-        for part in argv:
+        for part in argv:  # the files the command names, in its folder or not (`../x/bot.js`)
             candidate = Path(part) if os.path.isabs(part) else cwd / part
-            if candidate.is_file() and _is_within(candidate.resolve(), cwd):
+            if candidate.is_file():
                 paths.append(candidate.resolve())
     executable = Path(argv[0]) if argv else None
     python = Path(sys.executable)

@@ -4,6 +4,7 @@ per game, the site's wording, and a hostile entrant that tries to tamper with ga
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -189,3 +190,29 @@ def test_a_bot_running_a_program_outside_its_folder_gets_a_note(tmp_path):
         f"note: copycat runs {engine}, outside its folder (if the folder came from someone "
         "else: another entrant's program, played as theirs?)"]
     assert foreign_program_notes([SimpleNamespace(name="random", spec=resolve_bot("random"))]) == []
+
+
+@needs_bwrap
+def test_commands_that_name_no_file_in_their_folder_start_in_the_sandbox(tmp_path, monkeypatch):
+    """`arena play "python3 ../bots/random/bot.py" ...` from a folder beside the bots, and a
+    command that names no file at all, crashed every game with `bwrap: Can't chdir to ...`: the
+    sandbox made the bot's folder only around a program file inside it, and bound no program
+    named outside it (review as a new user). Both play now, the first with its program bound."""
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    folder = tmp_path / "tournaments"
+    folder.mkdir()
+    shutil.copytree(ROOT / "bots" / "random", tmp_path / "mine")
+    monkeypatch.chdir(folder)
+    inline = ("from arena.sdk import run_bot; "
+              "run_bot(lambda turn: turn.game.legal_moves()[0], name='inline')")
+    for command in (f"{sys.executable} ../mine/bot.py", f"{sys.executable} -c \"{inline}\""):
+        result = CliRunner().invoke(main, ["play", command, "greedy", "-n", "2", "--move-ms",
+                                           "500", "--sandbox", "on"])
+        assert result.exit_code == 0, result.output
+        assert "forfeits" not in result.stdout and "chdir" not in result.output, result.output
+    argv = sandbox.build_argv([sys.executable, "../mine/bot.py"], folder, sandbox.Limits())
+    binds = [argv[k + 1] for k, a in enumerate(argv) if a == "--ro-bind"]
+    assert str(tmp_path / "mine" / "bot.py") in binds and str(tmp_path / "mine") not in binds
