@@ -186,19 +186,20 @@ def remove(folder: Path, name: str) -> None:
 @command.command(name="run")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--concurrency", "-j", type=WholeRange(min=1), default=None,
-              help="Pairs of games at once (default: the number of cores).")
+              help="Pairs of games at once (default: the league file's concurrency, else the "
+              "number of cores).")
 @click.option("--until", "until", default=None,
               help="Stop after N games of this run (200), a duration (30m, 2h) or 'settled'.")
 @click.option("--publish-every", type=WholeRange(min=1), default=None,
               help="Rebuild the site (FOLDER/site) every N games.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the scheduler's tie-breaks.")
+@click.option("--seed", type=int, default=None,
+              help="Seeds the scheduler's tie-breaks (default: the league file's seed, else 0).")
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Play on a Dask cluster: tcp://HOST:8786, or local:N worker processes here "
               "(pip install -e '.[cluster]'); the league folder stays on this machine.")
 def run(folder: Path, concurrency: int | None, until: str | None, publish_every: int | None,
-        seed: int, cluster: str | None) -> None:
+        seed: int | None, cluster: str | None) -> None:
     """Play the league until stopped (Ctrl-C, SIGTERM) or until --until; resumable at any time."""
-    import os
 
     from arena import sandbox
     from arena.league import registry
@@ -215,7 +216,7 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
             if problem := cluster_problem(cluster):
                 raise ValueError(f"--cluster: {problem}")
             factory = cluster_executor_factory(cluster)
-        runner = LeagueRunner(folder, concurrency=concurrency or os.cpu_count() or 1, until=stop_when,
+        runner = LeagueRunner(folder, concurrency=concurrency, until=stop_when,
                               publish_every=publish_every, seed=seed, out=click.echo,
                               executor_factory=factory)
         click.echo(f"league {folder}: playing (Ctrl-C stops; games in flight are replayed later)")

@@ -109,8 +109,9 @@ def time_control_of(settings: dict[str, Any]) -> TimeControl:
 
 
 class LeagueRunner:
-    def __init__(self, folder: str | Path, concurrency: int = 2, until: Until | None = None,
-                 publish_every: int | None = None, seed: int = 0,
+    def __init__(self, folder: str | Path, concurrency: int | None = None,
+                 until: Until | None = None, publish_every: int | None = None,
+                 seed: int | None = None,
                  out: Callable[[str], None] = print,
                  executor_factory: ExecutorFactory | None = None) -> None:
         self.folder = registry.open_league(folder)
@@ -118,7 +119,12 @@ class LeagueRunner:
         self.variants = [parse_variant(v).spec for v in self.settings.get("variants", ["classic"])]
         self.openings: list[list[str]] = [o.split() for o in self.settings.get("openings", [])] or [[]]
         self.tc = time_control_of(self.settings)
+        # unset: the league file's `concurrency` and `seed`, else one pair per core and 0
+        if concurrency is None:
+            concurrency = self.settings.get("concurrency") or os.cpu_count() or 1
         self.concurrency = max(1, concurrency)
+        if seed is None:
+            seed = int(self.settings.get("seed") or 0)
         self.until = until or Until()
         self.publish_every = publish_every
         self.scheduler = Scheduler(SchedulerSettings(**self.settings.get("scheduler", {})), seed=seed)

@@ -95,6 +95,7 @@ class Scheduler:
 
     def __init__(self, settings: SchedulerSettings | None = None, seed: int = 0) -> None:
         self.settings = settings or SchedulerSettings()
+        self.seed = seed
         self._rng = random.Random(seed)
         self._choices = 0
 

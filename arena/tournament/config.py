@@ -785,6 +785,9 @@ _NOT_LEAGUE_KEYS = {
     "gauntlet_bot": "the league's scheduler decides which pairs play and how often",
     "output": "a league's results are its own folder",
     "plots": "`arena plot` or `arena publish` draws them",
+    "restart": "a league keeps each bot's processes for its next games",
+    "affinity": "leagues do not pin workers to cores (tournaments and `arena play --affinity` do)",
+    "cluster": "`arena league run --cluster ADDRESS` plays a league on a cluster",
 }
 LEAGUE_KEYS = {k: v for k, v in _TOP_KEYS.items() if k not in _NOT_LEAGUE_KEYS}
 

@@ -3,6 +3,7 @@ workers that keep dying, internal errors, a store that fails, and a snapshot cha
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -207,3 +208,32 @@ def test_a_run_waiting_for_bots_says_so_once(empty_league: Path, league: Path) -
         "cannot)" in waiting[0]
     # games that cannot be played never reach --until 2: it says what ends the wait
     assert waiting[0].endswith("; Ctrl-C stops, or a duration such as --until 10m)")
+
+
+def test_a_league_files_concurrency_and_seed_are_the_runs_defaults(tmp_path: Path):
+    """`concurrency` and `seed` of a league file were stored and shown on the site but not used:
+    `league run` took the number of cores and seed 0 (review as a new user). Options still win."""
+    from arena.league.registry import init_league
+
+    folder = init_league(tmp_path / "set", {"variants": ["classic"], "concurrency": 1,
+                                            "seed": 7, "time_control": {"move_ms": 200}})
+    runner = LeagueRunner(folder, out=lambda line: None)
+    assert runner.concurrency == 1 and runner.scheduler.seed == 7
+    runner = LeagueRunner(folder, concurrency=3, seed=2, out=lambda line: None)
+    assert runner.concurrency == 3 and runner.scheduler.seed == 2
+    folder = init_league(tmp_path / "unset", {"variants": ["classic"],
+                                              "time_control": {"move_ms": 200}})
+    runner = LeagueRunner(folder, out=lambda line: None)
+    assert runner.concurrency == max(1, os.cpu_count() or 1) and runner.scheduler.seed == 0
+
+
+@pytest.mark.parametrize("line", ['restart = "every-game"', "affinity = true",
+                                  'cluster = "local:2"'])
+def test_tournament_keys_a_league_cannot_honour_are_refused(tmp_path: Path, line: str):
+    from arena.tournament.config import ConfigError, load_league_file
+
+    path = tmp_path / "league.toml"
+    path.write_text(f'variants = ["classic"]\n{line}\n[time]\nmove_ms = 100\n')
+    key = line.split()[0]
+    with pytest.raises(ConfigError, match=rf"league.toml:2: '{key}' is a key of tournament files"):
+        load_league_file(path)
