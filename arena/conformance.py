@@ -12,6 +12,7 @@ from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_
 from arena.process import BotIOError, BotProcess
 from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
+from arena.sdk import FALLBACK_INFO
 
 HINTS = {
     "handshake": f"answer '{protocol.hello_line()}' with 'hello name=YOURNAME' and flush "
@@ -21,7 +22,8 @@ HINTS = {
     "timeout": "answer every turn within time_ms; flush stdout after each line",
     "illegal": "replay the move list from the start position of the game line (start=, fixed=), "
                "dN drops and pN pops; only play legal moves",
-    "protocol": "answer with one 'move dN' line; send nothing but 'info ...' lines before it",
+    "protocol": "answer with one 'move dN' line; send nothing but 'info ...' lines before it "
+                "(write debug output to stderr, which is logged)",
     "crash": "the bot must keep running until 'quit' (its last stderr line, if any, is above; "
              "`arena play` with --log-dir DIR keeps all of it)",
     "quit": "exit promptly after the 'quit' line",
@@ -205,6 +207,17 @@ def run_checks(
     # Games in every preset (pops, fixed start columns), all in one kept process.
     bot = Player(spec, "bot")
     other = Player(opponent, "random")
+    fallbacks: list[str] = []  # info lines of moves the SDK played because choose_move raised
+    own_moves = 0
+
+    def count_fallbacks(rec: GameRecord, seat: int) -> None:
+        nonlocal own_moves
+        plies = [lines for ply, lines in enumerate(rec.infos)
+                 if ply % 2 == seat - 1 and ply >= len(rec.opening)]  # its own, not the opening's
+        own_moves += len(plies)
+        fallbacks.extend(line for lines in plies for line in lines
+                         if line.startswith(FALLBACK_INFO))
+
     try:
         n = 0
         extra = [parse_variant(v) for v in variants]
@@ -217,6 +230,7 @@ def run_checks(
                 first, second = (bot, other) if i % 2 == 0 else (other, bot)
                 rec = play_game(variant, first, second, tc, game_id=f"check-{n}")
                 seat = 1 if first is bot else 2
+                count_fallbacks(rec, seat)
                 report.move_ms.extend(rec.move_ms[seat - 1::2])
                 if rec.startup_ms[seat - 1] is not None:
                     report.startup_ms.append(rec.startup_ms[seat - 1])
@@ -237,6 +251,7 @@ def run_checks(
             opening = _centre_drops(opening_variant, 3)
         opening_rec = play_game(opening_variant, bot, other, tc, opening=opening,
                                 game_id="check-opening")
+        count_fallbacks(opening_rec, 1)
         ok = opening_rec.forfeit_by != 1
         add(CheckResult("opening position (moves set by the arena)", ok,
                         "" if ok else f"{opening_rec.reason}: {opening_rec.detail}",
@@ -245,12 +260,20 @@ def run_checks(
             clock = TimeControl(move_ms=None, base_ms=20_000, increment_ms=100,
                                 startup_ms=tc.startup_ms, grace_ms=tc.grace_ms)
             clock_rec = play_game(PRESETS["classic"], other, bot, clock, game_id="check-clock")
+            count_fallbacks(clock_rec, 2)
             ok = clock_rec.forfeit_by != 2
             add(CheckResult("clock time control (20 s + 0.1 s)", ok,
                             "" if ok else f"{clock_rec.reason}: {clock_rec.detail}",
                             "" if ok else _hint_for(clock_rec) if clock_rec.reason != "timeout"
                             else "use time_ms from the turn line as your remaining clock; spend "
                             "a fraction of it"))
+        if fallbacks:  # legal moves, but not the bot's own: its move function fails
+            add(CheckResult(
+                "moves of its own", False,
+                f"choose_move raised on {len(fallbacks)} of {own_moves} moves, and the SDK "
+                f"played its first legal move instead: {fallbacks[0][len(FALLBACK_INFO):].strip()}",
+                "fix the exception in choose_move (its traceback is in the bot's stderr: "
+                "`arena play` with --log-dir DIR keeps it)"))
         ok = bot.starts == 1
         earlier = any(not r.ok for r in report.results)
         add(CheckResult("back-to-back games in one process", ok,

@@ -115,19 +115,27 @@ class Forfeit(Exception):
 
 
 class InfoCollector:
-    """The info lines sent with one ply, kept up to `cap` characters in all (the rest is dropped,
-    which is not a fault of the bot)."""
+    """The info lines sent with one ply: whole lines up to `cap` characters in all, then the
+    latest line past them (the others are dropped, which is not a fault of the bot). The last
+    line a bot sent is the one stored with its move: once past the cap it was stored cut short
+    at the cap, or an earlier line instead (review as a new user)."""
 
     def __init__(self, cap: int = protocol.INFO_CAP) -> None:
         self.cap = cap
-        self.lines: list[str] = []
+        self.kept: list[str] = []
         self.chars = 0
+        self.latest: str | None = None  # the last line that did not fit, cut to `cap`
 
     def add(self, text: str) -> None:
-        if self.chars < self.cap:
-            kept = text[: self.cap - self.chars]
-            self.lines.append(kept)
-            self.chars += len(kept)
+        if self.latest is None and self.chars + len(text) <= self.cap:
+            self.kept.append(text)
+            self.chars += len(text)
+        else:
+            self.latest = text[: self.cap]
+
+    @property
+    def lines(self) -> list[str]:
+        return self.kept if self.latest is None else [*self.kept, self.latest]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@
 rebuilds the variant from the `game` line (no preset names needed), replays the move list of each
 `turn` into an `arena.game.Game`, calls `choose_move(turn)` and sends the answer. It ignores lines
 it does not know. Exceptions in `choose_move` are printed to stderr and the bot then plays the
-first legal move, so that a bug costs a bad move rather than a forfeit. `on_new_game(setup)` runs
+first legal move, so that a bug costs a bad move rather than a forfeit; an `info` line before
+that move says so (`FALLBACK_INFO`), stored with the game, and `arena check` fails on it. `on_new_game(setup)` runs
 at each `game` line; the arena's clock for a first turn sent right behind it runs meanwhile, so
 such a turn's `deadline` counts from when `on_new_game` began.
 
@@ -35,6 +36,8 @@ SAFETY_MIN_MS = 30.0
 SAFETY_FRACTION = 0.15
 # a `readline` back within this found its line waiting in the pipe
 LINE_WAITING_S = 0.001
+# The info line sent before a move played because `choose_move` raised (`arena check` looks for it).
+FALLBACK_INFO = "sdk: choose_move raised"
 
 
 class _WireVariant(Variant):
@@ -272,6 +275,7 @@ def run_bot(
                 traceback.print_exc(file=sys.stderr)
                 print(f"[sdk] choose_move failed ({error!r}); playing a legal move",
                       file=sys.stderr, flush=True)
+                _write(f"info {FALLBACK_INFO} {error!r}"[:200] + "; played the first legal move")
                 position.advance(moves_text)  # rebuilds the game if the bot left it changed
                 token = format_move(position.game.legal_moves()[0])
             _write("move " + token)

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.commands.check import command as check_command
-from tests.conftest import MISBEHAVE
+from tests.conftest import MISBEHAVE, ROOT
 
 
 def run(*args: str):
@@ -124,3 +124,17 @@ def test_illegal_answer_gets_the_illegal_move_hint(tmp_path, no_leftover_process
 def test_bad_variant_option():
     result = CliRunner().invoke(check_command, ["greedy", "--variant", "classic:3x3"])
     assert result.exit_code == 2 and "--variant" in result.output
+
+
+def test_a_bot_whose_move_function_raises_fails_the_check(tmp_path, no_leftover_processes):
+    """The SDK plays the first legal move when `choose_move` raises, so that a bug is not a
+    forfeit: such a bot passed every check and a league's submission (review as a new user)."""
+    bot = tmp_path / "raiser"
+    shutil.copytree(ROOT / "bots" / "random", bot)
+    code = (bot / "bot.py").read_text()
+    (bot / "bot.py").write_text(code.replace("return rng.choice(turn.game.legal_moves())",
+                                             "raise ValueError('oops')"))
+    result = run(str(bot), "-n", "1", "-v", "classic:6x5")
+    assert result.exit_code == 1
+    assert "FAIL  moves of its own: choose_move raised on " in result.output
+    assert "the SDK played its first legal move instead: ValueError('oops')" in result.output

@@ -67,16 +67,27 @@ def test_info_lines_before_the_move_and_between_turns_are_kept_capped():
     a, b = players(FirstLegal("chatty", chatty), FirstLegal("plain"), events)
     rec = play_game(PRESETS["classic"], a, b, TC)
     assert rec.infos[0][0] == "depth 1"
-    assert sum(len(text) for text in rec.infos[0]) == 4096  # capped, not a loss
+    assert rec.infos[0] == ["depth 1", "x" * 4096]  # capped, not a loss: the last line kept
     assert rec.infos[2] == ["after the move"]  # sent after its move: counts for its next ply
     assert rec.forfeit_by is None
 
 
-def test_info_collector_keeps_whole_lines_until_the_cap():
+def test_info_collector_keeps_whole_lines_until_the_cap_and_always_the_last():
+    """The last info line is stored with the move: past the cap it was an earlier line, or the
+    line at the cap cut short (`depth 131 scor`; review as a new user)."""
     infos = InfoCollector(cap=10)
-    for text in ("abc", "defghij", "klm"):
+    for text in ("abc", "defghij"):
         infos.add(text)
     assert infos.lines == ["abc", "defghij"] and infos.chars == 10
+    for text in ("klm", "a line longer than the cap", "nop"):
+        infos.add(text)
+    assert infos.lines == ["abc", "defghij", "nop"]
+    infos.add("the last, longer than the cap")
+    assert infos.lines == ["abc", "defghij", "the last, "]
+    wide = InfoCollector(cap=40)
+    for depth in range(1, 9):
+        wide.add(f"depth {depth} score 0")
+    assert wide.lines[-1] == "depth 8 score 0" and wide.chars <= 40
 
 
 @pytest.mark.parametrize(("answers", "reason", "detail"), [

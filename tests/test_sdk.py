@@ -186,3 +186,20 @@ def test_a_first_turn_waiting_behind_a_slow_on_new_game_counts_from_its_start(
     expected = game_read_at if counts_from == "game" else game_read_at + 0.2 + turn_arrives_after_s
     assert turn.received_at == pytest.approx(expected)
     assert turn.deadline == pytest.approx(expected + turn.budget_ms / 1000)
+
+
+def test_a_move_played_because_choose_move_raised_says_so_in_an_info_line(monkeypatch, capsys):
+    """The SDK plays a legal move when the bot's function raises: a bot that raised on every
+    move passed `arena check` and a league's submission (review as a new user). An info line
+    before such a move says so; `arena check` fails on it (tests/test_check_cli.py)."""
+    from arena.sdk import FALLBACK_INFO
+
+    def choose(turn):
+        raise ValueError("oops")
+
+    out = _session(monkeypatch, ["hello protocol=fiar version=1", GAME_LINE,
+                                 "turn ply=0 moves=- time_ms=1000 opponent_time_ms=- last_ms=-",
+                                 "quit"], choose)
+    assert out[1:] == [f"info {FALLBACK_INFO} ValueError('oops'); played the first legal move",
+                       "move d1"]
+    assert "ValueError: oops" in capsys.readouterr().err  # the traceback, for its log
