@@ -122,6 +122,10 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
         # before the checks, as the key: both are refused in a moment, the checks take minutes
         registry.check_version_name(folder, name, where)
         registry.check_key(folder, name, key)
+        if same := registry.active_with_program(folder, name, spec.program_hash):
+            click.echo(f"unchanged: {same.display} already runs this program "
+                       f"({same.program_hash}); nothing was stored")
+            return
         league_settings = registry.settings(folder)
         # The check runs in the sandbox the bot will play in.
         with sandbox.policy_for_command(league_settings.get("sandbox", "auto"),

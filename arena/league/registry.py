@@ -332,6 +332,13 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
     return next(e for e in entrants(folder) if e.display == display_name(name, version)), made
 
 
+def active_with_program(folder: str | Path, name: str, program_hash: str) -> Entrant | None:
+    """The active version of `name` when it already runs this very program (a submission again
+    of the same bot, e.g. a CI job retried: no new version, which would split its rating)."""
+    return next((e for e in entrants(folder) if e.name == name and e.active
+                 and e.program_hash == program_hash), None)
+
+
 def retire(folder: str | Path, name: str) -> list[str]:
     """Retire every active version of `name` (games kept, no new ones); the displays retired."""
     folder = open_league(folder)

@@ -4,6 +4,7 @@ names `league run` could never play, and init options that were ignored or rewri
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,19 @@ def test_a_new_version_keeps_its_names_author_unless_given(folder: Path):
     assert submit("mine") == "Ada"
     assert submit("mine", "Bob") == "Bob"
     assert submit("theirs") == "arena"  # bots/random's bot.toml
+
+
+def test_submitting_the_same_program_again_stores_no_new_version(folder: Path, tmp_path: Path):
+    """A retried CI job submitted the same bot twice: a new version replaced the old one, which
+    split its rating and restarted its placement (review as a new user). The same program is
+    now reported unchanged, before the checks; a changed one is a new version as before."""
+    add(folder, "random")
+    result = CliRunner().invoke(league, ["submit", str(folder), "random", "--key", KEY])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("unchanged: random@1 already runs this program (")
+    assert [e.display for e in registry.entrants(folder)] == ["random@1"]
+    changed = tmp_path / "changed"
+    shutil.copytree(registry.check_source("random"), changed)
+    (changed / "bot.py").write_text((changed / "bot.py").read_text() + "# tuned\n")
+    entry, spec = registry.snapshot(folder, changed, "random")
+    assert registry.active_with_program(folder, "random", spec.program_hash) is None
