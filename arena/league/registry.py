@@ -360,6 +360,10 @@ def retire(folder: str | Path, name: str) -> list[str]:
 def check_source(path: str | Path) -> Path:
     """The folder or program file to snapshot: a path, or a bundled bot's name."""
     source = Path(path).expanduser()
+    if not source.exists() and len(str(path).split()) > 1:
+        raise LeagueError(f"{str(path)!r} is a command line: submit takes a bot folder, a "
+                          "program file or a bundled bot's name (a folder's bot.toml gives its "
+                          "command: command = \"...\")")
     try:
         spec = resolve_bot(str(path))
     except BotSpecError as error:

@@ -144,3 +144,13 @@ def test_submitting_the_same_program_again_stores_no_new_version(folder: Path, t
     (changed / "bot.py").write_text((changed / "bot.py").read_text() + "# tuned\n")
     entry, spec = registry.snapshot(folder, changed, "random")
     assert registry.active_with_program(folder, "random", spec.program_hash) is None
+
+
+def test_a_command_line_given_to_submit_is_one_line_naming_what_it_takes(folder: Path):
+    """`league submit club "python3 bots/random/bot.py"` said the current folder had no
+    bot.toml, a folder the user never named (review as a new user)."""
+    result = CliRunner().invoke(league, ["submit", str(folder), "python3 bots/random/bot.py"])
+    assert refused(result) == ("Error: 'python3 bots/random/bot.py' is a command line: submit "
+                               "takes a bot folder, a program file or a bundled bot's name (a "
+                               "folder's bot.toml gives its command: command = \"...\")")
+    assert registry.entrants(folder) == []
