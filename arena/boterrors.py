@@ -18,6 +18,18 @@ class BotIOError(Exception):
 class BotTimeout(BotIOError):
     reason = Reason.TIMEOUT
 
+    def __init__(self, message: str, unfinished: bytes = b"") -> None:
+        super().__init__(message)
+        self.unfinished = unfinished  # what the bot sent of a line it never ended
+
+    def unfinished_note(self) -> str:
+        """`; it sent 'move 4' without ending the line` when the bot wrote part of a line (a
+        missing newline: it flushed, and the arena still waits), else ''."""
+        if not self.unfinished:
+            return ""
+        text = self.unfinished.decode("utf-8", "replace")
+        return f"; it sent {text!r} without ending the line (a newline)"
+
 
 class BotLineTooLong(BotIOError):
     reason = Reason.PROTOCOL

@@ -121,7 +121,7 @@ class LineReader:
             remaining = deadline - now
             if remaining <= 0:
                 if self.seen_empty_at >= deadline or not self._poll_now():
-                    raise BotTimeout("no answer in time")
+                    raise BotTimeout("no answer in time", self.buffer.head())
                 self._read_chunk(self.seen_empty_at)  # may have come in time: judged by _take
                 continue
             if stop is not None and stop.is_set():

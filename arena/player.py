@@ -21,7 +21,7 @@ from typing import Protocol
 from arena import protocol
 from arena.botspec import BotSpec
 from arena.clocks import TurnBudget
-from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess
+from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess, BotTimeout
 from arena.reasons import STDERR_SAID, Reason, no_hello
 from arena.sandbox import SandboxPolicy
 from arena.timecontrol import SeatControls, TimeControl, per_seat
@@ -270,9 +270,9 @@ class Player:
             try:
                 line = process.read_line(deadline, stop)
             except BotIOError as error:
-                if error.reason == Reason.TIMEOUT:
+                if isinstance(error, BotTimeout):
                     raise Forfeit(Reason.HANDSHAKE,
-                                  no_hello(tc.startup_ms)) from None
+                                  no_hello(tc.startup_ms) + error.unfinished_note()) from None
                 raise self._io_forfeit(error, "during the handshake: ") from None
             if line.strip():
                 break
@@ -343,8 +343,9 @@ class Player:
                 if kind == "info":
                     infos.add(value)
         except BotIOError as error:
-            if error.reason == Reason.TIMEOUT:
-                raise Forfeit(Reason.TIMEOUT, budget.timeout_detail()) from None
+            if isinstance(error, BotTimeout):
+                raise Forfeit(Reason.TIMEOUT,
+                              budget.timeout_detail() + error.unfinished_note()) from None
             raise self._io_forfeit(error) from None
         elapsed = (process.last_line_at - start) * 1000
         cpu = max(0.0, process.cpu_ms() - cpu_before)

@@ -52,6 +52,7 @@ CASES = [
     ("never", "classic", {"timeout"}, "no move within"),
     ("late", "classic", {"timeout"}, "no move within"),
     ("trickle", "classic", {"timeout"}, "no move within"),
+    ("no_newline", "classic", {"timeout"}, "it sent 'move d"),  # ... without ending the line
     ("ignore_term", "classic", {"timeout"}, "no move within"),
     ("flood_stdout", "classic", {"protocol"}, "without a newline"),
     ("flood_info", "popout", {"protocol"}, "flood"),

@@ -171,6 +171,11 @@ for raw in sys.stdin:
         elif mode == "late":
             time.sleep(turn["time_ms"] / 1000 + 1.5)
             say("move " + move)
+        elif mode == "no_newline":  # flushes its move but never ends the line
+            out.write("move " + move)
+            out.flush()
+            while True:
+                time.sleep(1000)
         elif mode == "trickle":
             while True:
                 out.write("i")
