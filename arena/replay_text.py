@@ -145,8 +145,12 @@ def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | No
     if tables:
         known = {str(i) for table in tables.values() for i in table.get("game_id", ())}
         ids = {a for a in arguments if a in known and a not in tables}
+        # after a results folder or games file, what is not a file is a game id (`nosuchid`,
+        # `5`: replayed as moves, they printed every game and then a board); before one, what
+        # has the form of the arena's ids
+        after = arguments[next(k for k, a in enumerate(arguments) if a in tables) + 1:]
         unknown = [a for a in arguments if a not in known and a not in tables
-                   and not os.path.exists(a) and _looks_like_game_id(a)]
+                   and not os.path.exists(a) and (a in after or _looks_like_game_id(a))]
         if unknown:
             raise ReplayInputError(f"no game {unknown[0]} in {', '.join(tables)} (the ids are "
                                    "in `arena export` and on the published site)")

@@ -200,6 +200,14 @@ def test_stored_games_replay_from_a_results_folder_and_an_exported_file(tmp_path
     assert missing.returncode == 1 and missing.stdout == ""
     assert missing.stderr.strip() == (f"Error: no game g9 in {results} (the ids are in "
                                       "`arena export` and on the published site)")
+    # after a results folder, whatever is not a file is an id, not a record of moves: these
+    # printed every game, then a board (review as a new user)
+    for wrong in ("nosuchid", "5"):
+        missing = arena("replay", str(results), wrong)
+        assert missing.returncode == 1 and missing.stdout == "", missing.stdout
+        assert missing.stderr.startswith(f"Error: no game {wrong} in {results} ")
+    before = arena("replay", "4453", str(results))  # before one, a record stays a record
+    assert before.returncode == 0 and before.stdout.startswith("record: 4453"), before.stdout
 
 
 def test_any_stored_id_picks_its_game_and_a_file_without_moves_says_so(tmp_path):
