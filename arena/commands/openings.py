@@ -113,6 +113,9 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
     from arena.tournament.config import default_concurrency
 
     candidates = positions_at(variant, plies, count, seed)
+    if not candidates:  # every game is over by then (or random games never got there)
+        raise click.ClickException(f"no opening: found no unfinished position {plies} plies "
+                                   f"into {variant.spec}; try fewer --plies")
     lines = [f"# arena openings --variant {variant.spec} --plies {plies} "
              f"{'--balanced' if balanced else '--all'} --count {count} --seed {seed}"]
     unsettled = kept = 0

@@ -90,3 +90,13 @@ def test_no_opening_found_is_an_error_and_writes_no_file(tmp_path):
     assert out.stderr.strip().splitlines() == [
         "Error: no opening: none of the 1 position(s) examined is a draw; try fewer --plies, "
         "a larger --budget-ms or --count, or --all"]
+
+
+def test_no_unfinished_position_at_that_ply_is_its_own_error():
+    """At 41 plies the sampled games were all over: the error counted 0 positions examined
+    and advised a larger --budget-ms (review as a new user)."""
+    out = run("--plies", "41", "--count", "1", "--seed", "1", "--all", "-j", "1")
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        "Error: no opening: found no unfinished position 41 plies into classic; try fewer "
+        "--plies"]
