@@ -499,8 +499,11 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     # No pseudo-terminals: the kernel's pool of them (kernel.pty.max) is machine-wide, and a bot
     # that opened them all would leave other sandboxes and containers none. An empty /dev/pts
     # hides the new devpts instance's ptmx, so /dev/ptmx (a link to pts/ptmx) opens nothing.
-    out += ["--perms", "0755", "--tmpfs", "/dev/pts"]
-    binds = _program_binds(argv, cwd_path)
+    # Read-only and tiny: as another user the bot owns its mounts, and could fill a tmpfs of
+    # half the RAM here (/dev too: made read-only below, once every mount under it is made).
+    out += ["--perms", "0755", "--size", "4096", "--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts"]
+    bound = _program_binds(argv, cwd_path)  # (host path, path in the sandbox)
+    binds = [inside for _, inside in bound]
     links = [(target, link) for target, link in _program_symlinks(argv)
              if not link.startswith(_SYSTEM_PREFIXES)
              and not any(link == b or link.startswith(b.rstrip("/") + "/") for b in binds)]
@@ -514,11 +517,11 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     for folder in folders:
         if folder not in (SANDBOX_TMP, "/dev"):  # already mounted, with their own modes
             out += ["--perms", "0755", "--dir", folder]  # bwrap makes missing parents 0700
-    for path in binds:
-        out += ["--ro-bind", path, path]
+    for host, inside in bound:
+        out += ["--ro-bind", host, inside]
     for target, link in links:
         out += ["--symlink", target, link]
-    out += ["--chdir", str(cwd_path), "--"]
+    out += ["--remount-ro", "/dev", "--chdir", str(cwd_path), "--"]
     out += prlimit_argv(limits)
     if uid is not None:
         out += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
@@ -655,19 +658,17 @@ def _system_binds() -> list[str]:
 _SYSTEM_PREFIXES = tuple(f"{d}/" for d in SYSTEM_DIRS)
 
 
-def _program_binds(argv: Sequence[str], cwd: Path) -> list[str]:
-    """The paths the bot needs besides the system: its program (its folder if it has a
-    manifest, else the files its command line names, wherever they are), the Python
-    installation when it runs under the arena's Python, the arena package, and for a bundled bot
-    the other bundled bots."""
+def _program_binds(argv: Sequence[str], cwd: Path) -> list[tuple[str, str]]:
+    """(host path, path in the sandbox) of what the bot needs besides the system: its program
+    (its folder if it has a manifest, else the files its command line names, see
+    `_named_files`), the Python installation when it runs under the arena's Python, the arena
+    package, and for a bundled bot the other bundled bots."""
     paths: list[Path] = []
+    named: list[tuple[str, str]] = []
     if (cwd / BOT_MANIFEST).is_file():
         paths.append(cwd)
     else:
-        for part in argv:  # the files the command names, in its folder or not (`../x/bot.js`)
-            candidate = Path(part) if os.path.isabs(part) else cwd / part
-            if candidate.is_file():
-                paths.append(candidate.resolve())
+        named = _named_files(argv, cwd)
     executable = Path(argv[0]) if argv else None
     python = Path(sys.executable)
     if executable is not None and (executable == python or _same_file(executable, python)):
@@ -679,7 +680,29 @@ def _program_binds(argv: Sequence[str], cwd: Path) -> list[str]:
     paths.append(ARENA_PACKAGE)
     if _is_within(cwd, BUNDLED_BOTS):
         paths.append(BUNDLED_BOTS)
-    return _outermost(p for p in paths if not str(p).startswith(_SYSTEM_PREFIXES))
+    whole = _outermost(p for p in paths if not str(p).startswith(_SYSTEM_PREFIXES))
+    return [(p, p) for p in whole] + [
+        (host, inside) for host, inside in named if not inside.startswith(_SYSTEM_PREFIXES)
+        and not any(_is_within(Path(inside), Path(w)) for w in whole)]
+
+
+def _named_files(argv: Sequence[str], cwd: Path) -> list[tuple[str, str]]:
+    """(file, the path the command names it by) for each file a command line without a
+    manifest names, in the bot's folder or beside it (`../mine/bot.js`), seen in the sandbox
+    where the command names it. A symlink is followed only to a file where the link is: one
+    inside the bot's folder to a file inside it, one elsewhere to a file in its own folder;
+    else an author could link a named file to any file the arena may read (another entrant's
+    code, a games.db) and read it at the link's target."""
+    found: list[tuple[str, str]] = []
+    for part in argv:
+        named = Path(os.path.normpath(part if os.path.isabs(part) else cwd / part))
+        if not named.is_file():
+            continue
+        home = cwd if _is_within(named, cwd) else named.parent.resolve()
+        real = named.resolve()
+        if _is_within(real, home):
+            found.append((str(real), str(named)))
+    return found
 
 
 def _program_symlinks(argv: Sequence[str]) -> list[tuple[str, str]]:

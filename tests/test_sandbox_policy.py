@@ -114,6 +114,30 @@ def test_a_single_file_bot_sees_its_file_not_its_siblings(tmp_path):
     assert str(tmp_path) not in ro and str(tmp_path / "rival.py") not in ro
 
 
+def test_a_named_file_is_seen_where_named_and_a_link_only_to_a_file_beside_it(tmp_path):
+    """Files a command names outside the bot's folder are bound (`../mine/bot.js`), at the
+    path the command names them by. A symlink among them was bound at its target: an author
+    could link `model.bin` to any file the arena may read and read it there (review of the
+    diff). A link is followed only to a file where it is."""
+    folder, mine, secret = tmp_path / "t", tmp_path / "mine", tmp_path / "secret"
+    for path in (folder, mine, secret):
+        path.mkdir()
+    (secret / "key").write_text("s3cret\n")
+    (mine / "bot.py").write_text("print('hello name=x')\n")
+    (folder / "model.bin").symlink_to(secret / "key")  # planted inside the bot's folder
+    (mine / "data.bin").symlink_to(secret / "key")  # and beside its program
+    (mine / "weights.bin").symlink_to(mine / "bot.py")  # a link to a file beside it: fine
+    linked = tmp_path / "linked"
+    linked.symlink_to(mine)  # a folder reached through a link
+    argv = sandbox.build_argv([sys.executable, "../mine/bot.py", "model.bin", "../mine/data.bin",
+                               "../mine/weights.bin", "../linked/bot.py"], folder, Limits())
+    pairs = [(argv[k + 1], argv[k + 2]) for k, a in enumerate(argv) if a == "--ro-bind"]
+    assert (str(mine / "bot.py"), str(mine / "bot.py")) in pairs
+    assert (str(mine / "bot.py"), str(mine / "weights.bin")) in pairs
+    assert (str(mine / "bot.py"), str(linked / "bot.py")) in pairs  # seen where it is named
+    assert not any(str(secret) in host for host, _ in pairs), pairs
+
+
 def test_without_a_uid_the_bot_keeps_the_users_id_in_a_user_namespace():
     argv = sandbox.build_argv(["/bin/true"], "/", Limits())
     assert "--unshare-user" in argv and "setpriv" not in argv
@@ -121,7 +145,9 @@ def test_without_a_uid_the_bot_keeps_the_users_id_in_a_user_namespace():
 
 def test_tmp_size_and_unlimited_limits():
     argv = sandbox.build_argv(["/bin/true"], "/", Limits(memory_mb=0, processes=0, tmp_mb=8))
-    assert _pairs(argv, "--size") == [str(8 << 20), str(8 << 20)]  # /tmp and /dev/shm
+    # /tmp and /dev/shm; /dev/pts, empty (no PTYs), holds a page at most and is read-only
+    assert _pairs(argv, "--size") == [str(8 << 20), str(8 << 20), "4096"]
+    assert _pairs(argv, "--remount-ro") == ["/dev/pts", "/dev"]
     assert sandbox.prlimit_argv(Limits(memory_mb=0, processes=0, file_size_mb=0,
                                        cpu_seconds=0)) == ["prlimit", "--core=0", "--"]
 
