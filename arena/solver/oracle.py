@@ -24,6 +24,9 @@ def sign(score: int) -> int:
 # Short searches run at about 40% of a long one's rate (10-12 M nodes/s here), so the estimate
 # starts low, and safe, and rises as real searches are timed.
 CALIBRATION_NODES = 100_000
+# `timed` searches in slices of at most SLICE_S, and stops with less than MIN_SLICE_S left.
+SLICE_S = 0.25
+MIN_SLICE_S = 0.01
 
 
 class NodeRate:
@@ -138,8 +141,20 @@ class Oracle:
         # where loading the machine code on a busy machine took all of it; a player warms up
         # between games)
         self.warm()
-        self.engine.nodes = 0  # an answer from the book searches nothing: not the last search's count
-        start = time.monotonic()
-        found = method(game, self.rate.nodes_for(seconds), **options)
-        self.rate.observe(self.engine.nodes, time.monotonic() - start)
-        return found
+        # In slices of at most SLICE_S, the clock read between them: a node budget is only as
+        # good as the rate estimate, and a position that searches slower than the ones before
+        # overran a whole 1 s budget by 0.4 s (random play at ply 9), which in a game is a
+        # forfeit on time. A slice over its budget stores nothing unfinished, so the next one
+        # starts where the table says, and the result is the same.
+        deadline = time.monotonic() + seconds
+        total = 0
+        while True:
+            self.engine.nodes = 0  # an answer from the book searches nothing
+            start = time.monotonic()
+            step = min(SLICE_S, deadline - start)
+            found = method(game, self.rate.nodes_for(step), **options)
+            self.rate.observe(self.engine.nodes, time.monotonic() - start)
+            total += self.engine.nodes
+            if found is not None or deadline - time.monotonic() < MIN_SLICE_S:
+                self.engine.nodes = total
+                return found

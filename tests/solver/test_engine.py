@@ -432,8 +432,34 @@ def test_warming_measures_the_node_rate_once_and_budgets_follow_it(monkeypatch):
     assert budgets == [CALIBRATION_NODES]  # the empty board's search, once
     rate = oracle.rate.rate
     assert rate != NodeRate().rate and rate > 0
-    oracle.timed(oracle.score, classic_position(pons_rows("Test_L2_R1", 1)[0][0]), 0.5)
-    assert budgets[1:] == [int(rate * 0.5)]
+    oracle.timed(oracle.score, classic_position(pons_rows("Test_L2_R1", 1)[0][0]), 0.2)
+    assert budgets[1:] == pytest.approx([rate * 0.2], rel=0.01)  # one slice
+
+
+def test_a_timed_search_goes_in_slices_and_reads_the_clock_between_them(monkeypatch):
+    """A node budget is only as good as the rate: a position searching slower than the ones
+    before (or a machine busier) overran a 1 s move by 0.4 s, a forfeit on time in a game.
+    Slices of at most SLICE_S bound the overrun; an unsettled search gives None in time."""
+    import time
+
+    from arena.solver.oracle import SLICE_S
+
+    oracle = Oracle(PRESETS["classic"], engine=Engine(7, 6, table_size=1 << 16))
+    oracle.warm()
+    rate = oracle.rate.rate
+    budgets = []
+
+    def never_settles(game, nodes):  # a search that uses its whole slice, slowly
+        budgets.append(nodes)
+        time.sleep(0.05)
+        return None
+
+    start = time.monotonic()
+    assert oracle.timed(never_settles, classic_position("44"), 2 * SLICE_S + 0.1) is None
+    assert time.monotonic() - start < 2 * SLICE_S + 0.1 + 0.2  # generous: a loaded machine
+    assert len(budgets) >= 3 and max(budgets) <= int(rate * SLICE_S) + 1
+    found = oracle.timed(oracle.score, classic_position(pons_rows("Test_L2_R1", 1)[0][0]), 2.0)
+    assert found == pons_rows("Test_L2_R1", 1)[0][1]  # the same answer, sliced or not
 
 
 def test_a_timed_answer_from_the_book_counts_no_nodes():
