@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from arena import protocol
 from arena.botspec import BotSpec, resolve_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
-from arena.process import BotIOError, BotProcess
+from arena.process import BotIOError, BotProcess, BotTimeout
 from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
 from arena.sdk import FALLBACK_INFO
@@ -101,12 +101,10 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
             process.send(protocol.hello_line() + " future=yes")  # a key it must ignore
             try:
                 line = process.read_line(tc.hello_deadline(process.started_at))
-            except BotIOError as error:
-                if error.reason != TIMEOUT:
-                    raise
+            except BotTimeout as error:
                 # `check` has --startup-ms, a league its startup_ms: name the setting
                 raise BotIOError(TIMEOUT, f"{no_hello(tc.startup_ms)} (the start-up "
-                                          "allowance, startup_ms)") from None
+                                          f"allowance, startup_ms){error.unfinished_note()}") from None
             hello = protocol.parse_hello_reply(line)
             startup = (time.monotonic() - process.started_at) * 1000
             report.startup_ms.append(startup)
@@ -149,6 +147,8 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
             return results
         except BotIOError as error:
             detail, hint = error.detail, HINTS.get(error.reason, HINTS["unknown lines"])
+            if isinstance(error, BotTimeout):
+                detail += error.unfinished_note()
             if error.reason == CRASH:
                 said = _stderr_tail(process)
                 if any(word in said for word in UNKNOWN_WORDS):  # it died on one of them

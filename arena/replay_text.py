@@ -150,7 +150,8 @@ def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | No
         # has the form of the arena's ids
         after = arguments[next(k for k, a in enumerate(arguments) if a in tables) + 1:]
         unknown = [a for a in arguments if a not in known and a not in tables
-                   and not os.path.exists(a) and (a in after or _looks_like_game_id(a))]
+                   and not os.path.exists(a) and a != "-" and not looks_like_path(a)
+                   and (a in after or _looks_like_game_id(a))]
         if unknown:
             raise ReplayInputError(f"no game {unknown[0]} in {', '.join(tables)} (the ids are "
                                    "in `arena export` and on the published site)")

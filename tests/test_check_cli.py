@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -138,3 +139,15 @@ def test_a_bot_whose_move_function_raises_fails_the_check(tmp_path, no_leftover_
     assert result.exit_code == 1
     assert "FAIL  moves of its own: choose_move raised on " in result.output
     assert "the SDK played its first legal move instead: ValueError('oops')" in result.output
+
+
+def test_a_hello_without_a_newline_is_named_in_the_check(tmp_path, no_leftover_processes):
+    """`play` names a line the bot flushed but never ended; `check`, where bot authors look
+    first, said only that no hello came (review of the diff)."""
+    bot = tmp_path / "nonl.py"
+    bot.write_text('import sys\nsys.stdout.write("hello name=nonl")\nsys.stdout.flush()\n'
+                   "for line in sys.stdin:\n    pass\n")
+    result = run(f"{sys.executable} {bot}", "--startup-ms", "300")
+    assert result.exit_code == 1
+    assert ("FAIL  handshake: no hello answer within 300 ms (the start-up allowance, "
+            "startup_ms); it sent 'hello name=nonl' without ending the line") in result.output

@@ -122,10 +122,7 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
         # before the checks, as the key: both are refused in a moment, the checks take minutes
         registry.check_version_name(folder, name, where)
         registry.check_key(folder, name, key)
-        if same := registry.active_with_program(folder, name, spec.program_hash):
-            click.echo(f"unchanged: {same.display} already runs this program "
-                       f"({same.program_hash}); nothing was stored")
-            return
+        registry.check_changed(folder, name, spec.program_hash)
         league_settings = registry.settings(folder)
         # The check runs in the sandbox the bot will play in.
         with sandbox.policy_for_command(league_settings.get("sandbox", "auto"),
@@ -144,6 +141,9 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
                                        f"(`arena check {path}` shows the full report); nothing was stored")
         entry, spec = registry.snapshot(folder, source, name)
         entrant, made = registry.add_version(folder, name, entry, spec, author=author, key=key)
+    except registry.UnchangedSubmission as unchanged:
+        click.echo(str(unchanged))
+        return
     except (registry.LeagueError, sandbox.SandboxUnavailable, OSError, ValueError) as error:
         raise _fail(error) from None
     replaced = f" (replaces {name}@{entrant.version - 1})" if entrant.version > 1 else ""

@@ -48,6 +48,15 @@ class LeagueError(RuntimeError):
     """A league folder or a submission that cannot be used (one line, says why)."""
 
 
+class UnchangedSubmission(LeagueError):
+    """A submission of the program the name's active version already runs (a CI job retried,
+    or two at once): no new version, which would split its rating. Not a failure."""
+
+    def __init__(self, display: str, program_hash: str) -> None:
+        super().__init__(f"unchanged: {display} already runs this program ({program_hash}); "
+                         "nothing was stored")
+
+
 @dataclass(frozen=True)
 class Entrant:
     display: str
@@ -304,6 +313,10 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
         conn.execute("BEGIN IMMEDIATE")
         try:
             made = keys.authorise(conn, name, key, stamp, _name_in_use(conn, name))
+            same = conn.execute("SELECT display FROM league_entrants WHERE name=? AND retired_at"
+                                " IS NULL AND program_hash=?", (name, spec.program_hash)).fetchone()
+            if same:  # submitted meanwhile, by a job running beside this one
+                raise UnchangedSubmission(same[0], spec.program_hash)
             version = _last_version(conn, name) + 1
             # the key's holder submits again: the name keeps its author unless told otherwise
             # (bot.toml's is the program's, e.g. "arena" for a copy of a bundled bot)
@@ -332,11 +345,13 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
     return next(e for e in entrants(folder) if e.display == display_name(name, version)), made
 
 
-def active_with_program(folder: str | Path, name: str, program_hash: str) -> Entrant | None:
-    """The active version of `name` when it already runs this very program (a submission again
-    of the same bot, e.g. a CI job retried: no new version, which would split its rating)."""
-    return next((e for e in entrants(folder) if e.name == name and e.active
+def check_changed(folder: str | Path, name: str, program_hash: str) -> None:
+    """UnchangedSubmission when the active version of `name` already runs this very program:
+    said before the checks, which take minutes, and again as the version is stored."""
+    same = next((e for e in entrants(folder) if e.name == name and e.active
                  and e.program_hash == program_hash), None)
+    if same is not None:
+        raise UnchangedSubmission(same.display, same.program_hash)
 
 
 def retire(folder: str | Path, name: str) -> list[str]:
@@ -360,7 +375,8 @@ def retire(folder: str | Path, name: str) -> list[str]:
 def check_source(path: str | Path) -> Path:
     """The folder or program file to snapshot: a path, or a bundled bot's name."""
     source = Path(path).expanduser()
-    if not source.exists() and len(str(path).split()) > 1:
+    words = str(path).split()
+    if not source.exists() and len(words) > 1 and (shutil.which(words[0]) or Path(words[0]).is_file()):
         raise LeagueError(f"{str(path)!r} is a command line: submit takes a bot folder, a "
                           "program file or a bundled bot's name (a folder's bot.toml gives its "
                           "command: command = \"...\")")

@@ -38,6 +38,7 @@ from arena.ratings.elo import count_pairs, fit_elo
 from arena.reasons import forfeiter_seat
 from arena.referee import TimeControl
 from arena.solver.scope import ADJUDICATION_BUDGET_S, adjudication_note
+from arena.tournament.config import default_concurrency
 from arena.tournament.executor import (
     WARM_CAP,
     FieldChange,
@@ -121,7 +122,7 @@ class LeagueRunner:
         self.tc = time_control_of(self.settings)
         # unset: the league file's `concurrency` and `seed`, else one pair per core and 0
         if concurrency is None:
-            concurrency = self.settings.get("concurrency") or os.cpu_count() or 1
+            concurrency = self.settings.get("concurrency") or default_concurrency()
         self.concurrency = max(1, concurrency)
         if seed is None:
             seed = int(self.settings.get("seed") or 0)

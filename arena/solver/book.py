@@ -445,24 +445,25 @@ def main(argv: list[str] | None = None) -> int:
     def known(cur: int, mask: int) -> int | None:
         return entries.get(book_key(cur, mask, 7, 6))
 
-    for _, moves in _checked_positions(parser, positions):
-        # the children first: a position whose children are all known needs no search
-        for extra in [str(c) for c in range(1, 8)] + [""]:
-            position = _position(moves + extra)
-            if position is None:
-                continue
-            cur, mask = position
-            key = book_key(cur, mask, 7, 6)
-            if key in entries or engine.wins_now(cur, mask):
-                continue
-            score = engine.value_from_children(cur, mask, known) if not extra else None
-            if score is None:
-                score = engine.score(cur, mask, nodes=args.nodes)
-            print(f"{moves + extra or '-'}: {score} ({engine.nodes} nodes)", file=sys.stderr,
-                  flush=True)
-            if score is not None:
-                entries[key] = score
-                Book.from_entries(7, 6, entries).save(out)
+    with _Saver(out, entries) as saver:
+        for _, moves in _checked_positions(parser, positions):
+            # the children first: a position whose children are all known needs no search
+            for extra in [str(c) for c in range(1, 8)] + [""]:
+                position = _position(moves + extra)
+                if position is None:
+                    continue
+                cur, mask = position
+                key = book_key(cur, mask, 7, 6)
+                if key in entries or engine.wins_now(cur, mask):
+                    continue
+                score = engine.value_from_children(cur, mask, known) if not extra else None
+                if score is None:
+                    score = engine.score(cur, mask, nodes=args.nodes)
+                print(f"{moves + extra or '-'}: {score} ({engine.nodes} nodes)", file=sys.stderr,
+                      flush=True)
+                if score is not None:
+                    entries[key] = score
+                    saver.changed()
     return 0
 
 

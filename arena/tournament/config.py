@@ -814,7 +814,9 @@ def load_league_file(path: str | Path) -> dict[str, Any]:
         "time_control": _tc_dict(_time_control(check, data.get("time", {}))),
         "openings": [o.text for o in openings],
         "seed": data.get("seed", 0),
-        "concurrency": _concurrency(check, data, None),
+        # only when the file sets it: else `league run` counts the cores of its own machine,
+        # not those of the one that made the league
+        "concurrency": _concurrency(check, data, None) if "concurrency" in data else None,
         "publish_logs": data.get("publish_logs", True),
         "adjudicate": "solver" if _adjudicate(check, data) is not None else "off",
         "ponder": data.get("ponder", True),

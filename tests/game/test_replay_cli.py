@@ -206,6 +206,10 @@ def test_stored_games_replay_from_a_results_folder_and_an_exported_file(tmp_path
         missing = arena("replay", str(results), wrong)
         assert missing.returncode == 1 and missing.stdout == "", missing.stdout
         assert missing.stderr.startswith(f"Error: no game {wrong} in {results} ")
+    piped = arena("replay", str(results), "-", stdin="4453\n")  # `-` is still standard input
+    assert piped.returncode == 0 and "stdin:1: 4453" in piped.stdout, piped.stderr
+    gone = arena("replay", str(results), "nodir/x.txt")  # and a path still a missing file
+    assert gone.returncode == 1 and "nodir/x.txt: no such file" in gone.stderr, gone.stderr
     before = arena("replay", "4453", str(results))  # before one, a record stays a record
     assert before.returncode == 0 and before.stdout.startswith("record: 4453"), before.stdout
 

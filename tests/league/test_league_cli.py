@@ -91,7 +91,10 @@ def test_submissions_and_new_versions_are_picked_up_while_running(league: Path, 
                             check=False)
             assert refused.returncode == 1 and "late" in refused.stderr, refused.stderr
             assert len(refused.stderr.strip().splitlines()) == 1
-        arena("league", "submit", str(league), str(Path(__file__).parents[2] / "bots" / "random"),
+        changed = league.parent / "random-v2"  # a new version is a new program
+        shutil.copytree(Path(__file__).parents[2] / "bots" / "random", changed)
+        (changed / "bot.py").write_text((changed / "bot.py").read_text() + "# v2\n")
+        arena("league", "submit", str(league), str(changed),
               "--name", "late", env={"ARENA_LEAGUE_KEY": "ada's own key"})
         wait_for(lambda: any("late@2" in (g[2], g[3]) for g in games(league)), "late@2 to play")
         arena("league", "remove", str(league), "greedy")

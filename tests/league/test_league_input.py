@@ -4,6 +4,7 @@ names `league run` could never play, and init options that were ignored or rewri
 
 from __future__ import annotations
 
+import itertools
 import shutil
 from pathlib import Path
 
@@ -22,8 +23,20 @@ def folder(tmp_path: Path) -> Path:
                                                      "time_control": {"move_ms": 50}})
 
 
+_copies = itertools.count()
+
+
+def program(folder: Path) -> Path:
+    """A copy of bots/random unlike every other: a new version is a new program (the same one
+    again is not stored)."""
+    copy = folder.parent / f"random-{next(_copies)}"
+    shutil.copytree(registry.check_source("random"), copy)
+    (copy / "bot.py").write_text((copy / "bot.py").read_text() + f"# {copy.name}\n")
+    return copy
+
+
 def add(folder: Path, name: str) -> registry.Entrant:
-    entry, spec = registry.snapshot(folder, registry.check_source("random"), name)
+    entry, spec = registry.snapshot(folder, program(folder), name)
     return registry.add_version(folder, name, entry, spec, key=KEY)[0]
 
 
@@ -121,7 +134,7 @@ def test_a_new_version_keeps_its_names_author_unless_given(folder: Path):
     """The key's holder submits again: bot.toml's author (the program's: "arena" for a copy of
     a bundled bot) named only a name's first version, and replaced the submitter's."""
     def submit(name: str, author: str = "") -> str:
-        entry, spec = registry.snapshot(folder, registry.check_source("random"), name)
+        entry, spec = registry.snapshot(folder, program(folder), name)
         return registry.add_version(folder, name, entry, spec, author=author, key=KEY)[0].author
 
     assert submit("mine", "Ada") == "Ada"
@@ -134,7 +147,8 @@ def test_submitting_the_same_program_again_stores_no_new_version(folder: Path, t
     """A retried CI job submitted the same bot twice: a new version replaced the old one, which
     split its rating and restarted its placement (review as a new user). The same program is
     now reported unchanged, before the checks; a changed one is a new version as before."""
-    add(folder, "random")
+    entry, spec = registry.snapshot(folder, registry.check_source("random"), "random")
+    registry.add_version(folder, "random", entry, spec, key=KEY)
     result = CliRunner().invoke(league, ["submit", str(folder), "random", "--key", KEY])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("unchanged: random@1 already runs this program (")
@@ -143,7 +157,13 @@ def test_submitting_the_same_program_again_stores_no_new_version(folder: Path, t
     shutil.copytree(registry.check_source("random"), changed)
     (changed / "bot.py").write_text((changed / "bot.py").read_text() + "# tuned\n")
     entry, spec = registry.snapshot(folder, changed, "random")
-    assert registry.active_with_program(folder, "random", spec.program_hash) is None
+    registry.check_changed(folder, "random", spec.program_hash)  # a changed program: no error
+    # the same program stored by a job running beside this one, after its check: refused as
+    # the version is stored, in the same transaction (review of the diff)
+    entry, spec = registry.snapshot(folder, registry.check_source("random"), "random")
+    with pytest.raises(registry.UnchangedSubmission, match="unchanged: random@1 already runs"):
+        registry.add_version(folder, "random", entry, spec, key=KEY)
+    assert [e.display for e in registry.entrants(folder)] == ["random@1"]
 
 
 def test_a_command_line_given_to_submit_is_one_line_naming_what_it_takes(folder: Path):
@@ -154,3 +174,6 @@ def test_a_command_line_given_to_submit_is_one_line_naming_what_it_takes(folder:
                                "takes a bot folder, a program file or a bundled bot's name (a "
                                "folder's bot.toml gives its command: command = \"...\")")
     assert registry.entrants(folder) == []
+    # a missing folder with a space in its name is a missing folder (review of the diff)
+    missing = CliRunner().invoke(league, ["submit", str(folder), str(folder.parent / "my bots" / "x")])
+    assert "is a command line" not in refused(missing)

@@ -3,7 +3,6 @@ workers that keep dying, internal errors, a store that fails, and a snapshot cha
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -214,6 +213,7 @@ def test_a_league_files_concurrency_and_seed_are_the_runs_defaults(tmp_path: Pat
     """`concurrency` and `seed` of a league file were stored and shown on the site but not used:
     `league run` took the number of cores and seed 0 (review as a new user). Options still win."""
     from arena.league.registry import init_league
+    from arena.tournament.config import default_concurrency, load_league_file
 
     folder = init_league(tmp_path / "set", {"variants": ["classic"], "concurrency": 1,
                                             "seed": 7, "time_control": {"move_ms": 200}})
@@ -224,7 +224,14 @@ def test_a_league_files_concurrency_and_seed_are_the_runs_defaults(tmp_path: Pat
     folder = init_league(tmp_path / "unset", {"variants": ["classic"],
                                               "time_control": {"move_ms": 200}})
     runner = LeagueRunner(folder, out=lambda line: None)
-    assert runner.concurrency == max(1, os.cpu_count() or 1) and runner.scheduler.seed == 0
+    assert runner.concurrency == default_concurrency() and runner.scheduler.seed == 0
+    # a league file without the key stores none: the cores counted are those of the machine
+    # that runs the league, not of the one that made it (review of the diff)
+    path = tmp_path / "league.toml"
+    path.write_text('variants = ["classic"]\n[time]\nmove_ms = 100\n')
+    assert load_league_file(path)["concurrency"] is None
+    path.write_text('variants = ["classic"]\nconcurrency = 3\n[time]\nmove_ms = 100\n')
+    assert load_league_file(path)["concurrency"] == 3
 
 
 @pytest.mark.parametrize("line", ['restart = "every-game"', "affinity = true",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 
 import pandas as pd
 import pytest
@@ -208,8 +209,11 @@ def test_a_leagues_retired_versions_are_marked(tmp_path):
 
     folder = registry.init_league(tmp_path / "club", {"variants": ["classic"],
                                                       "time_control": {"move_ms": 50}})
-    for _ in range(2):
-        entry, spec = registry.snapshot(folder, registry.check_source("random"), "random")
+    for version in range(2):  # two programs: the same one again would not be a new version
+        program = tmp_path / f"random-{version}"
+        shutil.copytree(registry.check_source("random"), program)
+        (program / "bot.py").write_text((program / "bot.py").read_text() + f"# {version}\n")
+        entry, spec = registry.snapshot(folder, program, "random")
         registry.add_version(folder, "random", entry, spec, key="k" * 20)
     with Store(folder) as store:
         store.add_game({"game_id": "g1", "variant": "classic", "first": "random@1",
