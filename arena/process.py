@@ -326,7 +326,9 @@ class BotProcess:
                     raise
                 if self.wait_exit(0.5) is None:
                     raise BotExited("bot closed its stdin (input) and kept running") from None
-                raise BotExited(f"bot closed its input: {self.status()}") from None
+                # the same words as a read's: which of the two first met the exit is timing
+                # (a check's detail read either way, on a loaded machine)
+                raise BotExited(f"bot {self.status()}") from None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotTimeout("bot does not read its input")

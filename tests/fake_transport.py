@@ -85,7 +85,7 @@ class FakeTransport:
 
     def send(self, line: str, deadline: float | None = None) -> None:
         if self.exited or self.closed:
-            raise BotExited(f"bot closed its input: exited with code 0 ({self.name})")
+            raise BotExited(f"bot exited with code 0 ({self.name})")
         self._record("send", line)
         sent_at = time.monotonic()
         try:

@@ -132,6 +132,24 @@ def test_bot_that_never_reads_stdin_times_out_on_send(tmp_path, no_leftover_proc
         p.close()
 
 
+def test_a_write_to_a_bot_that_exited_says_how_it_exited_as_a_read_does(tmp_path,
+                                                                        no_leftover_processes):
+    """Which of a write and a read first meets a bot's exit is timing: `check`'s detail read
+    "bot closed its input: exited with code 4" instead of "bot exited with code 4" on a loaded
+    machine, and its test failed once in a full run."""
+    p = bot("import sys; sys.exit(4)", tmp_path)
+    try:
+        assert p.wait_exit(30) is not None
+        with pytest.raises(BotExited) as written:
+            for _ in range(100):  # the first write may still land in the pipe's buffer
+                p.send("z" * 60000)
+        with pytest.raises(BotExited) as read:
+            p.read_line(time.monotonic() + 5)
+        assert written.value.detail == read.value.detail == "bot exited with code 4"
+    finally:
+        p.close()
+
+
 def test_stderr_written_before_a_take_is_in_that_take():
     # The drain thread may not have run yet: take() reads what is in the pipe itself, so a
     # kept bot's last line before its move is in that game's log, never in the next one's.
