@@ -139,7 +139,7 @@ BOT_COLUMNS = [
     ("end_blunder_rate", "end %"), ("seat1_blunder_rate", "seat 1 %"),
     ("seat2_blunder_rate", "seat 2 %"), ("first_blunder_ply", "first blunder ply"),
 ]
-GAME_COLUMNS = ["game_id", "variant", "first", "second", "result", "plies", "decided_ply",
+ANALYSED_GAME_COLUMNS = ["game_id", "variant", "first", "second", "result", "plies", "decided_ply",
                 "positions", "settled"]
 
 
@@ -212,7 +212,7 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
     finally:
         store.close()
     if per_game:
-        click.echo(render(stored.games, GAME_COLUMNS, fmt))
+        click.echo(render(stored.games, ANALYSED_GAME_COLUMNS, fmt))
         return
     rows = stored.bot_rows()  # the site's accuracy column shows these same rows
     for r in rows:
