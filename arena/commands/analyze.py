@@ -140,7 +140,7 @@ BOT_COLUMNS = [
     ("seat2_blunder_rate", "seat 2 %"), ("first_blunder_ply", "first blunder ply"),
 ]
 ANALYSED_GAME_COLUMNS = ["game_id", "variant", "first", "second", "result", "plies", "decided_ply",
-                "positions", "settled"]
+                         "positions", "settled"]
 
 
 def render(rows: list[dict], columns: list[str], fmt: str, headers: list[str] | None = None) -> str:
