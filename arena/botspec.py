@@ -86,7 +86,8 @@ class BotSpec:
         if not os.path.isabs(program) or program == sys.executable:
             return None
         path = Path(program).resolve()
-        if path.is_relative_to(self.cwd.resolve()):
+        # the arena's Python by another of its names (a venv's `python` beside `python3`)
+        if path.is_relative_to(self.cwd.resolve()) or path == Path(sys.executable).resolve():
             return None
         from arena.sandbox import SYSTEM_DIRS  # here: 25 ms of imports, for league submissions
 

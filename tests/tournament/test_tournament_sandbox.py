@@ -190,6 +190,15 @@ def test_a_bot_running_a_program_outside_its_folder_gets_a_note(tmp_path):
         f"note: copycat runs {engine}, outside its folder (if the folder came from someone "
         "else: another entrant's program, played as theirs?)"]
     assert foreign_program_notes([SimpleNamespace(name="random", spec=resolve_bot("random"))]) == []
+    # the arena's own Python by another of its names is not another entrant's program: a venv's
+    # `python` beside the `python3` running the arena was noted (review as a user)
+    other_name = next((p for p in Path(sys.executable).parent.glob("python*")
+                       if p.resolve() == Path(sys.executable).resolve()
+                       and str(p) != sys.executable), None)
+    if other_name is not None:
+        (copycat / "bot.toml").write_text(f'name = "copycat"\ncommand = "{other_name} x.py"\n')
+        spec = resolve_bot(str(copycat))
+        assert foreign_program_notes([SimpleNamespace(name="copycat", spec=spec)]) == []
 
 
 @needs_bwrap
