@@ -25,7 +25,9 @@ def sign(score: int) -> int:
 # starts low, and safe, and rises as real searches are timed.
 CALIBRATION_NODES = 100_000
 # `timed` searches in slices of at most SLICE_S, and stops with less than MIN_SLICE_S left.
-SLICE_S = 0.25
+# Each new slice redoes the unfinished part of the last: at 0.25 s, one of 20 random ply-8
+# positions lost its proof within perfect's second (95% optimal against 100% at 0.5 s).
+SLICE_S = 0.5
 MIN_SLICE_S = 0.01
 
 
