@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.game import PRESETS, format_move
+from arena.game import PRESETS, format_move, parse_variant
 from arena.solver.analysis import MoveRecord, analyse, bot_stats, phase_of, wilson
 from arena.solver.oracle import Oracle
 from tests.solver_helpers import play_out
@@ -258,15 +258,16 @@ def test_a_stopped_run_keeps_the_games_done_and_leaves_no_process(
     from arena.proctree import is_running
 
     games = tmp_path / "games.jsonl"
-    _games_file(oracle, games, 2)  # two quick ones, then games whose early positions are slow
+    _games_file(oracle, games, 2)  # two quick ones, then games whose early positions are slow:
+    # on 7x7, which has no book (random classic games were slow before the book reached ply 7)
     rng = random.Random(7)
     lines = games.read_text().splitlines()
     for number in range(4):
-        game = Game(CLASSIC)
+        game = Game(parse_variant("classic:7x7"))
         while game.outcome is None:
             game.push(rng.choice(game.legal_moves()))
         lines.append(json.dumps({"game_id": f"slow{number}", "first": "A", "second": "B",
-                                 "variant": "classic", "result": 0.5,
+                                 "variant": "classic:7x7", "result": 0.5,
                                  "moves": " ".join(format_move(m) for m in game.moves)}))
     games.write_text("\n".join(lines) + "\n")
     process = subprocess.Popen(
