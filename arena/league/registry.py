@@ -313,10 +313,8 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
         conn.execute("BEGIN IMMEDIATE")
         try:
             made = keys.authorise(conn, name, key, stamp, _name_in_use(conn, name))
-            same = conn.execute("SELECT display FROM league_entrants WHERE name=? AND retired_at"
-                                " IS NULL AND program_hash=?", (name, spec.program_hash)).fetchone()
-            if same:  # submitted meanwhile, by a job running beside this one
-                raise UnchangedSubmission(same[0], spec.program_hash)
+            # again here: a job running beside this one may have stored it meanwhile
+            _refuse_unchanged(conn, name, spec.program_hash)
             version = _last_version(conn, name) + 1
             # the key's holder submits again: the name keeps its author unless told otherwise
             # (bot.toml's is the program's, e.g. "arena" for a copy of a bundled bot)
@@ -348,10 +346,15 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
 def check_changed(folder: str | Path, name: str, program_hash: str) -> None:
     """UnchangedSubmission when the active version of `name` already runs this very program:
     said before the checks, which take minutes, and again as the version is stored."""
-    same = next((e for e in entrants(folder) if e.name == name and e.active
-                 and e.program_hash == program_hash), None)
-    if same is not None:
-        raise UnchangedSubmission(same.display, same.program_hash)
+    with _connect(open_league(folder), readonly=True) as conn:
+        _refuse_unchanged(conn, name, program_hash)
+
+
+def _refuse_unchanged(conn, name: str, program_hash: str) -> None:
+    same = conn.execute("SELECT display FROM league_entrants WHERE name=? AND retired_at IS NULL"
+                        " AND program_hash=?", (name, program_hash)).fetchone()
+    if same:
+        raise UnchangedSubmission(same[0], program_hash)
 
 
 def retire(folder: str | Path, name: str) -> list[str]:
