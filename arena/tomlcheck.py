@@ -84,11 +84,6 @@ def suggest(key: str, known: Sequence[str]) -> str:
     return did_you_mean(key, known) or f"; known keys: {', '.join(known)}"
 
 
-def close_match(word: str, choices: Sequence[str]) -> str:
-    """`; did you mean 'x'?` for a close choice, else ''."""
-    return did_you_mean(word, choices)
-
-
 def as_toml(value: Any) -> str:
     """A value as the file wrote it, for errors: `true`, not Python's `True`; a string said to
     be one (`games = "2"` is the string "2", not the number)."""

@@ -37,11 +37,10 @@ from arena.sandbox import (
     parse_tournament,
 )
 from arena.solver.scope import ADJUDICATION_BUDGET_S
-from arena.spelling import closest
+from arena.spelling import closest, did_you_mean
 from arena.timecontrol import TimeControl, own_time_keys
 from arena.tomlcheck import KeyLines as _Lines
 from arena.tomlcheck import as_toml, syntax_error
-from arena.tomlcheck import close_match as _close
 from arena.tomlcheck import suggest as _suggest
 
 FORMATS = ("round-robin", "gauntlet")
@@ -280,7 +279,7 @@ class _Checker:
         home = next((name for name, keys in others.items() if key in keys), None)
         if home is not None:
             return f"; {self._belongs(key, home, table)}"
-        if close := _close(key, list(schema)):
+        if close := did_you_mean(key, list(schema)):
             return close
         # a near miss of a table this one is in is no misplaced key: `bogus` in a bot's time
         # table is not `bots`
@@ -455,7 +454,7 @@ def _format(check: _Checker, data: dict[str, Any]) -> str:
     fmt = data.get("format", "round-robin")
     if fmt not in FORMATS:
         raise check.error(
-            f"'format' must be one of {', '.join(FORMATS)}, got {fmt!r}{_close(fmt, FORMATS)}",
+            f"'format' must be one of {', '.join(FORMATS)}, got {fmt!r}{did_you_mean(fmt, FORMATS)}",
             "format",
         )
     return fmt
@@ -538,7 +537,7 @@ def _gauntlet_bot(check: _Checker, data: dict[str, Any], fmt: str,
     if gauntlet_bot not in names:
         raise check.error(
             f"'gauntlet_bot' {gauntlet_bot!r} is not one of the bots ({', '.join(names)})"
-            f"{_close(gauntlet_bot, names)}",
+            f"{did_you_mean(gauntlet_bot, names)}",
             "gauntlet_bot",
         )
     return gauntlet_bot
