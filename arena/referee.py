@@ -72,6 +72,8 @@ class GameRecord:
     # extras, not in the games table
     infos: list[list[str]] = field(default_factory=list)  # info lines sent with each ply
     startup_ms: list[float | None] = field(default_factory=lambda: [None, None])  # per seat
+    # seat -> "reason: detail" of each bot that failed to start (or to answer hello) this game
+    start_failures: dict[int, str] = field(default_factory=dict)
     time_control: dict = field(default_factory=dict)  # seat 1's (the only one without odds)
 
     # The games-table columns a game knows itself; the store assigns `seq` and `pair_id`.
@@ -187,6 +189,8 @@ class _Referee:
 
     def _start_players(self) -> None:
         failures = greet(self.players, self.seat_controls, self.stop)
+        self.record.start_failures = {seat: f"{failure.reason}: {failure.detail}"
+                                      for seat, failure in failures.items()}
         for seat, player in self.players.items():
             self.record.startup_ms[seat - 1] = (
                 round(player.startup_ms, 1) if player.startup_ms is not None

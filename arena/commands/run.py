@@ -124,6 +124,8 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
     if result.backup is not None:
         click.echo(f"Previous results moved to {result.backup}")
     if result.stopped_by is not None or result.error is not None:
+        if result.error is not None:
+            click.echo(f"Error: {result.error}", err=True)
         click.echo(f"Stopped: {result.done} of {result.total} games done. Run the same "
                    "command again to resume:", err=True)
         click.echo(f"  {_resume_hint(file, concurrency, output, cluster)}", err=True)

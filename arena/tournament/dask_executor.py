@@ -429,8 +429,7 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
     finally:
         run.give_back(pool)
     if outcome.row is not None:
-        outcome = Outcome(outcome.game, outcome.kind, {**outcome.row, "worker": address},
-                          outcome.void, outcome.detail, outcome.starts)
+        outcome = replace(outcome, row={**outcome.row, "worker": address})
     return RemoteResult(outcome, _take_logs(run.log_dir, game))
 
 

@@ -44,6 +44,8 @@ class Outcome:
     void: bool = False
     detail: str = ""
     starts: int = 0  # bot processes started for this game (0 when both were warm)
+    # name -> "reason: detail" of each bot of the game that failed to start (`startwatch`)
+    start_failures: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

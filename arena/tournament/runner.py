@@ -34,6 +34,7 @@ from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, Worker
 from arena.tournament.progress import Progress
 from arena.tournament.reporting import select_results
 from arena.tournament.schedule import ScheduledGame, build_schedule, openings_notes
+from arena.tournament.startwatch import StartWatch
 from arena.tournament.store import LOG_DIR, RunLock, Store, StoreError, move_aside
 from arena.tournament.voids import VoidTracker, pairing_of
 
@@ -142,6 +143,8 @@ class Runner:
         self.results_dir = Path(config.output)
         self.voids = VoidTracker((), set())  # set up from the store by _prepare
         self.void_games: list[ScheduledGame] = []  # this run's
+        # games of bots not started yet in this run wait here: one that cannot start stops it
+        self.start_watch = StartWatch.of_field(config.path, config.bots)
         self.losses: Counter[str] = Counter()  # per game id: times its worker was lost
         self.left_behind = 0  # bot processes of an earlier, killed run removed at the start
 
@@ -297,6 +300,8 @@ class Runner:
                 progress.note(note)
             if executor is not None:
                 self._coordinate(executor, store, deque(pending), progress, result)
+                if not self.stop.is_set() and (error := self.start_watch.finish()):
+                    self._fail(result, error)
         finally:
             if executor is not None:
                 executor.close()
@@ -335,17 +340,21 @@ class Runner:
         if outcome.kind is OutcomeKind.DONE and outcome.row is not None:
             if outcome.void and self.stop.is_set():
                 return  # cut short by the stop
-            self._finished(store, game, outcome.row, outcome.void, progress, result, versions)
-            if outcome.void and self.voids.record(game):
-                kept = [g for g in pending if not self.voids.is_blocked(g)]
-                result.skipped += len(pending) - len(kept)
-                progress.note(self.voids.note(game, len(pending) - len(kept)))
-                pending.clear()
-                pending.extend(kept)
+            admitted, error = self.start_watch.admit(outcome)
+            if error is not None:
+                self._fail(result, error)
+            for done in admitted:
+                self._finished(store, done.game, done.row, done.void, progress, result, versions)
+                if done.void and self.voids.record(done.game):
+                    kept = [g for g in pending if not self.voids.is_blocked(g)]
+                    result.skipped += len(pending) - len(kept)
+                    progress.note(self.voids.note(done.game, len(pending) - len(kept)))
+                    pending.clear()
+                    pending.extend(kept)
         elif outcome.kind is OutcomeKind.LOST:
             self.losses[game.game_id] += 1
             if self.losses[game.game_id] >= MAX_LOSSES:
-                self._fail(result, progress, f"game {game.game_id} ({game.first} - "
+                self._fail(result, f"game {game.game_id} ({game.first} - "
                            f"{game.second}) lost its worker {MAX_LOSSES} times, last: "
                            f"{outcome.detail}")
             elif not self.stop.is_set():
@@ -353,14 +362,14 @@ class Runner:
                 progress.note(f"note: game {game.game_id} ({game.first} - {game.second}) will be "
                               f"played again: {outcome.detail}")
         elif outcome.kind is OutcomeKind.ERROR:
-            self._fail(result, progress, f"internal error in game {game.game_id}: "
+            self._fail(result, f"internal error in game {game.game_id}: "
                        f"{outcome.detail}")
 
-    def _fail(self, result: RunResult, progress: Progress, error: str) -> None:
-        """Stop the run for an error that is not a bot's (the finished games stay stored)."""
+    def _fail(self, result: RunResult, error: str) -> None:
+        """Stop the run for an error (the finished games stay stored); the caller prints it
+        (`arena run`: on stderr, where a script looks for it)."""
         if result.error is None:
             result.error = error
-            progress.note(error)
         self.stop.set()
 
     def _finished(self, store: Store, game: ScheduledGame, row: dict, void: bool,

@@ -1,6 +1,9 @@
 """Void games (neither bot of a game could start): counted apart, and not replayed for ever.
 
-A void game is stored (not rated) and played again by the next run. A pairing whose bots both
+Bots that never start at all stop the run before their games are stored (`startwatch`); the
+void games stored are those of bots that started in other games of the run (a machine too busy
+for both start-ups in time, a cluster worker without the bots' interpreter). A void game is
+stored (not rated) and played again by the next run. A pairing whose bots both
 failed to start in `VOID_LIMIT` of its games (or in every game of a pairing with fewer) is
 stopped: its remaining games are skipped, with a note, in this run and in the runs after (until
 its void games are gone, e.g. with --fresh), so that a field whose entrants cannot start never

@@ -116,5 +116,8 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
         return Outcome(game, OutcomeKind.ERROR, detail=detail)
     if record.void and stop.is_set():
         return Outcome(game, OutcomeKind.ABORTED)  # cut short by the stop, not a finished game
+    names = (game.first, game.second)
     return Outcome(game, OutcomeKind.DONE, row=record.to_row(), void=bool(record.void),
-                   starts=first.starts + second.starts - before)
+                   starts=first.starts + second.starts - before,
+                   start_failures={names[seat - 1]: why
+                                   for seat, why in record.start_failures.items()})

@@ -46,15 +46,18 @@ def quiet(*args, **kwargs):
 
 class FakeExecutor(GameExecutor):
     """Plays games instantly in memory: the lower name wins; `lose` and `fail` pick games whose
-    first submission comes back LOST or ERROR."""
+    first submission comes back LOST or ERROR; a bot of `broken` never starts (it forfeits),
+    and neither bot of a game of `void` starts."""
 
-    def __init__(self, setup: WorkerSetup, workers: int, lose=None, fail=()) -> None:
+    def __init__(self, setup: WorkerSetup, workers: int, lose=None, fail=(), broken=(),
+                 void=()) -> None:
         self.slots = workers
         self.setup = setup
         self.queued: list[ScheduledGame] = []
         self.submitted: list[str] = []
         self.most_in_flight = 0
-        self.lose, self.fail = dict(lose or {}), set(fail)
+        self.lose, self.fail, self.broken = dict(lose or {}), set(fail), set(broken)
+        self.void = set(void)
         self.stopped = self.closed = False
 
     def submit(self, game):
@@ -72,6 +75,18 @@ class FakeExecutor(GameExecutor):
                 outcomes.append(Outcome(game, OutcomeKind.LOST, detail="worker killed"))
             elif game.game_id in self.fail:
                 outcomes.append(Outcome(game, OutcomeKind.ERROR, detail="Boom"))
+            elif game.game_id in self.void:
+                row = {"result": None, "reason": "void", "plies": 0, "moves": "",
+                       "move_ms": "[]", "move_cpu_ms": "[]"}
+                outcomes.append(Outcome(game, OutcomeKind.DONE, row=row, void=True,
+                                        start_failures=dict.fromkeys(game.bots, "timeout")))
+            elif self.broken & set(game.bots):
+                seat = 1 if game.first in self.broken else 2
+                row = {"result": float(seat == 2), "winner": 3 - seat, "reason": "crash",
+                       "forfeit_by": seat, "plies": 0, "moves": "", "move_ms": "[]",
+                       "move_cpu_ms": "[]"}
+                outcomes.append(Outcome(game, OutcomeKind.DONE, row=row, start_failures={
+                    game.bots[seat - 1]: "crash: bot exited with code 2"}))
             else:
                 result = 1.0 if game.first < game.second else 0.0
                 row = {"result": result, "winner": 1 if result else 2, "reason": "line",
@@ -120,6 +135,31 @@ def test_a_lost_game_is_played_again_and_not_charged(tmp_path):
     assert result.complete and result.played == 24 and result.forfeits == 0
     assert Counter(fake.submitted)[ids[3]] == 2
     assert sorted(load_games(config.output).game_id) == sorted(ids)
+
+
+def test_a_bot_that_cannot_start_stops_the_run_and_none_of_its_games_is_stored(tmp_path):
+    config, result, fake = fake_run(tmp_path, broken={"c"})
+    assert result.error.startswith("bot 'c' (") and "did not start in 2 games: crash: " in result.error
+    assert f"{config.path}:" in result.error and "try `arena check " in result.error
+    games = load_games(config.output)
+    assert len(games) == result.done > 0 and not result.complete
+    assert "c" not in set(games["first"]) | set(games["second"])
+
+
+def test_void_games_of_bots_that_started_before_stop_their_pairing_not_the_run(tmp_path):
+    schedule = build_schedule(load_config(
+        write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra=""))))
+    seen: set[str] = set()
+    void = []
+    for game in schedule:  # a and b's games once both have played one: their processes ran
+        if {"a", "b"} <= seen and set(game.bots) == {"a", "b"}:
+            void.append(game.game_id)
+        seen |= set(game.bots)
+    assert len(void) >= 4
+    config, result, fake = fake_run(tmp_path, void=void)
+    assert result.error is None and result.voids == 3
+    assert result.skipped == len(void) - 3 and result.played == 24 - len(void)
+    assert set(fake.submitted).isdisjoint(void[3:])
 
 
 def test_a_game_that_keeps_losing_its_worker_stops_the_run(tmp_path):

@@ -1,5 +1,6 @@
 """Failures that are nobody's fault in the stored games: a worker process killed or stopped
-(its game is played again, on a new worker), and pairings whose bots never start."""
+(its game is played again, on a new worker), and a bot that never starts (the run stops
+before storing any of its games)."""
 
 from __future__ import annotations
 
@@ -72,35 +73,36 @@ def test_a_killed_or_stopped_worker_is_replaced_and_its_game_comes_back(tmp_path
     assert processes_matching(str(script)) == []
 
 
-def test_a_pairing_that_never_starts_stops_being_replayed(tmp_path):
-    script = tmp_path / "dead_bot.py"
-    shutil.copy(MISBEHAVE, script)
-    path = write_toml(tmp_path / "v.toml", f"""
-        name = "v"
+def test_a_bot_that_cannot_start_stops_the_run_and_runs_again_once_fixed(tmp_path):
+    # a typo in `args`: without the stop it played its schedule as crash forfeits, and the
+    # fixed bot then differed from its stored games', so resuming needed --fresh
+    body = """
+        name = "typo"
         variants = ["classic:5x4"]
-        games = 8
+        games = 4
         concurrency = 1
         [[bots]]
-        path = "{script}"
-        name = "d1"
-        args = ["crash_start"]
+        path = "random"
+        name = "r"
         [[bots]]
-        path = "{script}"
-        name = "d2"
-        args = ["crash_start"]
-        """)
+        path = "greedy"
+        name = "g"
+        [[bots]]
+        path = "random"
+        name = "t"
+        args = ["--sed", "3"]
+        """
+    path = write_toml(tmp_path / "typo.toml", body)
     first = run_cli("run", str(path), "-q", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
-    out = first.stdout
-    assert "Done: 0 of 8 games (0 played now)." in out
-    assert "d1 and d2 both failed to start in 3 games" in out
-    voids = len(stored_ids(tmp_path / "results" / "v"))
-    assert voids in (3, 4)  # the game already queued behind the third may end void too
-    # the void games are not replayed either: the pairing is stopped (it said "played again")
-    assert f"{voids} void (neither bot started): not rated, and not played again" in out
-    assert "played again next run" not in out
-    assert f"{8 - voids} skipped: both bots failed to start too often." in out
+    assert first.returncode == 1 and "Traceback" not in first.stderr
+    assert (f"bot 't' ({path}:12) did not start in 2 games: crash: during the handshake: bot "
+            "exited with code 2; stderr: bot.py: error: unrecognized argument: --sed") \
+        in first.stderr
+    assert "None of its games is stored" in first.stderr
+    assert "Run the same command again to resume" in first.stderr
+    stored = stored_ids(tmp_path / "results" / "typo")
+    assert stored  # r - g played, in order: the schedule starts with their pair
+    write_toml(path, body.replace("--sed", "--seed"))
     again = run_cli("run", str(path), "-q", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "Nothing to play: 0 of 8 games done, 8 skipped." in again.stdout
-    assert "their 8 remaining game(s) are skipped" in again.stdout
+    assert f"Done: 12 of 12 games ({12 - len(stored)} played now)." in again.stdout

@@ -1,0 +1,94 @@
+"""A bot that cannot start stops the run before any of its games is stored.
+
+A typo in a bot's command or `args`, a missing interpreter or module, a bot that never answers
+`hello`: without this, such a bot plays its whole schedule as start-up forfeits, and storing
+them binds the results folder to the broken bot (once fixed, its program or arguments differ
+from those of its stored games, so resuming asks for --fresh). fastchess and cutechess stop a
+tournament whose engine does not start; so does the arena, without a start per bot before the
+first game: the coordinator holds back the games in which a bot that has not yet started in this
+run failed to start. When it starts in a later game, its held games are stored (a start that
+fails now and then is the bot's fault, like any other forfeit); when it fails in
+`START_ATTEMPTS` games (or in all its games of the run, if fewer), the run stops and none of
+them is stored. Games of the other bots are stored as they finish.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from arena.botspec import MANIFEST
+from arena.tournament.executor import Outcome
+
+if TYPE_CHECKING:
+    from arena.tournament.config import BotEntry
+
+START_ATTEMPTS = 2
+
+
+class StartWatch:
+    """Decides, outcome by outcome, which finished games the coordinator stores now."""
+
+    def __init__(self, attempts: int = START_ATTEMPTS, where: Mapping[str, str] | None = None,
+                 checks: Mapping[str, str] | None = None) -> None:
+        self.attempts = attempts
+        self.where = dict(where or {})  # bot name -> "file:line" of its entry, for the error
+        self.checks = dict(checks or {})  # bot name -> the `arena check` command that tries it
+        self.started: set[str] = set()  # bots that started (or were warm) in a game of this run
+        self.failures: Counter[str] = Counter()  # start failures of bots not started yet
+        self.last_failure: dict[str, str] = {}
+        self.held: list[Outcome] = []
+
+    def admit(self, outcome: Outcome) -> tuple[list[Outcome], str | None]:
+        """The outcomes to store now, in the order they finished (`outcome` and any held ones
+        it releases), and the error that stops the run when a bot failed to start too often."""
+        failed = outcome.start_failures
+        self.started.update(name for name in outcome.game.bots if name not in failed)
+        suspects = [name for name in failed if name not in self.started]
+        if suspects:
+            self.held.append(outcome)
+            for name in suspects:
+                self.failures[name] += 1
+                self.last_failure[name] = failed[name]
+            hopeless = [name for name in suspects if self.failures[name] >= self.attempts]
+            return [], self.error(hopeless) if hopeless else None
+        released: list[Outcome] = []
+        still_held: list[Outcome] = []
+        for held in self.held:
+            done = all(name in self.started for name in held.start_failures)
+            (released if done else still_held).append(held)
+        self.held = still_held
+        return [*released, outcome], None
+
+    def finish(self) -> str | None:
+        """At the end of the run's play: the error for the bots whose every game of this run
+        failed to start (fewer than `attempts`), if any; their games stay unstored."""
+        never = sorted({name for held in self.held for name in held.start_failures
+                        if name not in self.started})
+        return self.error(never) if never else None
+
+    def error(self, names: list[str]) -> str:
+        name = names[0]
+        where = f" ({self.where[name]})" if name in self.where else ""
+        tries = self.failures[name]
+        others = f" (and {', '.join(names[1:])})" if len(names) > 1 else ""
+        check = f"try `{self.checks[name]}`" if name in self.checks else \
+            "`arena check` tries one bot alone"
+        return (f"bot {name!r}{where}{others} did not start in {tries} game"
+                f"{'s' if tries > 1 else ''}: {self.last_failure[name]}. None of its games "
+                f"is stored: fix it ({check}), then run the same command again")
+
+    @classmethod
+    def of_field(cls, path: object, bots: list[BotEntry]) -> StartWatch:
+        """The watch of a tournament file's bots (each named by its entry's line)."""
+        return cls(where={bot.name: f"{path}:{bot.line}" for bot in bots},
+                   checks={bot.name: check_command(bot) for bot in bots
+                           if (bot.spec.cwd / MANIFEST).is_file()})
+
+
+def check_command(bot: BotEntry) -> str:
+    """`arena check` of a bot with a folder (and its arguments), from any folder."""
+    extra = ["--args", shlex.join(bot.args)] if bot.args else []
+    return shlex.join(["arena", "check", str(bot.spec.cwd), *extra])
