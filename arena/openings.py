@@ -35,19 +35,26 @@ def builtin_openings(variant: Variant) -> list[tuple[int, ...]]:
     openings = []
     for first, reply in _BUILTIN_OFFSETS:
         moves = (centre + first, centre + reply)
-        if _playable(variant, moves):
+        if opening_problem(variant, moves) is None:
             openings.append(moves)
     return openings
 
 
-def _playable(variant: Variant, moves: Sequence[int]) -> bool:
+def opening_problem(variant: Variant, moves: Sequence[int],
+                    tokens: Sequence[str] | None = None) -> str | None:
+    """Why an opening cannot start a game of `variant` (an illegal move, or a game it already
+    ends), None if it can; `tokens` are the moves as written, to quote (the one check of
+    tournament files, openings files, `play --opening` and the built-in set)."""
     game = Game(variant)
-    try:
-        for move in moves:
+    for index, move in enumerate(moves):
+        try:
             game.push(move)
-    except IllegalMoveError:
-        return False
-    return game.outcome is None
+        except IllegalMoveError as error:
+            token = tokens[index] if tokens is not None else str(move)
+            return f"move {token!r} is illegal in {variant.spec}: {error}"
+    if game.outcome is not None:
+        return f"the opening already ends the game in {variant.spec}"
+    return None
 
 
 def openings_for_variants(choice: str, variants: Sequence[Variant]) -> dict[str, list[tuple[int, ...]]]:

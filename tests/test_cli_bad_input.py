@@ -312,7 +312,8 @@ def test_replay_files(tmp_path):
     (["--args-a", "'unclosed"], "--args-a"),
     (["--log-dir", "/proc/no/such"], "--log-dir"),
     (["--opening", "d4 d9"], "--opening"),
-    (["-v", "classic", "-v", "popout", "--opening", "p1"], "'p1' in classic"),
+    (["-v", "classic", "-v", "popout", "--opening", "p1"], "move 'p1' is illegal in classic: "),
+    (["--opening", "d4 d5 d4 d5 d4 d5 d4"], "the opening already ends the game in classic"),
 ])
 def test_play_bad_options(args, fragment):
     fails(arena("play", "random", "greedy", *args), fragment, code=2)

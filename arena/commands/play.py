@@ -320,23 +320,16 @@ def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool, odds=(
 
 def _check_opening(opening: str, variants) -> list[int]:
     """The --opening moves, checked to be legal and not game-ending in every variant."""
-    from arena.game import Game, IllegalMoveError, MoveError, parse_move
+    from arena.game import MoveError, parse_move
+    from arena.openings import opening_problem
 
     try:
         moves = [parse_move(t) for t in opening.split()]
     except MoveError as error:
         raise click.BadParameter(f"{opening!r}: {error}", param_hint="'--opening'") from None
     for variant in variants:
-        game = Game(variant)
-        for token, move in zip(opening.split(), moves, strict=True):
-            try:
-                game.push(move)
-            except IllegalMoveError as error:
-                raise click.BadParameter(f"{opening!r}: move {token!r} in {variant.spec}: {error}",
-                                         param_hint="'--opening'") from None
-        if game.outcome is not None:
-            raise click.BadParameter(f"{opening!r} ends the game in {variant.spec}",
-                                     param_hint="'--opening'")
+        if problem := opening_problem(variant, moves, opening.split()):
+            raise click.BadParameter(f"{opening!r}: {problem}", param_hint="'--opening'")
     return moves
 
 

@@ -27,8 +27,9 @@ from typing import Any
 
 from arena.affinity import available as affinity_available
 from arena.botspec import MANIFEST, NAME_RULE, BotSpec, folder_files, name_problem, resolve_command
-from arena.game import Game, IllegalMoveError, MoveError, Variant, VariantError, parse_move
+from arena.game import MoveError, Variant, VariantError, parse_move
 from arena.game import parse_variant as _parse_variant
+from arena.openings import opening_problem
 from arena.sandbox import (
     LIMIT_KEYS,
     SandboxConfigError,
@@ -707,25 +708,11 @@ def _check_bot_name(check: _Checker, name: str | None, index: int) -> None:
         raise check.error(f"bot name {name!r} {name_problem(name)} ({NAME_RULE})", "name", "bots", index)
 
 
-def _opening_problem(variant: Variant, tokens: list[str], moves: tuple[int, ...]) -> str | None:
-    """Why an opening cannot start a game of `variant` (an illegal move, or a game it already
-    ends), None if it can."""
-    game = Game(variant)
-    for token, move in zip(tokens, moves, strict=True):
-        try:
-            game.push(move)
-        except IllegalMoveError:
-            return f"move {token!r} is illegal in {variant.spec}"
-    if game.outcome is not None:
-        return f"the opening already ends the game in {variant.spec}"
-    return None
-
-
 def _prefix_hint(line: str, tokens: list[str], moves: tuple[int, ...],
                  variants: list[Variant]) -> str:
     """For an unprefixed opening line that fails in one of the tournament's variants (it is
     played in all of them): the prefix of a variant where it can start a game, if any."""
-    fits = next((v for v in variants if _opening_problem(v, tokens, moves) is None), None)
+    fits = next((v for v in variants if opening_problem(v, moves, tokens) is None), None)
     if fits is None:
         return ""
     return (f" (a line without a variant is played in every variant; to play it in "
@@ -764,7 +751,7 @@ def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
             raise ConfigError(f"{where}: an opening needs at least one move")
         targets = [variant] if scoped else variants
         for target in targets:
-            problem = _opening_problem(target, tokens, moves)
+            problem = opening_problem(target, moves, tokens)
             if problem is not None:
                 hint = "" if scoped else _prefix_hint(line, tokens, moves, variants)
                 raise ConfigError(f"{where}: {problem}{hint}")
