@@ -30,19 +30,23 @@ def command() -> None:
               help="Allowance to start and answer the handshake, in ms.")
 @click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]), default="auto",
               show_default=True, help="Run submitted bots in the bubblewrap sandbox (SECURITY.md).")
+@click.option("--openings", "openings_choice", default="builtin", show_default=True,
+              help="Where games start: builtin (two drops next to the centre, each variant's "
+                   "own, as `arena play` uses), none (the empty board) or an openings file.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A league TOML file: the keys of a tournament file without bots and game counts "
               "(variants, [time], openings, seed, sandbox, [limits], ...), instead of the options above.")
 @click.pass_context
 def init(ctx: click.Context, folder: Path, variants: tuple[str, ...], move_ms: int, startup_ms: int,
-         sandbox_mode: str, config_file: Path | None) -> None:
+         openings_choice: str, sandbox_mode: str, config_file: Path | None) -> None:
     """Create a league in FOLDER."""
-    from arena.game import VariantError
+    from arena.game import VariantError, parse_variant
     from arena.league.registry import LeagueError, init_league
-    from arena.tournament.config import ConfigError, load_league_file
+    from arena.tournament.config import ConfigError, league_openings_setting, load_league_file
 
     given = [option for option, param in (("--variants", "variants"), ("--move-ms", "move_ms"),
-                                          ("--startup-ms", "startup_ms"), ("--sandbox", "sandbox_mode"))
+                                          ("--startup-ms", "startup_ms"), ("--sandbox", "sandbox_mode"),
+                                          ("--openings", "openings_choice"))
              if ctx.get_parameter_source(param) not in (None, ParameterSource.DEFAULT)]
     if config_file is not None and given:
         # the file holds these settings too: taking either silently made a league unlike the
@@ -55,9 +59,11 @@ def init(ctx: click.Context, folder: Path, variants: tuple[str, ...], move_ms: i
                 raise LeagueError(f"--config {config_file}: no such league file")
             settings = load_league_file(config_file)
         else:
-            settings = {"variants": _variant_specs(variants) if variants else ["classic"],
-                        "sandbox": sandbox_mode,
-                        "time_control": {"move_ms": move_ms, "startup_ms": startup_ms}}
+            specs = _variant_specs(variants) if variants else ["classic"]
+            settings = {"variants": specs, "sandbox": sandbox_mode,
+                        "time_control": {"move_ms": move_ms, "startup_ms": startup_ms},
+                        "openings": league_openings_setting(
+                            openings_choice, [parse_variant(spec) for spec in specs])}
         init_league(folder, settings)
     except (VariantError, LeagueError, ConfigError) as error:
         raise _fail(error) from None

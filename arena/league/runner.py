@@ -38,7 +38,7 @@ from arena.ratings.elo import count_pairs, fit_elo
 from arena.reasons import forfeiter_seat
 from arena.referee import TimeControl
 from arena.solver.scope import ADJUDICATION_BUDGET_S, adjudication_note
-from arena.tournament.config import default_concurrency
+from arena.tournament.config import default_concurrency, league_openings
 from arena.tournament.executor import (
     WARM_CAP,
     FieldChange,
@@ -118,7 +118,8 @@ class LeagueRunner:
         self.folder = registry.open_league(folder)
         self.settings = registry.settings(self.folder)
         self.variants = [parse_variant(v).spec for v in self.settings.get("variants", ["classic"])]
-        self.openings: list[list[str]] = [o.split() for o in self.settings.get("openings", [])] or [[]]
+        self.openings = {variant: league_openings(self.settings.get("openings", []), variant)
+                         for variant in self.variants}
         self.tc = time_control_of(self.settings)
         # unset: the league file's `concurrency` and `seed`, else one pair per core and 0
         if concurrency is None:
@@ -322,7 +323,8 @@ class LeagueRunner:
                 by_bot_variant[(first, variant)] += 1
                 by_bot_variant[(second, variant)] += 1
         variant = balanced_variant(self.variants, by_bot_variant, a, b)
-        opening = self.openings[pair_no % len(self.openings)]
+        openings = self.openings[variant]
+        opening = openings[pair_no % len(openings)]
         return PairJob(pair_no, a, b, variant, opening)
 
     @staticmethod

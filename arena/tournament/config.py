@@ -27,9 +27,11 @@ from typing import Any
 
 from arena.affinity import available as affinity_available
 from arena.botspec import MANIFEST, NAME_RULE, BotSpec, folder_files, name_problem, resolve_command
-from arena.game import MoveError, Variant, VariantError, parse_move
+from arena.game import MoveError, Variant, VariantError, format_move, parse_move
 from arena.game import parse_variant as _parse_variant
-from arena.openings import opening_problem
+from arena.openings import BUILTIN as BUILTIN_OPENINGS
+from arena.openings import NONE as NO_OPENINGS
+from arena.openings import builtin_openings, opening_problem
 from arena.sandbox import (
     LIMIT_KEYS,
     SandboxConfigError,
@@ -69,7 +71,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "format": ((str,), f"one of {', '.join(FORMATS)}"),
     "gauntlet_bot": ((str,), "a bot name"),
     "games": ((int,), "an even number"),
-    "openings": ((str,), "a file name"),
+    "openings": ((str,), 'a file name, "builtin" or "none"'),
     "time": ((dict,), "a [time] table"),
     "concurrency": ((int,), "a positive number"),
     "cluster": ((str,), "a Dask scheduler address (tcp://HOST:8786) or local:N"),  # issue 12
@@ -158,6 +160,7 @@ class TournamentConfig:
     games: int | None = None  # per pairing per variant; None: 2, or 2 per opening
     openings_file: Path | None = None
     openings: list[Opening] = field(default_factory=list)
+    openings_given: bool = False  # the file names its openings (`"none"` included)
     time_control: TimeControl = field(default_factory=TimeControl)
     concurrency: int = 1
     cluster: str | None = None  # issue 12: play the games on this Dask cluster (dask_executor)
@@ -365,6 +368,7 @@ def load_config(
         games=games,
         openings_file=openings_file,
         openings=openings,
+        openings_given="openings" in data,
         time_control=time_control,
         concurrency=_concurrency(check, data, concurrency),
         cluster=_cluster(check, data),
@@ -546,8 +550,14 @@ def _gauntlet_bot(check: _Checker, data: dict[str, Any], fmt: str,
 
 def _openings(check: _Checker, data: dict[str, Any], base: Path,
               variants: list[Variant]) -> tuple[Path | None, list[Opening]]:
-    if "openings" not in data:
+    """The openings file and its openings; `openings = "builtin"` is `arena play`'s built-in
+    set (each variant's own), `"none"` (or no key) the empty board."""
+    if data.get("openings", NO_OPENINGS) == NO_OPENINGS:
         return None, []
+    if data["openings"] == BUILTIN_OPENINGS:
+        line = check.lines.line("openings")
+        return None, [Opening(moves, variant.spec, line) for variant in variants
+                      for moves in builtin_openings(variant)]
     openings_file = _find_file(data["openings"], base)
     if openings_file is None:
         raise check.error(f"openings file {data['openings']!r} not found", "openings")
@@ -778,6 +788,36 @@ _NOT_LEAGUE_KEYS = {
 LEAGUE_KEYS = {k: v for k, v in _TOP_KEYS.items() if k not in _NOT_LEAGUE_KEYS}
 
 
+def league_builtin_openings(variants: list[Variant]) -> list[str]:
+    """The built-in openings of each variant, as a league stores them."""
+    return [f"{variant.spec}: {' '.join(format_move(m) for m in moves)}"
+            for variant in variants for moves in builtin_openings(variant)]
+
+
+def league_openings_setting(choice: str, variants: list[Variant]) -> list[str]:
+    """What a league stores for `league init --openings CHOICE`: "builtin", "none" or a file."""
+    if choice == NO_OPENINGS:
+        return []
+    if choice == BUILTIN_OPENINGS:
+        return league_builtin_openings(variants)
+    path = Path(choice)
+    if not path.is_file():
+        raise ConfigError(f"--openings {choice}: no such openings file (or use 'builtin' or 'none')")
+    return [f"{o.variant}: {o.text}" if o.variant else o.text
+            for o in _read_openings(path, variants)]
+
+
+def league_openings(stored: list[str], variant: str) -> list[list[str]]:
+    """A league's openings for `variant` (its stored lines without a variant, and those for
+    it), as move tokens; [[]] (the empty board) when there is none."""
+    mine = []
+    for line in stored:
+        scope, _, moves = line.rpartition(": ")  # a spec may hold ':' (classic:7x6), moves not
+        if scope in ("", variant):
+            mine.append(moves.split())
+    return mine or [[]]
+
+
 def load_league_file(path: str | Path) -> dict[str, Any]:
     """Read and check a league TOML file; the league's stored settings. ConfigError names the
     key and line, as for tournament files."""
@@ -798,7 +838,10 @@ def load_league_file(path: str | Path) -> dict[str, Any]:
         "description": data.get("description", ""),
         "variants": [v.spec for v in variants],
         "time_control": _tc_dict(_time_control(check, data.get("time", {}))),
-        "openings": [o.text for o in openings],
+        # a line for one variant keeps its prefix (`league_openings` reads it back); a league
+        # file without `openings` plays the built-in set, as `league init` does
+        "openings": ([f"{o.variant}: {o.text}" if o.variant else o.text for o in openings]
+                     if "openings" in data else league_builtin_openings(variants)),
         "seed": data.get("seed", 0),
         # only when the file sets it: else `league run` counts the cores of its own machine,
         # not those of the one that made the league

@@ -78,9 +78,15 @@ def pair_count(config: TournamentConfig, variant: Variant) -> int:
 
 
 def openings_notes(config: TournamentConfig) -> list[str]:
-    """Say so when `games` is too small for every opening: each game pair plays one opening
-    (both seats), so only the first `games / 2` openings of the seeded order are played."""
+    """Say so when the file names no openings, and when `games` is too small for every opening:
+    each game pair plays one opening (both seats), so only the first `games / 2` openings of the
+    seeded order are played."""
     notes = []
+    if not config.openings_given and any(pair_count(config, v) > 1 for v in config.variants):
+        # as fastchess warns: bots that always answer alike would replay one game pair
+        notes.append('note: no openings: every game starts from the empty board, so bots that '
+                     'always answer a position alike replay the same game; openings = "builtin" '
+                     'plays `arena play`\'s set (or name a file; "none" to keep the empty board)')
     for variant in config.variants:
         available = len(config.openings_for(variant))
         if config.openings and not available:  # every line is for other variants

@@ -278,6 +278,32 @@ def test_a_league_file_sets_variants_time_openings_and_sandbox(tmp_path: Path):
     assert not (tmp_path / "other").exists()
 
 
+def test_a_league_plays_openings_each_variants_own_by_default(tmp_path: Path):
+    # from the empty board, two bots that always answer alike replayed one game pair, and the
+    # scheduler, finding their order least certain, gave them most of the league's games
+    from arena.league.registry import settings
+    from arena.tournament.config import league_openings
+
+    arena("league", "init", str(tmp_path / "a"), "--variants", "classic,five")
+    stored = settings(tmp_path / "a")["openings"]
+    assert league_openings(stored, "classic")[:2] == [["d3", "d4"], ["d5", "d4"]]
+    assert league_openings(stored, "five")[:2] == [["d4", "d5"], ["d6", "d5"]]
+    assert len(stored) == 12
+    arena("league", "init", str(tmp_path / "b"), "--openings", "none")
+    assert settings(tmp_path / "b")["openings"] == []
+    # a line of a league file for one variant stays that variant's
+    (tmp_path / "open.txt").write_text("d4\npopout: d1 d2\n")
+    (tmp_path / "c.toml").write_text('variants = ["classic", "popout"]\nopenings = "open.txt"\n')
+    arena("league", "init", str(tmp_path / "c"), "--config", str(tmp_path / "c.toml"))
+    stored = settings(tmp_path / "c")["openings"]
+    assert league_openings(stored, "classic") == [["d4"]]
+    assert league_openings(stored, "popout") == [["d4"], ["d1", "d2"]]
+    assert league_openings([], "classic") == [[]]
+    (tmp_path / "d.toml").write_text('variants = ["classic"]\n')
+    arena("league", "init", str(tmp_path / "d"), "--config", str(tmp_path / "d.toml"))
+    assert len(settings(tmp_path / "d")["openings"]) == 6  # a file without `openings`: builtin
+
+
 def test_a_tournament_run_refuses_a_league_folder(league: Path, tmp_path: Path):
     """`arena run FILE -o LEAGUE` stored its games and settings in the league (which then
     failed with a traceback), and with --fresh moved the league's games aside."""

@@ -26,7 +26,7 @@ args = ["--seed", "2"]
 """
 
 
-def config(tmp_path, variants=('classic', 'popout:5x4'), games=4, extra="", more="",
+def config(tmp_path, variants=("classic", "popout:5x4"), games=4, extra="", more="",
            name="s.toml"):
     body = BASE.format(variants=list(variants), games=games, extra=extra, more=more)
     body = body.replace("'", '"')
@@ -118,3 +118,24 @@ def test_a_small_games_count_plays_the_first_openings_and_says_so(tmp_path):
     ]
     cfg.games = 8
     assert openings_notes(cfg) == [] and len({g.opening for g in build_schedule(cfg)}) == 4
+
+
+def test_builtin_openings_are_each_variants_own_and_none_keeps_the_empty_board(tmp_path):
+    cfg = config(tmp_path, variants=("classic", "five"), games=12, extra='openings = "builtin"')
+    played = {(g.variant.spec, g.opening_text) for g in build_schedule(cfg)}
+    # two drops next to each board's centre: d4 on 7 columns, d5 on 9
+    assert {text for spec, text in played if spec == "classic"} == {
+        "d3 d4", "d5 d4", "d3 d3", "d5 d5", "d3 d5", "d5 d3"}
+    assert {text for spec, text in played if spec == "five"} == {
+        "d4 d5", "d6 d5", "d4 d4", "d6 d6", "d4 d6", "d6 d4"}
+    assert openings_notes(cfg) == [] and cfg.openings_file is None
+    empty = config(tmp_path, extra='openings = "none"', name="n.toml")
+    assert {g.opening for g in build_schedule(empty)} == {()} and openings_notes(empty) == []
+
+
+def test_no_openings_with_more_than_one_game_pair_is_noted(tmp_path):
+    # as fastchess warns: deterministic bots replay one game pair from the empty board
+    [note] = openings_notes(config(tmp_path, games=4))
+    assert note.startswith("note: no openings: every game starts from the empty board")
+    assert 'openings = "builtin"' in note
+    assert openings_notes(config(tmp_path, games=2, name="two.toml")) == []
