@@ -54,8 +54,11 @@ SANDBOX_TMP = "/tmp"
 BOT_MANIFEST = "bot.toml"
 ARENA_PACKAGE = Path(__file__).resolve().parent
 # The bundled bots are the arena's own, published code: a bundled bot sees them all (read-only), so
-# one may build on another (perfect plays alphabeta's search off its book). Submitted bots do not.
+# one may build on another (perfect plays alphabeta's search off its book). Submitted bots do not,
+# nor does a bot an organiser keeps beside them in bots/: only the folders named here are bound
+# (binding bots/ whole handed each such entrant every other one's code).
 BUNDLED_BOTS = ARENA_PACKAGE.parent / "bots"
+SHIPPED_BOTS = ("alphabeta", "awk", "greedy", "mcts", "perfect", "random")
 
 # The unprivileged uids given to bots when the arena runs as root: far above any real account,
 # random per bot so that two live bots never share a process budget.
@@ -442,7 +445,7 @@ def prepare_bundled(cwd: str | os.PathLike[str]) -> None:
     compiled out here, where the machine code can be kept, not in every sandboxed process
     (`arena.numba_cache`; once per process, a file check when nothing changed)."""
     folder = Path(cwd).resolve()
-    if _is_within(folder, BUNDLED_BOTS):
+    if is_shipped(folder):
         numba_cache.warm_for_bot(folder)
 
 
@@ -678,8 +681,8 @@ def _program_binds(argv: Sequence[str], cwd: Path) -> list[tuple[str, str]]:
     elif executable is not None and executable.is_absolute() and executable.is_file():
         paths.append(executable.resolve())  # a symlink to it is recreated (_program_symlinks)
     paths.append(ARENA_PACKAGE)
-    if _is_within(cwd, BUNDLED_BOTS):
-        paths.append(BUNDLED_BOTS)
+    if is_shipped(cwd):
+        paths += [BUNDLED_BOTS / name for name in SHIPPED_BOTS if (BUNDLED_BOTS / name).is_dir()]
     whole = _outermost(p for p in paths if not str(p).startswith(_SYSTEM_PREFIXES))
     return [(p, p) for p in whole] + [
         (host, inside) for host, inside in named if not inside.startswith(_SYSTEM_PREFIXES)
@@ -738,6 +741,12 @@ def _ancestors(paths: Sequence[str]) -> list[str]:
             found.add(str(parent))
             parent = parent.parent
     return sorted(found, key=lambda p: (p.count("/"), p))
+
+
+def is_shipped(folder: str | os.PathLike[str]) -> bool:
+    """Whether `folder` is one of the bots the arena ships (`SHIPPED_BOTS`, in `bots/`)."""
+    folder = Path(folder).resolve()
+    return folder.parent == BUNDLED_BOTS and folder.name in SHIPPED_BOTS
 
 
 def _is_within(path: Path, folder: Path) -> bool:

@@ -105,6 +105,29 @@ def test_argv_isolates_namespaces_and_runs_the_bot_last(tmp_path):
     assert "--reuid=1900000123" in tail and "--no-new-privs" in tail
 
 
+def test_only_the_shipped_bots_see_each_other_not_a_bot_kept_beside_them(tmp_path, monkeypatch):
+    # SECURITY.md advises keeping submitted bots in the project's bots/: binding that folder
+    # whole for any bot in it showed each such entrant every other one's code (hostile review)
+    bots = tmp_path / "bots"
+    for name in ("perfect", "alphabeta", "evil", "victim"):
+        (bots / name).mkdir(parents=True)
+        (bots / name / "bot.toml").write_text(f'name = "{name}"\ncommand = "bot.py"\n')
+    monkeypatch.setattr(sandbox, "BUNDLED_BOTS", bots)
+    evil = _pairs(sandbox.build_argv([sys.executable, "bot.py"], bots / "evil", Limits()),
+                  "--ro-bind")
+    assert str(bots / "evil") in evil
+    assert not {str(bots), str(bots / "victim"), str(bots / "alphabeta")} & set(evil)
+    perfect = _pairs(sandbox.build_argv([sys.executable, "bot.py"], bots / "perfect", Limits()),
+                     "--ro-bind")
+    assert {str(bots / "perfect"), str(bots / "alphabeta")} <= set(perfect)
+    assert not {str(bots), str(bots / "evil"), str(bots / "victim")} & set(perfect)
+
+
+def test_the_shipped_bots_are_the_bots_folder():
+    assert sorted(sandbox.SHIPPED_BOTS) == sorted(
+        p.parent.name for p in (ROOT / "bots").glob("*/bot.toml"))
+
+
 def test_a_single_file_bot_sees_its_file_not_its_siblings(tmp_path):
     (tmp_path / "mine.py").write_text("print('hello name=x')\n")
     (tmp_path / "rival.py").write_text("SECRET = 1\n")
