@@ -570,16 +570,21 @@ def _through_shell(argv: list[str], seccomp_file: str | None,
 # clone. It also refuses (ENOSYS, as a kernel without them) what a bot could use to take a
 # machine-wide kernel pool or leave state behind outside any cgroup: AIO contexts and io_uring
 # (`fs.aio-max-nr` is one count for the whole machine) and the kernel keyrings (a bot's uid's
-# keys outlive it), as Docker's default profile does. Per machine, each syscall ABI it runs:
-# (audit arch, clone, unshare, x32 ABI too, the syscalls refused outright).
+# keys outlive it), as Docker's default profile does. And it refuses internet sockets
+# (EAFNOSUPPORT): a bot has no network, and on its own loopback a TCP or UDP socket's buffers
+# are memory no cgroup v1 counts (one bot held 2.5 GiB that way, past the machine's `tcp_mem`);
+# the 32-bit `socketcall`, whose arguments a filter cannot read, is refused outright (the C
+# library uses `socket` itself). Per machine, each syscall ABI it runs: (audit arch, clone,
+# unshare, x32 ABI too, the syscalls refused outright, socket).
 _SECCOMP_ABIS = {
-    "x86_64": ((0xC000003E, 56, 272, True, (206, 425, 248, 249, 250)),
-               (0x40000003, 120, 310, False, (245, 425, 286, 287, 288))),
-    "aarch64": ((0xC00000B7, 220, 97, False, (0, 425, 217, 218, 219)),
-                (0x40000028, 120, 337, False, (243, 425, 309, 310, 311))),
+    "x86_64": ((0xC000003E, 56, 272, True, (206, 425, 248, 249, 250), 41),
+               (0x40000003, 120, 310, False, (245, 425, 286, 287, 288, 102), 359)),
+    "aarch64": ((0xC00000B7, 220, 97, False, (0, 425, 217, 218, 219), 198),
+                (0x40000028, 120, 337, False, (243, 425, 309, 310, 311), 281)),
 }
 _CLONE3 = 435
 _CLONE_NEWUSER = 0x10000000
+_AF_INET, _AF_INET6 = 2, 10
 
 
 def no_userns_filter(machine: str) -> bytes | None:
@@ -588,18 +593,23 @@ def no_userns_filter(machine: str) -> bytes | None:
     if abis is None:
         return None
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
-    allow, eperm, enosys = 0x7FFF0000, 0x00050001, 0x00050026
+    allow, eperm, enosys, noinet = 0x7FFF0000, 0x00050001, 0x00050026, 0x00050061
     code: list[tuple[int, object, object, int]] = []  # (op, jump if true, if false, k)
-    for n, (arch, clone, unshare, x32, refused) in enumerate(abis):
+    for n, (arch, clone, unshare, x32, refused, socket) in enumerate(abis):
         code += [(ld, 0, 0, 4), (jeq, 0, f"abi{n + 1}", arch), (ld, 0, 0, 0)]
         if x32:  # the x32 ABI shares the arch: its syscalls have bit 30 set; a bot has no use
             code.append((jge, "eperm", 0, 0x40000000))
         code += [(jeq, "enosys", 0, number) for number in refused]
         code += [(jeq, "enosys", 0, _CLONE3), (jeq, "flags", 0, clone),
-                 (jeq, "flags", 0, unshare), (ret, 0, 0, allow), ("label", f"abi{n + 1}", 0, 0)]
+                 (jeq, "flags", 0, unshare), (jeq, "socket", 0, socket), (ret, 0, 0, allow),
+                 ("label", f"abi{n + 1}", 0, 0)]
     code += [(ret, 0, 0, allow),
              ("label", "flags", 0, 0), (ld, 0, 0, 16), (jset, "eperm", 0, _CLONE_NEWUSER),
              (ret, 0, 0, allow),
+             # the first argument's low word (little-endian): the address family
+             ("label", "socket", 0, 0), (ld, 0, 0, 16), (jeq, "noinet", 0, _AF_INET),
+             (jeq, "noinet", 0, _AF_INET6), (ret, 0, 0, allow),
+             ("label", "noinet", 0, 0), (ret, 0, 0, noinet),
              ("label", "eperm", 0, 0), (ret, 0, 0, eperm),
              ("label", "enosys", 0, 0), (ret, 0, 0, enosys)]
     labels, program = {}, []

@@ -11,6 +11,7 @@ off, that the same attack succeeds). Modes and arguments:
     inject MARKER           write a move line into the stdout pipe of those processes via /proc
     procfd NAME             find a file named NAME open in another process (/proc/PID/fd) and
                             append to it through that link (games.db held by the arena)
+    sockets                 open an internet (v4, v6) and a unix socket
     connect PORT            connect to 127.0.0.1:PORT (a listener of the host)
     alloc GIB               reserve GIB GiB of address space (not touched: harmless unsandboxed)
     fork N                  start N processes that wait for this bot to exit
@@ -149,6 +150,16 @@ def attack() -> None:
             report("ok connected")
         except OSError as error:
             report(f"denied {error.strerror or error}")
+    elif MODE == "sockets":  # internet sockets (their buffers escape cgroup v1), and a unix one
+        said = []
+        for name, family in (("inet", socket.AF_INET), ("inet6", socket.AF_INET6),
+                             ("unix", socket.AF_UNIX)):
+            try:
+                socket.socket(family, socket.SOCK_DGRAM).close()
+                said.append(f"{name} ok")
+            except OSError as error:
+                said.append(f"{name} denied {error.strerror}")
+        report("; ".join(said))
     elif MODE == "alloc":
         size = int(ARGS[0]) << 30
         try:
