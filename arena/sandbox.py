@@ -108,6 +108,9 @@ class Limits:
                   bot that computes between turns; a kept process plays the consecutive games of a
                   pairing, so this is per process, not per move: 600.
     tmp_mb        size of its private writable /tmp (HOME, TMPDIR), MiB: 64.
+    open_files    open files per process (RLIMIT_NOFILE): 1024, the usual default. Without it a
+                  bot inherited the arena's limit (a hard one of 524,288 on many hosts), and with
+                  its 64 processes took half of the machine's file table (`fs.file-max`).
     """
 
     memory_mb: int = 1024
@@ -115,6 +118,7 @@ class Limits:
     file_size_mb: int = 64
     cpu_seconds: int = 600
     tmp_mb: int = 64
+    open_files: int = 1024
 
     def describe(self) -> str:
         """One line for `arena check` and the stored settings, e.g. `memory 1024 MiB, ...`."""
@@ -123,7 +127,8 @@ class Limits:
 
         return (f"memory {cap(self.memory_mb, ' MiB')}, processes {cap(self.processes, '')}, "
                 f"file size {cap(self.file_size_mb, ' MiB')}, "
-                f"cpu {cap(self.cpu_seconds, ' s')}, tmp {cap(self.tmp_mb, ' MiB')}")
+                f"cpu {cap(self.cpu_seconds, ' s')}, tmp {cap(self.tmp_mb, ' MiB')}, "
+                f"open files {cap(self.open_files, '')}")
 
 
 LIMIT_KEYS = tuple(f.name for f in fields(Limits))
@@ -131,7 +136,7 @@ LIMIT_KEYS = tuple(f.name for f in fields(Limits))
 MIN_MEMORY_MB = 16
 # Largest accepted values: well beyond any machine, small enough to stay in rlimit range.
 _LIMIT_MAX = {"memory_mb": 1 << 30, "processes": 1 << 22, "file_size_mb": 1 << 30,
-              "cpu_seconds": 1 << 31, "tmp_mb": 1 << 30}
+              "cpu_seconds": 1 << 31, "tmp_mb": 1 << 30, "open_files": 1 << 20}
 
 
 @dataclass(frozen=True)
@@ -649,6 +654,8 @@ def prlimit_argv(limits: Limits) -> list[str]:
         args.append(f"--fsize={limits.file_size_mb * MIB}")
     if limits.cpu_seconds:
         args.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}")
+    if limits.open_files:
+        args.append(f"--nofile={limits.open_files}")
     return [*args, "--"]
 
 

@@ -204,6 +204,17 @@ def test_machine_wide_kernel_pools_and_keyrings_are_refused(project, mode):
         assert off.report == "ok", off.stderr
 
 
+def test_open_files_are_capped(project):
+    """A bot inherited the arena's open-file limit: with 64 processes it took half of the
+    machine's file table (hostile review)."""
+    run = run_hostile(project, sandbox.SandboxPolicy("on", sandbox.Limits(open_files=64)),
+                      "openfiles", "500")
+    assert run.report.startswith("denied after ") and run.report.endswith("Too many open files")
+    assert int(run.report.split()[2].rstrip(":")) < 64, run.report
+    assert_gone(run)
+    assert run_hostile(project, OFF, "openfiles", "500").report == "ok opened 500"
+
+
 def test_internet_sockets_are_refused_and_unix_ones_kept(project):
     """On the bot's own loopback, TCP and UDP buffers are memory cgroup v1 does not count: a
     bot held 2.5 GiB of the machine's that way (hostile review). As root, where the seccomp

@@ -34,10 +34,10 @@ def test_bad_mode_is_one_line_naming_the_key(value, hint):
 
 def test_documented_defaults():
     assert Limits() == Limits(memory_mb=1024, processes=64, file_size_mb=64, cpu_seconds=600,
-                              tmp_mb=64)
+                              tmp_mb=64, open_files=1024)
     assert SandboxPolicy().mode == "auto"
     assert Limits().describe() == ("memory 1024 MiB, processes 64, file size 64 MiB, cpu 600 s, "
-                                   "tmp 64 MiB")
+                                   "tmp 64 MiB, open files 1024")
     assert "memory unlimited" in Limits(memory_mb=0).describe()
 
 
@@ -46,7 +46,7 @@ def test_tournament_then_bot_overrides_merge_over_the_defaults():
     bot = {"memory_mb": 0, "cpu_seconds": 30}
     merged = sandbox.merge_limits(Limits(), tournament, None, bot)
     assert merged == Limits(memory_mb=0, processes=128, file_size_mb=64, cpu_seconds=30,
-                            tmp_mb=64)
+                            tmp_mb=64, open_files=1024)
     assert sandbox.merge_limits(Limits()) == Limits()
 
 
@@ -101,7 +101,7 @@ def test_argv_isolates_namespaces_and_runs_the_bot_last(tmp_path):
     tail = argv[argv.index("--") + 1:]
     assert tail[:tail.index("setpriv")] == [
         "prlimit", "--core=0", f"--as={1024 << 20}", "--nproc=64", f"--fsize={64 << 20}",
-        "--cpu=600:601", "--"]
+        "--cpu=600:601", "--nofile=1024", "--"]
     assert "--reuid=1900000123" in tail and "--no-new-privs" in tail
 
 
@@ -172,7 +172,7 @@ def test_tmp_size_and_unlimited_limits():
     assert _pairs(argv, "--size") == [str(8 << 20), str(8 << 20), "4096"]
     assert _pairs(argv, "--remount-ro") == ["/dev/pts", "/dev"]
     assert sandbox.prlimit_argv(Limits(memory_mb=0, processes=0, file_size_mb=0,
-                                       cpu_seconds=0)) == ["prlimit", "--core=0", "--"]
+                                       cpu_seconds=0, open_files=0)) == ["prlimit", "--core=0", "--"]
 
 
 def test_secrets_under_etc_are_masked(monkeypatch):
@@ -297,7 +297,8 @@ def test_run_description_for_arena_check(monkeypatch):
     assert run.describe(Limits(memory_mb=512)) == (
         "sandbox: bubblewrap: network none, processes its own only, files its own folder "
         "read-only + a private /tmp; memory 512 MiB, processes 64, file size 64 MiB, cpu 600 s, "
-        "tmp 64 MiB; total memory 576 MiB (memory cgroup v1); between turns (ponder = false): "
+        "tmp 64 MiB, open files 1024; total memory 576 MiB (memory cgroup v1); between turns "
+        "(ponder = false): "
         "its cgroup frozen")
     assert "; total memory not capped (memory_mb = 0); " in run.describe(Limits(memory_mb=0))
     assert run.settings()["freezer_cgroup"] is True

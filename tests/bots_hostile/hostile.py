@@ -11,6 +11,7 @@ off, that the same attack succeeds). Modes and arguments:
     inject MARKER           write a move line into the stdout pipe of those processes via /proc
     procfd NAME             find a file named NAME open in another process (/proc/PID/fd) and
                             append to it through that link (games.db held by the arena)
+    openfiles N             open /dev/null N times, each kept open
     sockets                 open an internet (v4, v6) and a unix socket
     connect PORT            connect to 127.0.0.1:PORT (a listener of the host)
     alloc GIB               reserve GIB GiB of address space (not touched: harmless unsandboxed)
@@ -150,6 +151,16 @@ def attack() -> None:
             report("ok connected")
         except OSError as error:
             report(f"denied {error.strerror or error}")
+    elif MODE == "openfiles":  # open /dev/null until refused (or ARGS[0] times)
+        opened = []
+        try:
+            while len(opened) < int(ARGS[0]):
+                opened.append(os.open(os.devnull, os.O_RDONLY))
+            report(f"ok opened {len(opened)}")
+        except OSError as error:
+            report(f"denied after {len(opened)}: {error.strerror}")
+        for fd in opened:
+            os.close(fd)
     elif MODE == "sockets":  # internet sockets (their buffers escape cgroup v1), and a unix one
         said = []
         for name, family in (("inet", socket.AF_INET), ("inet6", socket.AF_INET6),

@@ -137,14 +137,16 @@ def test_sandboxed_bots_leave_no_zombies_behind(tmp_path):
 
 
 def test_only_bundled_bots_see_the_other_bundled_bots(tmp_path):
-    from arena.sandbox import BUNDLED_BOTS, Limits, build_argv
+    from arena.sandbox import BUNDLED_BOTS, SHIPPED_BOTS, Limits, build_argv
 
     def bound(argv, cwd):
         args = build_argv(argv, cwd, Limits())
         return {args[k + 1] for k, a in enumerate(args) if a == "--ro-bind"}
 
     bundled = BUNDLED_BOTS / "random"
-    assert str(BUNDLED_BOTS) in bound([sys.executable, str(bundled / "bot.py")], bundled)
+    seen = bound([sys.executable, str(bundled / "bot.py")], bundled)
+    assert {str(BUNDLED_BOTS / name) for name in SHIPPED_BOTS} <= seen
+    assert str(BUNDLED_BOTS) not in seen  # folder by folder: not what else is kept in bots/
     (tmp_path / "bot.py").write_text("print('hello name=x')\n")
     submitted = bound([sys.executable, str(tmp_path / "bot.py")], tmp_path)
     assert not any(path.startswith(str(BUNDLED_BOTS)) for path in submitted)
