@@ -51,13 +51,19 @@ class MatchResult:
 
 def handshake_names(specs: Sequence[BotSpec], players: Sequence[Player]) -> list[str]:
     """Display names: a bot that was not given a name shows the name from its handshake
-    (`hello name=...`), if valid; else the name its spec has (see arena/botspec.py)."""
-    names = []
+    (`hello name=...`), if valid; else the name its spec has (see arena/botspec.py). Where two
+    names are alike, the one a bot claimed (unlike its file's, folder's or manifest's name) gets
+    the `#2`: a bot that says `name=random` must not take the name of the real `random` it
+    plays (which became `random#2`)."""
+    names, claimed = [], []
     for spec, player in zip(specs, players, strict=True):
         said = player.hello.get("name", "")
         names.append(said if not spec.named and said and name_problem(said) is None
                      else spec.name)
-    return distinct_names(names)
+        claimed.append(names[-1] != spec.name)  # not the name of its file, folder or manifest
+    order = sorted(range(len(names)), key=lambda k: claimed[k])  # the others first, stable
+    distinct = distinct_names([names[k] for k in order])
+    return [distinct[order.index(k)] for k in range(len(names))]
 
 
 def play_match(

@@ -35,3 +35,23 @@ def test_pairs_restart_with_each_variant_and_time_control(monkeypatch):
     assert sorted(len(firsts) for firsts in pairs.values()) == [1] * 4 + [2] * 4
     assert all(sorted(firsts) == ["a", "b"] for firsts in pairs.values() if len(firsts) == 2)
     assert len({pair for _first, pair in seen[:3]} & {pair for _first, pair in seen[3:6]}) == 0
+
+
+def test_a_bot_cannot_take_its_opponents_name_in_its_hello():
+    # `hello name=random` from a bot named after its file `bot` showed as `random`, and the
+    # real random it played as `random#2` (hostile review)
+    from types import SimpleNamespace
+
+    from arena.match import handshake_names
+
+    def bot(file_name: str, says: str, named: bool = False):
+        return SimpleNamespace(name=file_name, named=named), SimpleNamespace(hello={"name": says})
+
+    impostor, real = bot("bot", "random"), bot("random", "random")
+    for pair, expected in (((impostor, real), ["random#2", "random"]),
+                           ((real, impostor), ["random", "random#2"])):
+        specs, players = zip(*pair, strict=True)
+        assert handshake_names(specs, players) == expected
+    # its own name otherwise, and two alike in seat order
+    assert handshake_names(*zip(bot("bot", "deep"), real, strict=True)) == ["deep", "random"]
+    assert handshake_names(*zip(real, real, strict=True)) == ["random", "random#2"]
