@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from arena.botspec import MANIFEST
+from arena.reasons import NO_HELLO
 from arena.tournament.executor import Outcome
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ class StartWatch:
         others = f" (and {', '.join(names[1:])})" if len(names) > 1 else ""
         check = f"try `{self.checks[name]}`" if name in self.checks else \
             "`arena check` tries one bot alone"
+        if NO_HELLO in self.last_failure[name]:  # slow to load rather than broken, maybe
+            check += "; if it is only slow to start, raise `startup_ms` in [time]"
         return (f"bot {name!r}{where}{others} did not start in {tries} game"
                 f"{'s' if tries > 1 else ''}: {self.last_failure[name]}. None of its games "
                 f"is stored: fix it ({check}), then run the same command again")

@@ -70,3 +70,13 @@ def test_a_void_game_waits_for_both_bots_and_names_both_when_neither_ever_starts
     watch.admit(outcome(1, "x", "y"))
     stored, error = watch.admit(outcome(2, "x", "y", "x", "y"))
     assert ids(stored) == ["g2"] and error is None
+
+
+def test_a_bot_too_slow_to_answer_hello_is_told_of_startup_ms():
+    watch = StartWatch(attempts=1)
+    game = ScheduledGame("g1", "p1", 0, PRESETS["classic"], "slow", "a")
+    _, error = watch.admit(Outcome(game, OutcomeKind.DONE, row={"reason": "handshake"},
+                                   start_failures={"slow": "handshake: no hello answer within "
+                                                           "2000 ms"}))
+    assert error.endswith("(`arena check` tries one bot alone; if it is only slow to start, "
+                          "raise `startup_ms` in [time]), then run the same command again")
