@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
 import sqlite3
@@ -116,19 +117,27 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         sys.exit(EXIT_SIGINT)
     except (StoreError, RunError) as error:
         raise click.ClickException(str(error)) from None
+    except BrokenPipeError:  # `arena run ... | head`: the reader went, not the results folder
+        sys.stdout = open(os.devnull, "w")
+        click.echo("Stopped: the output was closed (broken pipe); the finished games are "
+                   "stored. Run the same command again to resume.", err=True)
+        sys.exit(1)
     except OSError as error:
         raise click.ClickException(f"cannot use {config.output}: {error}") from None
     except sqlite3.Error as error:  # the store turns known cases into StoreError; a last guard
         raise click.ClickException(f"{config.output}: results database error: {error}") from None
 
-    if result.backup is not None:
-        click.echo(f"Previous results moved to {result.backup}")
     if result.stopped_by is not None or result.error is not None:
         if result.error is not None:
             click.echo(f"Error: {result.error}", err=True)
         click.echo(f"Stopped: {result.done} of {result.total} games done. Run the same "
                    "command again to resume:", err=True)
         click.echo(f"  {_resume_hint(file, concurrency, output, cluster)}", err=True)
+        if result.played:  # standings.* of the games so far, not an earlier run's (no plots)
+            try:
+                _write_reports(config, False)
+            except KeyboardInterrupt:  # a second Ctrl-C: the games are stored, go now
+                click.echo("Standings files not written: `arena standings` draws them.", err=True)
         if result.error is not None:
             sys.exit(1)
         sys.exit(128 + int(result.stopped_by or signal.SIGINT))

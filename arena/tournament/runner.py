@@ -179,7 +179,7 @@ class Runner:
                 move_outputs_aside(self.results_dir, backup)
             store = Store(self.results_dir)
             try:
-                result = self._run(store)
+                result = self._run(store, backup)
                 result.backup = backup
                 return result
             finally:
@@ -270,9 +270,11 @@ class Runner:
             "(--fresh moves the old results to a backup folder and starts over)"
         )
 
-    def _run(self, store: Store) -> RunResult:
+    def _run(self, store: Store, backup: Path | None = None) -> RunResult:
         config = self.config
         schedule, pending, notes, skipped = self._prepare(store)
+        if backup is not None:  # said before the games, not after the last (user review)
+            notes.insert(0, f"Previous results moved to {backup}")
         total = len(schedule)
         done_before = total - len(pending) - skipped
         progress = self.progress_factory(

@@ -3,6 +3,7 @@ changed files. Bots are private copies of the random bot, so their processes can
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -122,6 +123,10 @@ def test_clean_stop_then_resume(tour, sig, code):
     stopped_at = len(stored_ids(results))
     assert 10 <= stopped_at < 72
     assert processes_matching(bot) == []  # every bot process is gone when the command returns
+    # the standings files are those of the games stored so far (they were left from no run)
+    with (results / "standings.json").open() as handle:
+        standings = json.load(handle)
+    assert sum(row["games"] for row in standings) == 2 * stopped_at
     again = run_cli("run", str(path), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert f"{72 - stopped_at} games to play" in again.stdout

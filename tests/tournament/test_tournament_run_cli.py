@@ -4,6 +4,7 @@ file's bots only, plots only on request, and --fresh moves every old output asid
 from __future__ import annotations
 
 import csv
+import os
 
 from tournament_helpers import copy_bot, run_cli, stored_ids, wait_no_processes, write_toml
 
@@ -65,9 +66,33 @@ def test_a_results_folder_belongs_to_one_file(tmp_path):
     fresh = run_cli("run", str(copy), "-q", "--fresh", cwd=tmp_path)
     assert fresh.returncode == 0, fresh.stderr
     [backup] = results.glob("backup-*")
+    # said first (it came after the last game, or after a Ctrl-C: user review)
+    assert fresh.stdout.splitlines()[0] == f"Previous results moved to {backup.relative_to(tmp_path)}"
     assert (backup / "site" / "index.html").read_text() == "the old tournament"
     assert (backup / "plots" / "old.png").is_file() and (backup / "games.db").is_file()
     assert (backup / "analysis.db").is_file() and not (results / "analysis.db").exists()
     assert not (results / "site").exists() and not (results / "plots").exists()
     assert len(stored_ids(results)) == 2
     assert wait_no_processes(str(bot)) == []
+
+
+def test_a_closed_output_stops_the_run_as_such_not_as_a_results_folder_problem(tmp_path):
+    """`arena run FILE | head -2` said "cannot use results/t: [Errno 32] Broken pipe"."""
+    import subprocess
+
+    from tournament_helpers import CLI
+
+    folder = copy_bot(tmp_path, "random", "rb").parent / "t"
+    folder.mkdir()
+    path = write_toml(folder / "t.toml", FILE.format(bots=bots("a", "b", "c", "d")))
+    reader, writer = os.pipe()
+    os.close(reader)  # no one reads: the first line written breaks the pipe
+    try:
+        done = subprocess.run([*CLI, "run", str(path)], cwd=folder, stdout=writer,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(writer)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "the output was closed (broken pipe); the finished games are stored" in done.stderr
+    assert "cannot use" not in done.stderr
+    assert wait_no_processes(str(tmp_path / "rb")) == []
