@@ -151,3 +151,23 @@ def test_a_hello_without_a_newline_is_named_in_the_check(tmp_path, no_leftover_p
     assert result.exit_code == 1
     assert ("FAIL  handshake: no hello answer within 300 ms (the start-up allowance, "
             "startup_ms); it sent 'hello name=nonl' without ending the line") in result.output
+
+
+def test_only_variants_checks_a_classic_only_bot_in_classic_alone(tmp_path, no_leftover_processes):
+    """A ConnectX-style bot for a classic tournament could never pass: the presets (pops, fixed
+    columns) were always played, and the unknown-lines probe was a popout game (user review)."""
+    bot = tmp_path / "classic_only"
+    shutil.copytree(ROOT / "bots" / "random", bot)
+    code = (bot / "bot.py").read_text()
+    (bot / "bot.py").write_text(code.replace(
+        "return rng.choice(turn.game.legal_moves())",
+        "if turn.game.variant.pops or turn.game.variant.fixed_columns:\n"
+        "            raise SystemExit(3)\n"
+        "        return rng.choice(turn.game.legal_moves())"))
+    every = run(str(bot), "-n", "1", "-v", "classic")
+    assert every.exit_code == 1 and "FAIL  games: pops (popout)" in every.output
+    only = run(str(bot), "-n", "1", "-v", "classic", "--only-variants")
+    assert only.exit_code == 0, only.output
+    assert "PASS  games: classic: 1 games" in only.output and "popout" not in only.output
+    refused = CliRunner().invoke(check_command, ["greedy", "--only-variants"])
+    assert refused.exit_code == 2 and "name the variants to play with --variant" in refused.output

@@ -22,10 +22,14 @@ from arena.cli_common import WholeRange
               help="Also play games in this variant (repeat for several), e.g. the variants of "
               "your tournament; replaces the default odd sizes (classic:7x4, "
               "classic:10x9,connect=5, popout:5x5).")
+@click.option("--only-variants", "only_variants", is_flag=True,
+              help="Play only the --variant ones, not the presets: for a bot that plays only "
+              "your tournament's variants (e.g. classic only), as `league submit` checks.")
 @click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]), default="auto",
               show_default=True, help="Check the bot in the bubblewrap sandbox it will meet in "
               "tournaments (see SECURITY.md); on refuses to start without it.")
-def command(bot, bot_args, games, move_ms, startup_ms, variants, sandbox_mode) -> None:
+def command(bot, bot_args, games, move_ms, startup_ms, variants, only_variants,
+            sandbox_mode) -> None:
     """Check that BOT follows the protocol: handshake, unknown lines, games against random in
     every preset (pops, fixed columns) and in odd sizes and line lengths (or the --variant
     ones), an opening, a clock, back-to-back games in one process, quit. Prints pass/fail per
@@ -40,6 +44,9 @@ def command(bot, bot_args, games, move_ms, startup_ms, variants, sandbox_mode) -
             parse_variant(spec_text)
         except VariantError as error:
             raise click.BadParameter(str(error), param_hint="'--variant'") from None
+    if only_variants and not variants:
+        raise click.BadParameter("name the variants to play with --variant (e.g. -v classic)",
+                                 param_hint="'--only-variants'")
 
     try:
         extra = shlex.split(bot_args)
@@ -66,7 +73,8 @@ def command(bot, bot_args, games, move_ms, startup_ms, variants, sandbox_mode) -
     try:
         with sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)) as run:
             click.echo(run.describe())  # what the bot will have: network, memory cap, ...
-            report = run_checks(spec, tc, games, progress=show, variants=variants or ODD_VARIANTS)
+            report = run_checks(spec, tc, games, progress=show, variants=variants or ODD_VARIANTS,
+                                only_these=only_variants)
     except sandbox.SandboxUnavailable as error:
         raise click.ClickException(str(error)) from None
     if report.startup_ms:
