@@ -38,6 +38,10 @@ class BotLineTooLong(BotIOError):
 class BotExited(BotIOError):
     reason = Reason.CRASH
 
+    def __init__(self, message: str, detail: str = "", exit_code: int | None = None) -> None:
+        super().__init__(message, detail)
+        self.exit_code = exit_code  # of a bot that ended (None: it runs, or no status)
+
 
 class BotStartError(BotIOError):
     reason = Reason.CRASH

@@ -21,7 +21,7 @@ from typing import Protocol
 from arena import protocol
 from arena.botspec import BotSpec
 from arena.clocks import TurnBudget
-from arena.process import STDERR_CAP, Aborted, BotIOError, BotProcess, BotTimeout
+from arena.process import STDERR_CAP, Aborted, BotExited, BotIOError, BotProcess, BotTimeout
 from arena.reasons import STDERR_SAID, Reason, no_hello
 from arena.sandbox import SandboxPolicy
 from arena.timecontrol import SeatControls, TimeControl, per_seat
@@ -260,6 +260,10 @@ class Player:
         an assertion in its 30th move) says why on stderr: the record says it too, not only the
         log, which `arena check` and a `play` without `--log-dir` do not keep."""
         said = self.process.stderr_last_line(0.3) if error.reason == Reason.CRASH else ""
+        if (isinstance(error, BotExited) and error.exit_code == 0 and self._game_start
+                and not self._fresh):  # a bot written for one process per game
+            context += ("it ended after its previous game (a bot keeps running from game to "
+                        "game until `quit`): ")
         return Forfeit.from_io(error, context, said)
 
     def handshake(self, tc: TimeControl, stop: threading.Event | None = None) -> None:

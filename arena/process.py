@@ -328,7 +328,7 @@ class BotProcess:
                     raise BotExited("bot closed its stdin (input) and kept running") from None
                 # the same words as a read's: which of the two first met the exit is timing
                 # (a check's detail read either way, on a loaded machine)
-                raise BotExited(f"bot {self.status()}") from None
+                raise BotExited(f"bot {self.status()}", exit_code=self.poll()) from None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotTimeout("bot does not read its input")
@@ -348,7 +348,7 @@ class BotProcess:
         tail = f"; unfinished line {head!r}" if head else ""
         if self.wait_exit(0.5) is None:
             raise BotExited(f"bot closed its stdout (output) and kept running{tail}")
-        raise BotExited(f"bot {self.status()}{tail}")
+        raise BotExited(f"bot {self.status()}{tail}", exit_code=self.poll())
 
     @property
     def last_line_at(self) -> float:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from arena.commands.play import command as play_command
 from arena.game import Game, parse_move, parse_variant
-from tests.conftest import ROOT, pid_alive
+from tests.conftest import MISBEHAVE, ROOT, pid_alive
 
 
 def invoke(*args: str):
@@ -327,7 +327,7 @@ def test_each_move_keeps_the_bots_last_info_line(no_leftover_processes, tmp_path
 
 
 def test_a_bot_that_never_answers_gets_one_hint_and_no_ply_count(no_leftover_processes):
-    from tests.conftest import MISBEHAVE
+
 
     result = CliRunner().invoke(play_command, [str(MISBEHAVE), "random", "--args-a", "silent_start",
                                                "--startup-ms", "300", "--games", "2"])
@@ -339,3 +339,16 @@ def test_a_bot_that_never_answers_gets_one_hint_and_no_ply_count(no_leftover_pro
     crashed = CliRunner().invoke(play_command, [str(MISBEHAVE), "random", "--args-a",
                                                 "crash_start", "--games", "2"])
     assert crashed.output.count("random wins (crash) - seat ") == 2, crashed.output
+
+
+def test_a_bot_that_ends_after_each_game_is_told_to_keep_running(no_leftover_processes):
+    """A bot written for one process per game (Kaggle) lost its next game by `crash: exited
+    with code 0`, which pointed at that game (user review): the record says what happened."""
+    result = invoke(str(MISBEHAVE), "random", "--args-a", "exit_after_end", "-n", "2",
+                    "--json", "--sandbox", "off")
+    games = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert len(games) == 2, result.output
+    second = games[1]
+    assert second["reason"] == "crash" and second["forfeit_by"] == 2, second
+    assert second["detail"].startswith("it ended after its previous game (a bot keeps running "
+                                       "from game to game until `quit`): "), second["detail"]
