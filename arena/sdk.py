@@ -154,18 +154,24 @@ def _write(line: str) -> None:
     out.flush()
 
 
+def _fixed_margin(limit: float) -> float:
+    """The fixed part of the safety margin: SAFETY_MIN_MS, but at most half of a short limit
+    (at 30 ms a move the whole limit went to the margin, and SDK bots thought for 1 ms)."""
+    return min(SAFETY_MIN_MS, limit / 2)
+
+
 def _budget_ms(setup: GameSetup, time_left: int, slack: float, ply: int) -> float:
-    safety_of = lambda limit: max(SAFETY_MIN_MS, SAFETY_FRACTION * limit)  # noqa: E731
     budgets = []
     if setup.move_ms is not None:
-        budgets.append(setup.move_ms - safety_of(setup.move_ms) - slack)
+        margin = max(_fixed_margin(setup.move_ms), SAFETY_FRACTION * setup.move_ms)
+        budgets.append(setup.move_ms - margin - slack)
     if setup.base_ms is not None:
         variant = setup.variant
         moves_left = max(10.0, (variant.cells - ply) / 2)
         budget = time_left / moves_left + 0.8 * setup.increment_ms
-        ceiling = time_left - max(SAFETY_MIN_MS, 2 * slack) - slack
+        ceiling = time_left - max(_fixed_margin(time_left), 2 * slack) - slack
         budgets.append(min(budget, ceiling))
-    budgets.append(time_left - max(SAFETY_MIN_MS, slack) - slack)
+    budgets.append(time_left - max(_fixed_margin(time_left), slack) - slack)
     return max(1.0, min(budgets))
 
 

@@ -38,7 +38,10 @@ def setup(move_ms=None, base_ms=None, inc=0) -> GameSetup:
 def test_budget_per_move():
     assert _budget_ms(setup(move_ms=1000), 1000, 0.0, 0) == 850
     assert _budget_ms(setup(move_ms=100), 100, 5.0, 0) == 65
-    assert _budget_ms(setup(move_ms=10), 10, 0.0, 0) == 1  # never below 1 ms
+    # a short limit keeps half of it: at 30 ms the whole limit went to the margin (user review)
+    assert _budget_ms(setup(move_ms=30), 30, 0.0, 0) == 15
+    assert _budget_ms(setup(move_ms=30), 30, 5.0, 0) == 10
+    assert _budget_ms(setup(move_ms=2), 2, 5.0, 0) == 1  # never below 1 ms
 
 
 def test_budget_clock():
