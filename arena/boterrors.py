@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from arena.reasons import Reason
 
+# How a detail names a line the bot flushed without its newline (`arena check` hints on it).
+UNENDED_LINE = "without ending the line"
+
 
 class BotIOError(Exception):
     """Base class for a bot's failure to do I/O as expected."""
@@ -28,7 +31,7 @@ class BotTimeout(BotIOError):
         if not self.unfinished:
             return ""
         text = self.unfinished.decode("utf-8", "replace")
-        return f"; it sent {text!r} without ending the line (a newline)"
+        return f"; it sent {text!r} {UNENDED_LINE} (a newline)"
 
 
 class BotLineTooLong(BotIOError):

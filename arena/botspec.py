@@ -132,7 +132,17 @@ def _absolute(path: Path) -> Path:
     return Path(os.path.abspath(path))
 
 
+# Source files a compiler turns into the bot: making them executable would not help.
+_COMPILED_SOURCES = {".c": "gcc -O2 -o bot bot.c", ".cc": "g++ -O2 -o bot bot.cc",
+                     ".cpp": "g++ -O2 -o bot bot.cpp", ".rs": "rustc -O bot.rs",
+                     ".go": "go build", ".java": "javac Bot.java (then command = \"java Bot\")",
+                     ".hs": "ghc -O2 bot.hs", ".zig": "zig build-exe -O ReleaseFast bot.zig"}
+
+
 def _not_executable(path: Path) -> BotSpecError:
+    if (build := _COMPILED_SOURCES.get(path.suffix.lower())) is not None:
+        return BotSpecError(f"{str(path)!r} is source code: compile it (e.g. {build}) and give "
+                            "the program, or a bot.toml whose command runs it")
     return BotSpecError(f"{str(path)!r} is not executable: run  chmod +x {shlex.quote(str(path))}"
                         "  (or name it in a bot.toml command with its interpreter)")
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from arena import protocol
+from arena.boterrors import UNENDED_LINE
 from arena.botspec import BotSpec, resolve_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
 from arena.process import BotIOError, BotProcess, BotTimeout
@@ -21,13 +22,15 @@ HINTS = {
                      "fields",
     "timeout": "answer every turn within time_ms; flush stdout after each line",
     "illegal": "replay the move list from the start position of the game line (start=, fixed=), "
-               "dN drops and pN pops; only play legal moves",
+               "dN drops and pN pops, columns counted from 1 (d1 is the leftmost); only play "
+               "legal moves",
     "protocol": "answer with one 'move dN' line; send nothing but 'info ...' lines before it "
                 "(write debug output to stderr, which is logged)",
     "crash": "the bot must keep running until 'quit' (its last stderr line, if any, is above; "
              "`arena play` with --log-dir DIR keeps all of it)",
     "quit": "exit promptly after the 'quit' line",
 }
+NEWLINE_HINT = "end each line with a newline (\\n), then flush"
 
 
 @dataclass
@@ -61,6 +64,8 @@ class CheckReport:
 
 
 def _hint_for(record: GameRecord) -> str:
+    if record.reason == "timeout" and UNENDED_LINE in record.detail:
+        return NEWLINE_HINT
     return HINTS.get(record.reason, "")
 
 
@@ -147,8 +152,9 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
             return results
         except BotIOError as error:
             detail, hint = error.detail, HINTS.get(error.reason, HINTS["unknown lines"])
-            if isinstance(error, BotTimeout):
+            if isinstance(error, BotTimeout) and error.unfinished_note():
                 detail += error.unfinished_note()
+                hint = NEWLINE_HINT
             if error.reason == CRASH:
                 said = _stderr_tail(process)
                 if any(word in said for word in UNKNOWN_WORDS):  # it died on one of them
@@ -265,6 +271,7 @@ def run_checks(
             add(CheckResult("clock time control (20 s + 0.1 s)", ok,
                             "" if ok else f"{clock_rec.reason}: {clock_rec.detail}",
                             "" if ok else _hint_for(clock_rec) if clock_rec.reason != "timeout"
+                            or UNENDED_LINE in clock_rec.detail
                             else "use time_ms from the turn line as your remaining clock; spend "
                             "a fraction of it"))
         if fallbacks:  # legal moves, but not the bot's own: its move function fails

@@ -77,6 +77,10 @@ def test_a_bad_adjudicate_value_is_a_one_line_error_with_its_line(tmp_path):
                     '[[bots]]\npath = "greedy"\n')
     with pytest.raises(ConfigError, match=r"bad.toml:2: 'adjudicate' must be"):
         load_config(file)
+    file.write_text(file.read_text().replace('"tablebase"', "true"))  # read clumsily once
+    with pytest.raises(ConfigError, match=r"bad.toml:2: 'adjudicate' must be \"solver\" \(end a "
+                       r"game once the exact solver proves its result\) or \"off\", got true$"):
+        load_config(file)
 
 
 def test_standings_count_the_games_adjudication_cut():

@@ -171,3 +171,16 @@ def test_only_variants_checks_a_classic_only_bot_in_classic_alone(tmp_path, no_l
     assert "PASS  games: classic: 1 games" in only.output and "popout" not in only.output
     refused = CliRunner().invoke(check_command, ["greedy", "--only-variants"])
     assert refused.exit_code == 2 and "name the variants to play with --variant" in refused.output
+
+
+def test_a_move_without_a_newline_gets_the_newline_hint_everywhere(no_leftover_processes):
+    """The clock check's hint for it was to use time_ms as the clock (user review)."""
+    result = run(str(MISBEHAVE), "--args", "no_newline", "-n", "1", "--move-ms", "100",
+                 "--startup-ms", "300", "-v", "classic", "--only-variants")
+    assert result.exit_code == 1
+    assert "without ending the line" in result.output
+    hints = [line for line in result.output.splitlines() if "hint:" in line]
+    assert len(hints) >= 3  # unknown lines, the game, the opening
+    assert all(line.endswith("hint: end each line with a newline (\\n), then flush")
+               for line in hints if "restarted after the failures" not in line), hints
+    assert "use time_ms from the turn line" not in result.output

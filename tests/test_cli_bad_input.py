@@ -328,6 +328,10 @@ def test_play_bad_bots(tmp_path):
     script = tmp_path / "mybot"
     script.write_text("#!/bin/sh\n")
     fails(arena("play", "random", str(script)), f"chmod +x {script}")  # issue 14 #26
+    source = tmp_path / "bot.c"
+    source.write_text("int main(void) { return 0; }\n")
+    fails(arena("play", "random", str(source)), "is source code: compile it (e.g. gcc -O2 -o "
+          "bot bot.c)")  # not `chmod +x bot.c` (user review)
     unknown = tmp_path / "unknown"
     unknown.mkdir()
     (unknown / "bot.toml").write_text('command = "sh"\nauthr = "me"\n')

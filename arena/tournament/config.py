@@ -80,7 +80,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "output": ((str,), "a directory"),
     "plots": ((bool,), "true or false"),
     "publish_logs": ((bool,), "true or false: publish the stderr tails of bots that forfeited"),
-    "adjudicate": ((str,), 'one of "solver", "off": end a game once the exact solver proves its result'),
+    "adjudicate": ((str,), '"solver" (end a game once the exact solver proves its result) or "off"'),
     "sandbox": ((str,), "one of auto, on, off"),
     "limits": ((dict,), "a [limits] table, e.g. memory_mb = 1024"),
     "affinity": ((bool,), "true or false: pin each worker and its two bots to one CPU core"),
