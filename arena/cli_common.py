@@ -91,3 +91,11 @@ class FiniteRange(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
+
+
+def exclude_option(function):
+    """`--exclude BOT` (repeatable): leave a bot's games out of the tables and pages."""
+    return click.option("--exclude", "exclude", metavar="BOT", multiple=True,
+                        help="Leave out every game of this bot (repeat for several): a bot "
+                             "disqualified, or removed from the tournament file, whose games "
+                             "stay stored.")(function)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from arena.cli_common import exclude_option
+
 
 @click.command(name="publish")
 @click.argument("results", metavar="RESULTS", type=click.Path(path_type=str))
@@ -15,7 +17,9 @@ import click
               help="Leave out the bots' stderr logs (by default the last lines of each "
                    "forfeiting bot's log are shown, unless the tournament sets "
                    "publish_logs = false).")
-def command(results: str, out_dir: str | None, no_plots: bool, no_logs: bool) -> None:
+@exclude_option
+def command(results: str, out_dir: str | None, no_plots: bool, no_logs: bool,
+            exclude: tuple[str, ...]) -> None:
     """Build a static site from the tournament in RESULTS.
 
     \b
@@ -35,13 +39,16 @@ def command(results: str, out_dir: str | None, no_plots: bool, no_logs: bool) ->
     """
     from arena.publish.load import PublishError
     from arena.publish.site import build_site
+    from arena.reports.games_io import UnknownBotError
 
     def warn(message: str) -> None:
         click.echo(f"warning: {message}", err=True)
 
     try:
         out = build_site(results, out_dir, plots=not no_plots, logs=False if no_logs else None,
-                         warn=warn)
+                         warn=warn, exclude=exclude)
+    except UnknownBotError as error:
+        raise click.BadParameter(str(error), param_hint="'--exclude'") from None
     except PublishError as error:
         raise click.ClickException(str(error)) from None
     except OSError as error:

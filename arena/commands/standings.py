@@ -23,7 +23,7 @@ def single_threaded_numerics() -> None:
 
 single_threaded_numerics()
 
-from arena.cli_common import FiniteRange, WholeRange  # noqa: E402
+from arena.cli_common import FiniteRange, WholeRange, exclude_option  # noqa: E402
 from arena.reasons import FORFEIT_REASONS  # noqa: E402
 from arena.reports.render import FORMATS  # noqa: E402 - loads numpy: after the thread limit
 
@@ -58,13 +58,17 @@ def check_anchor(games, anchor, variant=None) -> None:
                                  param_hint="'--anchor'")
 
 
-def load_or_fail(path: str):
-    from arena.reports.games_io import GamesFileError, load_games
+def load_or_fail(path: str, exclude: tuple[str, ...] = ()):
+    from arena.reports.games_io import GamesFileError, UnknownBotError, load_games, without_bots
 
     try:
-        return load_games(path)
+        games = load_games(path)
     except GamesFileError as exc:
         raise click.ClickException(str(exc)) from None
+    try:
+        return without_bots(games, exclude)
+    except UnknownBotError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--exclude'") from None
 
 
 def terminal_width() -> int | None:
@@ -118,10 +122,12 @@ def _skip_options(func: Callable) -> Callable:
 @click.option("--facts", "show_facts", is_flag=True,
               help="Also print game facts: first-player score per variant, draws, lengths, "
                    "forfeits and move times per bot.")
+@exclude_option
 @_skip_options
 def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             show_pairs: bool, first_move: bool, bootstrap: int, tau: float,
-            sequential_k: float | None, show_facts: bool, **skips: bool) -> None:
+            sequential_k: float | None, show_facts: bool, exclude: tuple[str, ...],
+            **skips: bool) -> None:
     """Ratings and standings of the games in INPUT.
 
     \b
@@ -139,7 +145,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     from arena.reports.render import render_pairwise, render_standings
     from arena.solver.analysis_store import analysis_beside
 
-    games = load_or_fail(input_path)
+    games = load_or_fail(input_path, exclude)
     analysis = analysis_beside(Path(input_path), games)  # arena analyze's, read once for all tables
     anchor_t = parse_anchor(anchor)
     skip = frozenset(name for name in OPTIONAL_SYSTEMS if skips.get(f"no_{name}"))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ from arena.publish.swap import build_and_swap
 from arena.ratings.pairs import pairwise_table
 from arena.ratings.standings import compute_standings
 from arena.reports import render
+from arena.reports.games_io import without_bots
 from arena.reports.plots import write_plots
 from arena.solver.analysis_store import analysis_beside
 
@@ -70,7 +71,8 @@ Warn = Callable[[str], None]
 
 
 def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bool = True,
-               logs: bool | None = None, warn: Warn | None = None) -> Path:
+               logs: bool | None = None, warn: Warn | None = None,
+               exclude: Sequence[str] = ()) -> Path:
     """Build the site of a results directory (or games file) into `out_dir`; returns `out_dir`.
 
     `out_dir` defaults to `<results>/site` (`<file>_site` beside a games file). `logs`
@@ -78,10 +80,14 @@ def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bo
     default yes). `warn` gets one line per
     problem that does not stop the build (a game whose moves cannot be replayed, a damaged
     analysis.db). The move analysis of `arena analyze`, when it is there, adds the accuracy
-    column and the replays' theoretical values.
+    column and the replays' theoretical values. `exclude`: bots whose games are left out
+    (`games_io.UnknownBotError` for one without games).
     """
     results = Path(results)
     site_input = load_results(results)
+    site_input.games = without_bots(site_input.games, exclude)
+    if site_input.games.empty:
+        raise PublishError(f"no games left to publish without {', '.join(exclude)}")
     site_input.analysis = analysis_beside(results, site_input.games, warn)
     if out_dir is None:
         # beside a games file its own folder, as `arena plot` does: two files never share one

@@ -16,7 +16,7 @@ import csv
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +74,26 @@ _CATEGORICAL = ("first", "second", "variant", "reason", "result", "white", "blac
                 "result_white", "score")
 
 LineOf = Callable[[int], int]  # data row index -> line number in the file (for error messages)
+
+
+class UnknownBotError(ValueError):
+    """`--exclude` named a bot with no games (one-line message)."""
+
+
+def without_bots(games: pd.DataFrame, names: Iterable[str]) -> pd.DataFrame:
+    """The games table without the games of `names` (a bot disqualified, or removed from the
+    tournament file while its games stay stored); UnknownBotError for a name with no games."""
+    names = list(dict.fromkeys(names))
+    if not names:
+        return games
+    present = sorted(set(games["first"]) | set(games["second"])) if len(games) else []
+    for name in names:
+        if name not in present:
+            from arena.spelling import did_you_mean
+
+            raise UnknownBotError(f"no games of a bot named {name!r}{did_you_mean(name, present)}")
+    keep = ~(games["first"].isin(names) | games["second"].isin(names))
+    return games[keep].reset_index(drop=True)
 
 
 def load_games(path: str | Path) -> pd.DataFrame:

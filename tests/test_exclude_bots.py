@@ -1,0 +1,56 @@
+"""`--exclude BOT` on standings and publish: a bot removed from the tournament file (or
+disqualified) stayed on the tables and the public site, with no way to leave it out (user
+review)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from arena.reports.games_io import UnknownBotError, load_games, without_bots
+from tests.test_cli_bad_input import arena, fails
+
+GAMES = """first,second,result,variant,moves
+alpha,bravo,1,classic,d1 d2 d1 d2 d1 d2 d1
+bravo,alpha,1,classic,d1 d2 d1 d2 d1 d2 d1
+alpha,cheat,0,classic,d1 d2 d1 d2 d1 d2 d1
+cheat,bravo,1,classic,d1 d2 d1 d2 d1 d2 d1
+"""
+
+
+@pytest.fixture
+def games_file(tmp_path: Path) -> Path:
+    path = tmp_path / "games.csv"
+    path.write_text(GAMES)
+    return path
+
+
+def test_without_bots_drops_every_game_of_the_bot(games_file):
+    games = load_games(games_file)
+    kept = without_bots(games, ["cheat"])
+    assert len(kept) == 2 and "cheat" not in set(kept["first"]) | set(kept["second"])
+    assert without_bots(games, []) is games
+    with pytest.raises(UnknownBotError, match="no games of a bot named 'chet'; did you mean 'cheat'"):
+        without_bots(games, ["chet"])
+
+
+def test_standings_and_publish_leave_the_bot_out(games_file, tmp_path):
+    done = arena("standings", str(games_file), "--exclude", "cheat", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert {row["bot"] for row in rows} == {"alpha", "bravo"}
+    assert all(row["games"] == "2" for row in rows)
+    fails(arena("standings", str(games_file), "--exclude", "chet"),
+          "no games of a bot named 'chet'; did you mean 'cheat'?", code=2)
+    site = tmp_path / "site"
+    built = arena("publish", str(games_file), "--out", str(site), "--no-plots",
+                  "--exclude", "cheat")
+    assert built.returncode == 0, built.stderr
+    pages = "".join(p.read_text() for p in site.rglob("*.html"))
+    assert "alpha" in pages and "cheat" not in pages
+    fails(arena("publish", str(games_file), "--out", str(site), "--exclude", "alpha",
+                "--exclude", "bravo", "--exclude", "cheat"),
+          "no games left to publish without alpha, bravo, cheat")
