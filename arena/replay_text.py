@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 
-from arena.game import VariantError, parse_variant
+from arena.game import DEFAULT_VARIANT, VariantError, parse_variant
 from arena.game.replay import ReplayResult, replay_record
 
 # Files the arena writes games to (`arena export`, `games_file`): replayed game by game, like a
@@ -211,7 +211,7 @@ def run(variant_spec: str, as_json: bool, records: Sequence[str],
 def fast_main(arguments: Sequence[str]) -> int | None:
     """`arena replay ARGS` without click, for the plain forms; None when click must handle them
     (help, unknown options, errors that print a usage line)."""
-    variant, as_json, records = "classic", False, []
+    variant, as_json, records = DEFAULT_VARIANT, False, []
     items = iter(arguments)
     for item in items:
         if item == "--json":

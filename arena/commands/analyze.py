@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from arena.cli_common import WholeRange, solver_processes_option
+from arena.game import DEFAULT_VARIANT
 from arena.reasons import ADJUDICATED
 
 FORMATS = ("table", "csv", "json")
@@ -33,7 +34,7 @@ def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], in
 
     todo, unsupported, already = [], 0, 0
     for record in games.to_dict("records"):
-        spec = str(record.get("variant") or "classic")
+        spec = str(record.get("variant") or DEFAULT_VARIANT)
         moves = move_tokens(record.get("moves"))
         try:
             variant = parse_variant(spec)

@@ -8,6 +8,7 @@ import click
 from click.core import ParameterSource
 
 from arena.cli_common import WholeRange
+from arena.game import DEFAULT_VARIANT
 
 
 def _fail(error: BaseException) -> click.ClickException:
@@ -59,7 +60,7 @@ def init(ctx: click.Context, folder: Path, variants: tuple[str, ...], move_ms: i
                 raise LeagueError(f"--config {config_file}: no such league file")
             settings = load_league_file(config_file)
         else:
-            specs = _variant_specs(variants) if variants else ["classic"]
+            specs = _variant_specs(variants) if variants else [DEFAULT_VARIANT]
             settings = {"variants": specs, "sandbox": sandbox_mode,
                         "time_control": {"move_ms": move_ms, "startup_ms": startup_ms},
                         "openings": league_openings_setting(
@@ -136,7 +137,7 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
                                         league_settings.get("limits")):
             # in the league's own variants and time control, the only ones it will meet
             report = run_checks(spec, time_control_of(league_settings),
-                                variants=league_settings.get("variants", ["classic"]),
+                                variants=league_settings.get("variants", [DEFAULT_VARIANT]),
                                 only_these=True)
         if not report.ok:
             for result in report.results:

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from arena.cli_common import WholeRange, solver_processes_option
+from arena.game import DEFAULT_VARIANT
 
 LABELS = {1: "first player wins", 0: "draw", -1: "second player wins"}
 
@@ -65,7 +66,7 @@ def _sample(variant, plies: int, count: int, seed: int, key) -> list[list[int]]:
 
 
 @click.command(name="openings")
-@click.option("--variant", "spec", default="classic", show_default=True, metavar="SPEC",
+@click.option("--variant", "spec", default=DEFAULT_VARIANT, show_default=True, metavar="SPEC",
               help="A variant the exact solver handles (drop-only four in a row, e.g. classic).")
 @click.option("--plies", type=WholeRange(min=1), required=True,
               help="Moves in each opening.")

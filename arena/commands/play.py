@@ -10,6 +10,7 @@ import sys
 import click
 
 from arena.cli_common import EXIT_SIGINT, EXIT_SIGTERM, FiniteRange, Terminated, WholeRange, sigterm_raises
+from arena.game import DEFAULT_VARIANT
 
 
 def _game_dict(record) -> dict:
@@ -43,7 +44,7 @@ def describe_game(record) -> str:
 @click.command(name="play")
 @click.argument("bot_a")
 @click.argument("bot_b")
-@click.option("--variant", "-v", "variants", multiple=True, default=("classic",), show_default=True,
+@click.option("--variant", "-v", "variants", multiple=True, default=(DEFAULT_VARIANT,), show_default=True,
               help="Variant spec (repeat for several), e.g. classic, popout:8x7, five.")
 @click.option("--games", "-n", default=2, show_default=True, type=WholeRange(min=1),
               help="Games per variant; the first player alternates, A first.")

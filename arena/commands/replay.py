@@ -7,11 +7,12 @@ import sys
 
 import click
 
+from arena.game import DEFAULT_VARIANT
 from arena.replay_text import ReplayInputError, ReplayUsageError, run
 
 
 @click.command(name="replay")
-@click.option("--variant", "variant_spec", default="classic", show_default=True,
+@click.option("--variant", "variant_spec", default=DEFAULT_VARIANT, show_default=True,
               help="Variant for records without a 'VARIANT:' prefix.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per record.")
 @click.argument("records", nargs=-1)

@@ -21,6 +21,7 @@ from arena.game.rules import (
 )
 from arena.game.state import Game, IllegalMoveError
 from arena.game.variant import (
+    DEFAULT_VARIANT,
     PRESET_SUMMARIES,
     PRESETS,
     Variant,
@@ -31,6 +32,7 @@ from arena.game.variant import (
 from arena.reasons import END_REASONS as REASONS
 
 __all__ = [
+    "DEFAULT_VARIANT",
     "DRAW_EMPTY",
     "DRAW_FULL",
     "MOVER_LOSES",

@@ -112,6 +112,9 @@ class Variant:
         }
 
 
+# The variant of a tournament, league, match, replay or openings file that names none.
+DEFAULT_VARIANT = "classic"
+
 _PresetShape = namedtuple("_PresetShape", ["columns", "rows", "connect", "pops", "outer_fixed", "summary"])
 
 

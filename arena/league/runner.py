@@ -31,7 +31,7 @@ from typing import Any
 
 from arena import proctree, sandbox
 from arena.botspec import BotSpecError
-from arena.game import parse_move, parse_variant
+from arena.game import DEFAULT_VARIANT, parse_move, parse_variant
 from arena.league import registry
 from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_variant, is_settled
 from arena.ratings.elo import count_pairs, fit_elo
@@ -117,7 +117,7 @@ class LeagueRunner:
                  executor_factory: ExecutorFactory | None = None) -> None:
         self.folder = registry.open_league(folder)
         self.settings = registry.settings(self.folder)
-        self.variants = [parse_variant(v).spec for v in self.settings.get("variants", ["classic"])]
+        self.variants = [parse_variant(v).spec for v in self.settings.get("variants", [DEFAULT_VARIANT])]
         self.openings = {variant: league_openings(self.settings.get("openings", []), variant)
                          for variant in self.variants}
         self.tc = time_control_of(self.settings)

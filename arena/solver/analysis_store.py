@@ -38,10 +38,10 @@ CREATE TABLE IF NOT EXISTS analysed_moves (
 def canonical_spec(variant: str) -> str | None:
     """The spec `arena analyze` stores for a games-table variant (it reads a missing one as
     classic); None for one the engine does not know."""
-    from arena.game import parse_variant
+    from arena.game import DEFAULT_VARIANT, parse_variant
 
     try:
-        return parse_variant(variant or "classic").spec
+        return parse_variant(variant or DEFAULT_VARIANT).spec
     except ValueError:
         return None
 

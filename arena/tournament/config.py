@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.affinity import available as affinity_available
 from arena.botspec import MANIFEST, NAME_RULE, BotSpec, folder_files, name_problem, resolve_command
-from arena.game import MoveError, Variant, VariantError, format_move, parse_move
+from arena.game import DEFAULT_VARIANT, MoveError, Variant, VariantError, format_move, parse_move
 from arena.game import parse_variant as _parse_variant
 from arena.openings import BUILTIN as BUILTIN_OPENINGS
 from arena.openings import NONE as NO_OPENINGS
@@ -436,7 +436,7 @@ def _name(check: _Checker, data: dict[str, Any], path: Path) -> str:
 
 
 def _variants(check: _Checker, data: dict[str, Any]) -> list[Variant]:
-    raw = data.get("variants", ["classic"])
+    raw = data.get("variants", [DEFAULT_VARIANT])
     if isinstance(raw, str):
         raw = [raw]
     if not raw:
