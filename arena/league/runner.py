@@ -43,11 +43,12 @@ from arena.tournament.executor import (
     WARM_CAP,
     FieldChange,
     GameExecutor,
+    LostGames,
     Outcome,
     OutcomeKind,
     WorkerSetup,
 )
-from arena.tournament.runner import MAX_LOSSES, ExecutorFactory, default_executor_factory
+from arena.tournament.runner import ExecutorFactory, default_executor_factory
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
 
@@ -139,7 +140,7 @@ class LeagueRunner:
         self.fielded: set[str] = set()  # entrants the executor's workers know
         self.unplayable: dict[str, str] = {}  # entrant -> why it cannot play (said once)
         self.waiting = ""  # why the run waits for submissions, as last said ("" while playing)
-        self.losses: Counter[str] = Counter()  # game id -> times its worker was lost
+        self.lost = LostGames()  # games whose worker died or failed
         self.summary = RunSummary()
         self.published_at = 0  # games of this run when the site was last rebuilt
 
@@ -371,17 +372,13 @@ class LeagueRunner:
     def _outcome(self, store: Store | None, executor: GameExecutor, outcome: Outcome,
                  pair_no: int) -> None:
         game = outcome.game
-        if outcome.kind is OutcomeKind.LOST and not self.stop.is_set():
-            self.losses[game.game_id] += 1
-            if self.losses[game.game_id] < MAX_LOSSES:
+        if outcome.kind is OutcomeKind.ERROR or (outcome.kind is OutcomeKind.LOST
+                                                 and not self.stop.is_set()):
+            if (error := self.lost.error(outcome)) is not None:
+                self._fail(error)  # the next run completes the pair
+            else:
                 executor.submit(game)  # its worker died: not the bots' fault, play it again
                 self.games_out[pair_no] += 1
-            else:  # as a tournament does: stop rather than loop (the next run completes the pair)
-                self._fail(f"game {game.game_id} ({game.first} vs {game.second}) lost its worker "
-                           f"{MAX_LOSSES} times, last: {outcome.detail}")
-        elif outcome.kind is OutcomeKind.ERROR:
-            self._fail(f"internal error in game {game.game_id} ({game.first} vs {game.second}): "
-                       f"{outcome.detail}")
         elif outcome.kind is OutcomeKind.DONE and outcome.row is not None \
                 and not (outcome.void and self.stop.is_set()) and store is not None:
             self._store(store, game, dict(outcome.row), outcome.void)

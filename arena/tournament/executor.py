@@ -12,6 +12,7 @@ four methods. The worker side is shared: `worker.PlayerPool` keeps bots warm and
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -46,6 +47,29 @@ class Outcome:
     starts: int = 0  # bot processes started for this game (0 when both were warm)
     # name -> "reason: detail" of each bot of the game that failed to start (`startwatch`)
     start_failures: Mapping[str, str] = field(default_factory=dict)
+
+
+MAX_LOSSES = 3  # a game whose worker dies this often stops the run rather than loop for ever
+
+
+class LostGames:
+    """What a coordinator (a tournament's or a league's) does with a game whose worker died
+    (LOST) or failed (ERROR): neither is the bots' fault, so a lost game is played again, up to
+    `MAX_LOSSES` times, and then, like an internal error, stops the run (stored games stay)."""
+
+    def __init__(self) -> None:
+        self.losses: Counter[str] = Counter()  # game id -> times its worker was lost
+
+    def error(self, outcome: Outcome) -> str | None:
+        """None: play this LOST game again; else why the run stops (LOST too often, ERROR)."""
+        game = outcome.game
+        where = f"game {game.game_id} ({game.first} - {game.second})"
+        if outcome.kind is OutcomeKind.ERROR:
+            return f"internal error in {where}: {outcome.detail}"
+        self.losses[game.game_id] += 1
+        if self.losses[game.game_id] >= MAX_LOSSES:
+            return f"{where} lost its worker {MAX_LOSSES} times, last: {outcome.detail}"
+        return None
 
 
 @dataclass(frozen=True)

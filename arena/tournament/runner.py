@@ -18,7 +18,7 @@ import shutil
 import signal
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +30,13 @@ from arena.reasons import FORFEIT_REASONS
 from arena.sandbox import SandboxUnavailable, prepare_bundled, start_run
 from arena.solver.scope import adjudication_note
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.executor import (
+    GameExecutor,
+    LostGames,
+    Outcome,
+    OutcomeKind,
+    WorkerSetup,
+)
 from arena.tournament.progress import Progress
 from arena.tournament.reporting import select_results
 from arena.tournament.schedule import ScheduledGame, build_schedule, openings_notes
@@ -40,7 +46,6 @@ from arena.tournament.voids import VoidTracker, pairing_of
 
 WORKER_QUEUE = 2  # games submitted per executor slot: a worker never waits for the coordinator
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-MAX_LOSSES = 3  # a game whose worker dies this often stops the run rather than loop for ever
 
 ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
 # What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
@@ -145,7 +150,7 @@ class Runner:
         self.void_games: list[ScheduledGame] = []  # this run's
         # games of bots not started yet in this run wait here: one that cannot start stops it
         self.start_watch = StartWatch.of_field(config.path, config.bots)
-        self.losses: Counter[str] = Counter()  # per game id: times its worker was lost
+        self.lost = LostGames()  # games whose worker died or failed
         self.left_behind = 0  # bot processes of an earlier, killed run removed at the start
 
     # -- signals --------------------------------------------------------------------------------
@@ -353,19 +358,13 @@ class Runner:
                     progress.note(self.voids.note(done.game, len(pending) - len(kept)))
                     pending.clear()
                     pending.extend(kept)
-        elif outcome.kind is OutcomeKind.LOST:
-            self.losses[game.game_id] += 1
-            if self.losses[game.game_id] >= MAX_LOSSES:
-                self._fail(result, f"game {game.game_id} ({game.first} - "
-                           f"{game.second}) lost its worker {MAX_LOSSES} times, last: "
-                           f"{outcome.detail}")
+        elif outcome.kind in (OutcomeKind.LOST, OutcomeKind.ERROR):
+            if (error := self.lost.error(outcome)) is not None:
+                self._fail(result, error)
             elif not self.stop.is_set():
                 pending.appendleft(game)  # not the bots' fault: play it again
                 progress.note(f"note: game {game.game_id} ({game.first} - {game.second}) will be "
                               f"played again: {outcome.detail}")
-        elif outcome.kind is OutcomeKind.ERROR:
-            self._fail(result, f"internal error in game {game.game_id}: "
-                       f"{outcome.detail}")
 
     def _fail(self, result: RunResult, error: str) -> None:
         """Stop the run for an error (the finished games stay stored); the caller prints it

@@ -14,8 +14,7 @@ import pytest
 
 from arena.league import registry
 from arena.league.runner import LeagueRunner, Until
-from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind
-from arena.tournament.runner import MAX_LOSSES
+from arena.tournament.executor import MAX_LOSSES, GameExecutor, Outcome, OutcomeKind
 from arena.tournament.store import Store
 
 

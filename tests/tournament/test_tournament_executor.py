@@ -10,9 +10,9 @@ import pytest
 from tournament_helpers import copy_bot, wait_no_processes, write_toml
 
 from arena.tournament.config import load_config
-from arena.tournament.executor import GameExecutor, Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.executor import MAX_LOSSES, GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.progress import Progress
-from arena.tournament.runner import MAX_LOSSES, WORKER_QUEUE, Runner
+from arena.tournament.runner import WORKER_QUEUE, Runner
 from arena.tournament.schedule import ScheduledGame, build_schedule
 from arena.tournament.store import load_games
 from arena.tournament.worker import PlayerPool, play_scheduled
@@ -175,7 +175,9 @@ def test_an_internal_error_stops_the_run_and_keeps_the_finished_games(tmp_path):
     ids = [g.game_id for g in build_schedule(load_config(
         write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra=""))))]
     config, result, fake = fake_run(tmp_path, fail={ids[5]})
-    assert result.error == f"internal error in game {ids[5]}: Boom" and not result.complete
+    game = build_schedule(config)[5]
+    assert result.error == (f"internal error in game {ids[5]} ({game.first} - {game.second}): "
+                            "Boom") and not result.complete
     assert fake.stopped and fake.closed
     assert 0 < result.played < 24 and len(load_games(config.output)) == result.played
 
