@@ -1,4 +1,5 @@
-"""`--exclude BOT` on standings and publish: a bot removed from the tournament file (or
+"""Which games standings and publish read: `--exclude BOT`, and the folder to give for a
+tournament file or a games.db. `--exclude`: a bot removed from the tournament file (or
 disqualified) stayed on the tables and the public site, with no way to leave it out (user
 review)."""
 
@@ -54,3 +55,14 @@ def test_standings_and_publish_leave_the_bot_out(games_file, tmp_path):
     fails(arena("publish", str(games_file), "--out", str(site), "--exclude", "alpha",
                 "--exclude", "bravo", "--exclude", "cheat"),
           "no games left to publish without alpha, bravo, cheat")
+
+
+def test_a_tournament_file_or_games_db_names_the_folder_to_give(tmp_path):
+    """`arena standings FILE.toml` / `games.db` said only "unknown file type" (user review)."""
+    toml = tmp_path / "cup.toml"
+    toml.write_text('output = "out/cup"\n[[bots]]\npath = "random"\n[[bots]]\npath = "greedy"\n')
+    fails(arena("standings", str(toml)), f"{toml}: a tournament file: give its results folder, "
+          "out/cup")
+    db = tmp_path / "games.db"
+    db.write_bytes(b"")
+    fails(arena("standings", str(db)), f"{db}: a results database: give its folder, {tmp_path}")

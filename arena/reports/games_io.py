@@ -121,10 +121,25 @@ def load_games(path: str | Path) -> pd.DataFrame:
         raw, line_of = _read_jsonl(path)
     elif suffix in (".csv", ".tsv", ".txt"):
         raw, line_of = _read_csv(path, sep="\t" if suffix == ".tsv" else ",")
+    elif suffix == ".db":  # games.db: the store is read through its folder (the analysis too)
+        raise GamesFileError(f"{path}: a results database: give its folder, {path.parent}")
+    elif suffix == ".toml":
+        raise GamesFileError(f"{path}: a tournament file: give its results folder"
+                             f"{_output_of(path)}")
     else:
         raise GamesFileError(f"{path}: unknown file type {suffix!r} (use .csv or .jsonl, or a "
                              "results directory)")
     return _normalise(raw, path, line_of)
+
+
+def _output_of(tournament: Path) -> str:
+    """`, results/NAME` (the tournament file's output folder), or '' if it cannot be read."""
+    from arena.tournament.config import ConfigError, output_of
+
+    try:
+        return f", {output_of(tournament)}"
+    except (ConfigError, OSError):
+        return " (its `output`, else results/NAME)"
 
 
 def _csv_rows(path: Path, sep: str) -> Iterator[tuple[int, list[str]]]:

@@ -502,6 +502,16 @@ def _cluster(check: _Checker, data: dict[str, Any]) -> str | None:
     return data.get("cluster")
 
 
+def output_of(path: str | Path) -> Path:
+    """The results folder of a tournament file, read without resolving its bots (for a
+    command given the file where it wants the folder)."""
+    path = Path(path)
+    text = _read_text(path)
+    data = _parse_toml(path, text)
+    check = _Checker(path, text)
+    return _output(check, data, _name(check, data, path))
+
+
 def _output(check: _Checker, data: dict[str, Any], name: str) -> Path:
     if "output" not in data:
         return Path(f"results/{name}")
