@@ -184,3 +184,25 @@ def test_a_move_without_a_newline_gets_the_newline_hint_everywhere(no_leftover_p
     assert all(line.endswith("hint: end each line with a newline (\\n), then flush")
                for line in hints if "restarted after the failures" not in line), hints
     assert "use time_ms from the turn line" not in result.output
+
+
+def test_a_hello_word_that_is_not_key_value_fails_the_handshake(tmp_path, no_leftover_processes):
+    """`hello name=py good` passed, and the bot played as `py` (user review)."""
+    bot = tmp_path / "spaced.py"
+    bot.write_text(SPACED_NAME_BOT)
+    result = run(str(bot), "-n", "1", "-v", "classic", "--only-variants")
+    assert result.exit_code == 1
+    assert ("FAIL  handshake: 'good' in 'hello name=py good' is not key=value: the arena "
+            "ignores it (the name is 'py')") in result.output
+    assert "hint: write every field as key=value" in result.output
+
+
+SPACED_NAME_BOT = """
+import sys
+from arena.sdk import run_bot
+real_write = sys.stdout.write
+def write(text):  # the SDK's hello, with the name its author meant
+    return real_write(text.replace("hello name=py", "hello name=py good"))
+sys.stdout.write = write
+run_bot(lambda turn: turn.game.legal_moves()[0], name="py")
+"""
