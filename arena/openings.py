@@ -57,6 +57,21 @@ def opening_problem(variant: Variant, moves: Sequence[int],
     return None
 
 
+def wins_at_once(variant: Variant, moves: Sequence[int]) -> bool:
+    """Whether the player to move after an opening (one `opening_problem` accepts) has a
+    winning move: its games are decided by the first move, whoever the bots are."""
+    game = Game(variant)
+    for move in moves:
+        game.push(move)
+    mover = game.to_move
+    for move in game.legal_moves():
+        outcome = game.push(move)
+        game.pop()
+        if outcome is not None and outcome.winner == mover:
+            return True
+    return False
+
+
 def openings_for_variants(choice: str, variants: Sequence[Variant]) -> dict[str, list[tuple[int, ...]]]:
     """Per variant spec, the openings to cycle through: `builtin`, `none` (the empty board
     only) or a file of move lists (the tournament format, checked against every variant)."""

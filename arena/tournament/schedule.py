@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from arena.game import Variant, format_move
+from arena.openings import wins_at_once
 from arena.tournament.config import Opening, TournamentConfig
 
 
@@ -88,6 +89,11 @@ def openings_notes(config: TournamentConfig) -> list[str]:
                      'always answer a position alike replay the same game; openings = "builtin" '
                      'plays `arena play`\'s set (or name a file; "none" to keep the empty board)')
     for variant in config.variants:
+        decided = [o.text for o in config.openings_for(variant) if wins_at_once(variant, o.moves)]
+        if decided:
+            notes.append(f"note: {len(decided)} opening(s) leave the player to move a win at once "
+                         f"in {variant.spec} (e.g. '{decided[0]}'): their games are decided by "
+                         "the first move, whoever plays")
         available = len(config.openings_for(variant))
         if config.openings and not available:  # every line is for other variants
             notes.append(f"note: no opening of the openings file is for {variant.spec}: its "

@@ -139,3 +139,13 @@ def test_no_openings_with_more_than_one_game_pair_is_noted(tmp_path):
     assert note.startswith("note: no openings: every game starts from the empty board")
     assert 'openings = "builtin"' in note
     assert openings_notes(config(tmp_path, games=2, name="two.toml")) == []
+
+
+def test_an_opening_that_leaves_a_win_at_once_is_noted(tmp_path):
+    # accepted silently before: its games are decided by the first move (user review)
+    (tmp_path / "open.txt").write_text("d4 d3 d4 d3 d4 d3\nd4 d4\n")
+    cfg = config(tmp_path, variants=("classic",), games=4, extra='openings = "open.txt"')
+    [note] = openings_notes(cfg)
+    assert note == ("note: 1 opening(s) leave the player to move a win at once in classic (e.g. "
+                    "'d4 d3 d4 d3 d4 d3'): their games are decided by the first move, whoever "
+                    "plays")
