@@ -48,6 +48,7 @@ from arena.tournament.executor import (
     OutcomeKind,
     WorkerSetup,
 )
+from arena.tournament.progress import game_text
 from arena.tournament.runner import ExecutorFactory, default_executor_factory
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
@@ -413,10 +414,9 @@ class LeagueRunner:
         self.summary.games += 1
         seat = forfeiter_seat(row.get("reason"), row.get("forfeit_by"), row.get("result"))
         if seat is not None:
-            loser = row["first"] if seat == 1 else row["second"]
-            self.summary.forfeits[loser] += 1
-            self.out(f"{loser} forfeited {game.game_id} ({row.get('reason')}: "
-                     f"{str(row.get('detail') or '')[:80]})")
+            self.summary.forfeits[row["first"] if seat == 1 else row["second"]] += 1
+        # one line a game, as `arena run` prints them where no live display is drawn
+        self.out(f"[{self.summary.games}] {game.game_id} {game_text(row)}")
         if self.publish_every and self.summary.games % self.publish_every == 0:
             self.publish()
 

@@ -202,15 +202,9 @@ class Progress:
         self.standings.add(row["first"], row["second"], result, reason, row.get("forfeit_by"))
         if self.live_mode or self.quiet:
             return
-        extra = f"{reason}, {row.get('plies', 0)} plies"
-        if reason in FORFEIT_REASONS:
-            extra = f"forfeit by {forfeit_text(row)}"
         width = len(str(self.total))
-        self._print(
-            f"[{self.done:>{width}}/{self.total}] {row.get('variant', '')}  {row['first']} "
-            f"{_score_text(result)} {row['second']}  ({extra})  {self.rate():.2f} games/s  "
-            f"ETA {_fmt_duration(self.eta())}"
-        )
+        self._print(f"[{self.done:>{width}}/{self.total}] {game_text(row)}  "
+                    f"{self.rate():.2f} games/s  ETA {_fmt_duration(self.eta())}")
 
     def note(self, message: str) -> None:
         if self._live is not None:
@@ -256,6 +250,17 @@ class Progress:
             parts += [Text(f"  {line}", overflow="ellipsis", no_wrap=True)
                       for line in self.recent_forfeits]
         return Group(*parts)
+
+
+def game_text(row: dict) -> str:
+    """`classic  alpha 1-0 beta  (line, 17 plies)` (or the forfeit): one finished game, as
+    `arena run` and `arena league run` print it."""
+    reason = row.get("reason", "")
+    extra = f"{reason}, {row.get('plies', 0)} plies"
+    if reason in FORFEIT_REASONS:
+        extra = f"forfeit by {forfeit_text(row)}"
+    return (f"{row.get('variant', '')}  {row['first']} {_score_text(row.get('result'))} "
+            f"{row['second']}  ({extra})")
 
 
 def forfeit_text(row: dict) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -241,6 +242,9 @@ def test_league_errors_are_one_line(tmp_path: Path, league: Path):
 def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):
     ran = arena("league", "run", str(league), "-j", "1", "--until", "4", "--publish-every", "4")
     assert "games this run; reached --until 4 games (the pairs in flight" in ran.stdout
+    # a line a game, as `arena run` prints (a league run into a log said nothing of them)
+    lines = [line for line in ran.stdout.splitlines() if re.match(r"\[\d+\] P\d+", line)]
+    assert len(lines) >= 4 and re.search(r"classic  \S+ (1-0|0-1|½-½|void) \S+  \(", lines[0])
     assert (league / "site" / "index.html").is_file()
     # a league stores only its mode ("auto"): the site said "not available" of sandboxed games
     from arena.tournament.store import load_games
