@@ -329,7 +329,11 @@ class Runner:
         stopping = False
         while True:
             while not self.stop.is_set() and pending and inflight < executor.slots * WORKER_QUEUE:
-                executor.submit(pending.popleft())
+                game = self._next_game(pending)
+                if game is None:  # only games of a bot whose start is in doubt, one of them out
+                    break
+                self.start_watch.submitted(game)
+                executor.submit(game)
                 inflight += 1
             if not inflight:
                 return
@@ -338,7 +342,21 @@ class Runner:
                 executor.stop()
             for outcome in executor.results(timeout=0.2):
                 inflight -= 1
+                self.start_watch.returned(outcome.game)
                 self._outcome(outcome, store, pending, progress, result, versions)
+                if (error := self.start_watch.verdict()) is not None:
+                    self._fail(result, error)
+
+    def _next_game(self, pending: deque[ScheduledGame]) -> ScheduledGame | None:
+        """The first pending game the start watch lets out (the first one, but while a bot's
+        start is in doubt)."""
+        if self.start_watch.may_submit(pending[0]):
+            return pending.popleft()
+        for index, game in enumerate(pending):
+            if self.start_watch.may_submit(game):
+                del pending[index]
+                return game
+        return None
 
     def _outcome(self, outcome: Outcome, store: Store, pending: deque[ScheduledGame],
                  progress: Progress, result: RunResult, versions: dict[str, str]) -> None:
@@ -347,10 +365,7 @@ class Runner:
         if outcome.kind is OutcomeKind.DONE and outcome.row is not None:
             if outcome.void and self.stop.is_set():
                 return  # cut short by the stop
-            admitted, error = self.start_watch.admit(outcome)
-            if error is not None:
-                self._fail(result, error)
-            for done in admitted:
+            for done in self.start_watch.admit(outcome):
                 self._finished(store, done.game, done.row, done.void, progress, result, versions)
                 if done.void and self.voids.record(done.game):
                     kept = [g for g in pending if not self.voids.is_blocked(g)]

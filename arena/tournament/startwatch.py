@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from arena.botspec import MANIFEST
 from arena.reasons import NO_HELLO
 from arena.tournament.executor import Outcome
+from arena.tournament.schedule import ScheduledGame
 
 if TYPE_CHECKING:
     from arena.tournament.config import BotEntry
@@ -30,7 +31,13 @@ START_ATTEMPTS = 2
 
 
 class StartWatch:
-    """Decides, outcome by outcome, which finished games the coordinator stores now."""
+    """Decides, outcome by outcome, which finished games the coordinator stores now, and which
+    games it may hand out: a bot that failed to start and has not started since (a suspect)
+    plays one game at a time, so that its verdict waits for its games still out (one of them
+    may be a start that worked: it comes back only when its game ends, after quicker failures).
+
+    The coordinator calls `submitted` for each game it hands out, `returned` for each outcome
+    of any kind, `admit` for each finished one, and `verdict` after each."""
 
     def __init__(self, attempts: int = START_ATTEMPTS, where: Mapping[str, str] | None = None,
                  checks: Mapping[str, str] | None = None) -> None:
@@ -41,27 +48,49 @@ class StartWatch:
         self.failures: Counter[str] = Counter()  # start failures of bots not started yet
         self.last_failure: dict[str, str] = {}
         self.held: list[Outcome] = []
+        self.out: Counter[str] = Counter()  # per bot: its games handed out, not back yet
 
-    def admit(self, outcome: Outcome) -> tuple[list[Outcome], str | None]:
-        """The outcomes to store now, in the order they finished (`outcome` and any held ones
-        it releases), and the error that stops the run when a bot failed to start too often."""
+    def suspects(self) -> set[str]:
+        return {name for name in self.failures if name not in self.started}
+
+    def may_submit(self, game: ScheduledGame) -> bool:
+        """Whether `game` may be handed out now: a suspect bot plays one game at a time."""
+        return not self.failures or all(self.out[name] == 0 for name in game.bots
+                                        if name in self.failures and name not in self.started)
+
+    def submitted(self, game: ScheduledGame) -> None:
+        self.out.update(game.bots)
+
+    def returned(self, game: ScheduledGame) -> None:
+        self.out.subtract(game.bots)
+
+    def admit(self, outcome: Outcome) -> list[Outcome]:
+        """The outcomes to store now, in the order they finished: `outcome` and any held ones
+        it releases, or nothing while a bot of it failed to start and has not started since."""
         failed = outcome.start_failures
-        self.started.update(name for name in outcome.game.bots if name not in failed)
+        if not outcome.void:  # a void game is one where neither bot started
+            self.started.update(name for name in outcome.game.bots if name not in failed)
         suspects = [name for name in failed if name not in self.started]
         if suspects:
             self.held.append(outcome)
             for name in suspects:
                 self.failures[name] += 1
                 self.last_failure[name] = failed[name]
-            hopeless = [name for name in suspects if self.failures[name] >= self.attempts]
-            return [], self.error(hopeless) if hopeless else None
+            return []
         released: list[Outcome] = []
         still_held: list[Outcome] = []
         for held in self.held:
             done = all(name in self.started for name in held.start_failures)
             (released if done else still_held).append(held)
         self.held = still_held
-        return [*released, outcome], None
+        return [*released, outcome]
+
+    def verdict(self) -> str | None:
+        """The error that stops the run: a bot that failed to start in `attempts` games of it
+        and has none out that could still show it started."""
+        hopeless = sorted(name for name in self.suspects()
+                          if self.failures[name] >= self.attempts and self.out[name] <= 0)
+        return self.error(hopeless) if hopeless else None
 
     def finish(self) -> str | None:
         """At the end of the run's play: the error for the bots whose every game of this run
@@ -80,8 +109,8 @@ class StartWatch:
         if NO_HELLO in self.last_failure[name]:  # slow to load rather than broken, maybe
             check += "; if it is only slow to start, raise `startup_ms` in [time]"
         return (f"bot {name!r}{where}{others} did not start in {tries} game"
-                f"{'s' if tries > 1 else ''}: {self.last_failure[name]}. None of its games "
-                f"is stored: fix it ({check}), then run the same command again")
+                f"{'s' if tries > 1 else ''}: {self.last_failure[name]}. None of its games of "
+                f"this run is stored: fix it ({check}), then run the same command again")
 
     @classmethod
     def of_field(cls, path: object, bots: list[BotEntry]) -> StartWatch:

@@ -1,5 +1,5 @@
 """StartWatch: the games of a bot that has not started yet in the run wait; one that cannot
-start stops the run with none of its games stored (pure: outcomes made by hand)."""
+start stops the run with none of its games of the run stored (pure: outcomes made by hand)."""
 
 from __future__ import annotations
 
@@ -11,50 +11,75 @@ from arena.tournament.startwatch import StartWatch
 WHY = "crash: during the handshake: bot exited with code 2"
 
 
+def scheduled(k: int, first: str, second: str) -> ScheduledGame:
+    return ScheduledGame(f"g{k}", f"p{k}", 0, PRESETS["classic"], first, second)
+
+
 def outcome(k: int, first: str, second: str, *failed: str) -> Outcome:
-    game = ScheduledGame(f"g{k}", f"p{k}", 0, PRESETS["classic"], first, second)
-    return Outcome(game, OutcomeKind.DONE, row={"reason": "crash" if failed else "line"},
-                   void=len(failed) == 2, start_failures={name: WHY for name in failed})
+    return Outcome(scheduled(k, first, second), OutcomeKind.DONE,
+                   row={"reason": "crash" if failed else "line"}, void=len(failed) == 2,
+                   start_failures={name: WHY for name in failed})
 
 
-def ids(outcomes: list[Outcome]) -> list[str]:
-    return [o.game.game_id for o in outcomes]
+def back(watch: StartWatch, result: Outcome) -> list[str]:
+    """What the coordinator does with one outcome: the ids it stores."""
+    watch.returned(result.game)
+    return [o.game.game_id for o in watch.admit(result)]
+
+
+def out(watch: StartWatch, *games: ScheduledGame) -> None:
+    for game in games:
+        watch.submitted(game)
 
 
 def test_games_of_healthy_bots_pass_at_once():
     watch = StartWatch()
     for k in range(3):
-        stored, error = watch.admit(outcome(k, "a", "b"))
-        assert ids(stored) == [f"g{k}"] and error is None
+        out(watch, scheduled(k, "a", "b"))
+        assert back(watch, outcome(k, "a", "b")) == [f"g{k}"] and watch.verdict() is None
     assert watch.finish() is None
 
 
 def test_a_bot_that_never_starts_stops_the_run_with_none_of_its_games_stored():
     watch = StartWatch(where={"typo": "t.toml:11"}, checks={"typo": "arena check /b --args x"})
-    assert watch.admit(outcome(1, "a", "typo", "typo")) == ([], None)
-    stored, _ = watch.admit(outcome(2, "a", "b"))
-    assert ids(stored) == ["g2"]  # the other bots' games are not held
-    stored, error = watch.admit(outcome(3, "typo", "b", "typo"))
-    assert stored == []
-    assert error == (f"bot 'typo' (t.toml:11) did not start in 2 games: {WHY}. None of its games "
-                     "is stored: fix it (try `arena check /b --args x`), then run the same "
-                     "command again")
+    out(watch, scheduled(1, "a", "typo"), scheduled(2, "a", "b"), scheduled(3, "typo", "b"))
+    assert back(watch, outcome(1, "a", "typo", "typo")) == [] and watch.verdict() is None
+    assert back(watch, outcome(2, "a", "b")) == ["g2"]  # the other bots' games are not held
+    assert back(watch, outcome(3, "typo", "b", "typo")) == []
+    assert watch.verdict() == (
+        f"bot 'typo' (t.toml:11) did not start in 2 games: {WHY}. None of its games of this run "
+        "is stored: fix it (try `arena check /b --args x`), then run the same command again")
 
 
 def test_a_bot_that_starts_later_has_its_held_games_stored_in_order():
     watch = StartWatch()
-    assert watch.admit(outcome(1, "flaky", "a", "flaky")) == ([], None)
-    stored, error = watch.admit(outcome(2, "a", "flaky"))
-    assert ids(stored) == ["g1", "g2"] and error is None
+    out(watch, scheduled(1, "flaky", "a"), scheduled(2, "a", "flaky"))
+    assert back(watch, outcome(1, "flaky", "a", "flaky")) == []
+    assert back(watch, outcome(2, "a", "flaky")) == ["g1", "g2"] and watch.verdict() is None
     # from now on its start failures are forfeits like any other
-    stored, error = watch.admit(outcome(3, "flaky", "b", "flaky"))
-    assert ids(stored) == ["g3"] and error is None
-    assert watch.finish() is None
+    out(watch, scheduled(3, "flaky", "b"))
+    assert back(watch, outcome(3, "flaky", "b", "flaky")) == ["g3"]
+    assert watch.verdict() is None and watch.finish() is None
+
+
+def test_quick_failures_wait_for_a_start_that_worked_and_a_suspect_plays_one_game_at_a_time():
+    # with several games at once, a start that worked comes back only when its game ends,
+    # after quicker failures: the run stopped a bot that had started (review of the diff)
+    watch = StartWatch()
+    first, second, third, fourth = (scheduled(k, "flaky", "a") for k in range(1, 5))
+    out(watch, first, second, third)
+    assert back(watch, outcome(2, "flaky", "a", "flaky")) == []
+    assert back(watch, outcome(3, "flaky", "a", "flaky")) == []
+    assert watch.verdict() is None  # its first game is still out
+    assert not watch.may_submit(fourth) and watch.may_submit(scheduled(5, "a", "b"))
+    assert back(watch, outcome(1, "flaky", "a")) == ["g2", "g3", "g1"]
+    assert watch.verdict() is None and watch.may_submit(fourth)
 
 
 def test_a_bot_with_a_single_game_that_failed_to_start_is_reported_at_the_end():
     watch = StartWatch(attempts=2)
-    assert watch.admit(outcome(1, "a", "once", "once")) == ([], None)
+    out(watch, scheduled(1, "a", "once"))
+    assert back(watch, outcome(1, "a", "once", "once")) == [] and watch.verdict() is None
     error = watch.finish()
     assert error is not None and error.startswith("bot 'once' did not start in 1 game: ")
     assert "`arena check` tries one bot alone" in error
@@ -62,21 +87,33 @@ def test_a_bot_with_a_single_game_that_failed_to_start_is_reported_at_the_end():
 
 def test_a_void_game_waits_for_both_bots_and_names_both_when_neither_ever_starts():
     watch = StartWatch()
-    assert watch.admit(outcome(1, "x", "y", "x", "y")) == ([], None)
-    stored, error = watch.admit(outcome(2, "y", "x", "x", "y"))
-    assert stored == [] and error.startswith("bot 'x' (and y) did not start in 2 games")
+    out(watch, scheduled(1, "x", "y"), scheduled(2, "y", "x"))
+    assert back(watch, outcome(1, "x", "y", "x", "y")) == []
+    assert back(watch, outcome(2, "y", "x", "x", "y")) == []
+    assert watch.verdict().startswith("bot 'x' (and y) did not start in 2 games")
     # a void between bots that started before in the run is stored (`VoidTracker` counts it)
     watch = StartWatch()
-    watch.admit(outcome(1, "x", "y"))
-    stored, error = watch.admit(outcome(2, "x", "y", "x", "y"))
-    assert ids(stored) == ["g2"] and error is None
+    out(watch, scheduled(1, "x", "y"), scheduled(2, "x", "y"))
+    back(watch, outcome(1, "x", "y"))
+    assert back(watch, outcome(2, "x", "y", "x", "y")) == ["g2"] and watch.verdict() is None
+
+
+def test_a_void_game_without_start_failures_shows_no_bot_started():
+    # a cluster worker without the bots' interpreter voids the game before any start
+    watch = StartWatch()
+    void = Outcome(scheduled(1, "x", "y"), OutcomeKind.DONE, row={"reason": "void"}, void=True)
+    out(watch, void.game)
+    back(watch, void)
+    assert watch.started == set()
 
 
 def test_a_bot_too_slow_to_answer_hello_is_told_of_startup_ms():
     watch = StartWatch(attempts=1)
-    game = ScheduledGame("g1", "p1", 0, PRESETS["classic"], "slow", "a")
-    _, error = watch.admit(Outcome(game, OutcomeKind.DONE, row={"reason": "handshake"},
-                                   start_failures={"slow": "handshake: no hello answer within "
-                                                           "2000 ms"}))
-    assert error.endswith("(`arena check` tries one bot alone; if it is only slow to start, "
-                          "raise `startup_ms` in [time]), then run the same command again")
+    game = scheduled(1, "slow", "a")
+    out(watch, game)
+    watch.returned(game)
+    watch.admit(Outcome(game, OutcomeKind.DONE, row={"reason": "handshake"},
+                        start_failures={"slow": "handshake: no hello answer within 2000 ms"}))
+    assert watch.verdict().endswith(
+        "(`arena check` tries one bot alone; if it is only slow to start, raise `startup_ms` in "
+        "[time]), then run the same command again")

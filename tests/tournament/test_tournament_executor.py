@@ -3,6 +3,7 @@ worker-side player pool, and the two real executors storing the same games."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
 
@@ -139,7 +140,8 @@ def test_a_lost_game_is_played_again_and_not_charged(tmp_path):
 
 def test_a_bot_that_cannot_start_stops_the_run_and_none_of_its_games_is_stored(tmp_path):
     config, result, fake = fake_run(tmp_path, broken={"c"})
-    assert result.error.startswith("bot 'c' (") and "did not start in 2 games: crash: " in result.error
+    # its games already out when it first failed come back first: 2 or more failures
+    assert re.match(r"bot 'c' \(.*\) did not start in [2-9] games: crash: ", result.error)
     assert f"{config.path}:" in result.error and "try `arena check " in result.error
     games = load_games(config.output)
     assert len(games) == result.done > 0 and not result.complete

@@ -98,7 +98,7 @@ def test_a_bot_that_cannot_start_stops_the_run_and_runs_again_once_fixed(tmp_pat
     assert (f"bot 't' ({path}:12) did not start in 2 games: crash: during the handshake: bot "
             "exited with code 2; stderr: bot.py: error: unrecognized argument: --sed") \
         in first.stderr
-    assert "None of its games is stored" in first.stderr
+    assert "None of its games of this run is stored" in first.stderr
     assert "Run the same command again to resume" in first.stderr
     stored = stored_ids(tmp_path / "results" / "typo")
     assert stored  # r - g played, in order: the schedule starts with their pair
@@ -106,3 +106,44 @@ def test_a_bot_that_cannot_start_stops_the_run_and_runs_again_once_fixed(tmp_pat
     again = run_cli("run", str(path), "-q", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert f"Done: 12 of 12 games ({12 - len(stored)} played now)." in again.stdout
+
+
+FLAKY_BOT = """
+import sys, time
+from pathlib import Path
+counter = Path(sys.argv[1])
+starts = int(counter.read_text() or 0) + 1 if counter.exists() else 1
+counter.write_text(str(starts))
+if starts > 1:
+    sys.exit(2)  # every later start fails: the first process is kept for its worker's games
+from arena.sdk import run_bot
+def choose(turn):
+    time.sleep(0.03)  # its first game ends well after the other worker's failed start
+    return turn.game.legal_moves()[0]
+run_bot(choose, name="flaky")
+"""
+
+
+def test_a_bot_that_started_once_is_not_stopped_by_quicker_failures(tmp_path):
+    # the start that worked comes back only with its game, after the other worker's failed
+    # starts: the run stopped a bot that had started (review of the diff)
+    bot = tmp_path / "flaky.py"
+    bot.write_text(FLAKY_BOT)
+    path = write_toml(tmp_path / "flaky.toml", f"""
+        name = "flaky"
+        variants = ["classic:5x4"]
+        games = 4
+        concurrency = 2
+        sandbox = "off"
+        [[bots]]
+        path = "{bot}"
+        args = ["{tmp_path / 'starts'}"]
+        [[bots]]
+        path = "random"
+        [[bots]]
+        path = "greedy"
+        """)
+    done = run_cli("run", str(path), "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Done: 12 of 12 games" in done.stdout
+    assert int((tmp_path / "starts").read_text()) >= 2  # a start did fail, and was a forfeit
