@@ -162,6 +162,9 @@ def _fixed_margin(limit: float) -> float:
 
 def _budget_ms(setup: GameSetup, time_left: int, slack: float, ply: int) -> float:
     budgets = []
+    # a clock near its end keeps the whole fixed margin (its flag falls for good); a move limit
+    # is the same every move, and short ones keep half of themselves for the bot
+    fixed = SAFETY_MIN_MS if setup.base_ms is not None else _fixed_margin(time_left)
     if setup.move_ms is not None:
         margin = max(_fixed_margin(setup.move_ms), SAFETY_FRACTION * setup.move_ms)
         budgets.append(setup.move_ms - margin - slack)
@@ -169,9 +172,9 @@ def _budget_ms(setup: GameSetup, time_left: int, slack: float, ply: int) -> floa
         variant = setup.variant
         moves_left = max(10.0, (variant.cells - ply) / 2)
         budget = time_left / moves_left + 0.8 * setup.increment_ms
-        ceiling = time_left - max(_fixed_margin(time_left), 2 * slack) - slack
+        ceiling = time_left - max(fixed, 2 * slack) - slack
         budgets.append(min(budget, ceiling))
-    budgets.append(time_left - max(_fixed_margin(time_left), slack) - slack)
+    budgets.append(time_left - max(fixed, slack) - slack)
     return max(1.0, min(budgets))
 
 
