@@ -30,6 +30,7 @@ import functools
 import os
 import platform
 import re
+import resource
 import secrets
 import shutil
 import signal
@@ -134,6 +135,8 @@ class Limits:
 LIMIT_KEYS = tuple(f.name for f in fields(Limits))
 # Below this much address space the loader cannot map libc (Python needs 13-16 MiB to start).
 MIN_MEMORY_MB = 16
+# Below this many open files a runtime cannot load (its libraries, the three pipes).
+MIN_OPEN_FILES = 16
 # Largest accepted values: well beyond any machine, small enough to stay in rlimit range.
 _LIMIT_MAX = {"memory_mb": 1 << 30, "processes": 1 << 22, "file_size_mb": 1 << 30,
               "cpu_seconds": 1 << 31, "tmp_mb": 1 << 30, "open_files": 1 << 20}
@@ -199,6 +202,10 @@ def parse_limits(table: object, label: str = "limits") -> dict[str, int]:
     if overrides.get("tmp_mb", 1) == 0:
         raise SandboxConfigError(f"{label} 'tmp_mb' must be at least 1 (the bot's HOME lives "
                                  "there)", "tmp_mb")
+    if 0 < overrides.get("open_files", MIN_OPEN_FILES) < MIN_OPEN_FILES:
+        raise SandboxConfigError(
+            f"{label} 'open_files' = {overrides['open_files']} is too small for a program to "
+            f"start (at least {MIN_OPEN_FILES}, or 0 for no limit)", "open_files")
     return overrides
 
 
@@ -655,8 +662,17 @@ def prlimit_argv(limits: Limits) -> list[str]:
     if limits.cpu_seconds:
         args.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}")
     if limits.open_files:
-        args.append(f"--nofile={limits.open_files}")
+        args.append(f"--nofile={_open_files_allowed(limits.open_files)}")
     return [*args, "--"]
+
+
+def _open_files_allowed(wanted: int) -> int:
+    """`wanted`, but not above the arena's own hard limit where it cannot raise one (not root):
+    prlimit's attempt would fail the bot's every start ("Operation not permitted")."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if os.geteuid() == 0 or hard == resource.RLIM_INFINITY:
+        return wanted
+    return min(wanted, hard)
 
 
 def _system_binds() -> list[str]:

@@ -61,6 +61,8 @@ def test_tournament_then_bot_overrides_merge_over_the_defaults():
     ({"tmp_mb": 0}, "tmp_mb", "'tmp_mb' must be at least 1"),
     ({"memory_mb": 1}, "memory_mb", "'memory_mb' = 1 is too small for a program to start (at "
                                     "least 16, or 0 for no limit)"),
+    ({"open_files": 2}, "open_files", "'open_files' = 2 is too small for a program to start (at "
+                                      "least 16, or 0 for no limit)"),
 ])
 def test_bad_limits_are_one_line_naming_the_key(table, key, text):
     with pytest.raises(SandboxConfigError) as caught:
@@ -325,3 +327,14 @@ def test_probe_works_from_a_folder_the_sandbox_does_not_show(tmp_path, monkeypat
         assert sandbox.probe() == sandbox.Probe(True)
     finally:
         sandbox.probe.cache_clear()
+
+
+def test_open_files_stay_under_the_arenas_hard_limit_when_it_cannot_raise_it(monkeypatch):
+    # prlimit --nofile=1024 under a hard limit of 512 failed every start of every bot, for a
+    # user that may not raise it (review of the diff); root may
+    monkeypatch.setattr(sandbox.resource, "getrlimit", lambda _: (512, 512))
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
+    assert "--nofile=512" in sandbox.prlimit_argv(Limits())
+    assert "--nofile=100" in sandbox.prlimit_argv(Limits(open_files=100))
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 0)
+    assert "--nofile=1024" in sandbox.prlimit_argv(Limits())
