@@ -66,3 +66,21 @@ def test_a_tournament_file_or_games_db_names_the_folder_to_give(tmp_path):
     db = tmp_path / "games.db"
     db.write_bytes(b"")
     fails(arena("standings", str(db)), f"{db}: a results database: give its folder, {tmp_path}")
+
+
+def test_publish_leaves_an_excluded_bots_settings_out_too(tmp_path, no_leftover_processes):
+    """The site listed an excluded bot's time odds and command from the stored settings
+    (review of the diff)."""
+    toml = tmp_path / "odds.toml"
+    toml.write_text('variants = ["classic:5x4"]\ngames = 2\noutput = "res"\n[time]\nmove_ms = 500\n'
+                    '[[bots]]\npath = "random"\nname = "alpha"\n'
+                    '[[bots]]\npath = "random"\nname = "bravo"\nargs = ["--seed", "2"]\n'
+                    '[[bots]]\npath = "greedy"\nname = "cheat"\ntime = { move_ms = 900 }\n')
+    ran = arena("run", str(toml), "-q", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    site = tmp_path / "site"
+    built = arena("publish", str(tmp_path / "res"), "--out", str(site), "--no-plots",
+                  "--exclude", "cheat")
+    assert built.returncode == 0, built.stderr
+    pages = "".join(p.read_text() for p in site.rglob("*.html"))
+    assert "alpha" in pages and "cheat" not in pages

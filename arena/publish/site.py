@@ -85,14 +85,31 @@ def build_site(results: str | Path, out_dir: str | Path | None = None, plots: bo
     """
     results = Path(results)
     site_input = load_results(results)
-    site_input.games = without_bots(site_input.games, exclude)
-    if site_input.games.empty:
-        raise PublishError(f"no games left to publish without {', '.join(exclude)}")
+    if exclude:
+        site_input.games = without_bots(site_input.games, exclude)
+        if site_input.games.empty:
+            raise PublishError(f"no games left to publish without {', '.join(exclude)}")
+        site_input.settings = _without_bot_settings(site_input.settings, set(exclude))
     site_input.analysis = analysis_beside(results, site_input.games, warn)
     if out_dir is None:
         # beside a games file its own folder, as `arena plot` does: two files never share one
         out_dir = results / "site" if results.is_dir() else results.with_name(results.stem + "_site")
     return build_site_from_input(site_input, out_dir, plots=plots, logs=logs, warn=warn)
+
+
+def _without_bot_settings(settings: dict, names: set[str]) -> dict:
+    """The stored settings without the entries of `names` (their commands, time odds): a bot
+    left out of the games is left out of the pages."""
+    def kept(bots: object) -> object:
+        if not isinstance(bots, list):
+            return bots
+        return [b for b in bots if not (isinstance(b, dict) and b.get("name") in names)]
+
+    out = {**settings, "bots": kept(settings.get("bots"))} if "bots" in settings else dict(settings)
+    stored = settings.get("settings")
+    if isinstance(stored, dict) and "bots" in stored:
+        out["settings"] = {**stored, "bots": kept(stored.get("bots"))}
+    return out
 
 
 def build_site_from_games(games: pd.DataFrame, out_dir: str | Path, settings: dict | None = None,
