@@ -186,15 +186,16 @@ def test_a_move_without_a_newline_gets_the_newline_hint_everywhere(no_leftover_p
     assert "use time_ms from the turn line" not in result.output
 
 
-def test_a_hello_word_that_is_not_key_value_fails_the_handshake(tmp_path, no_leftover_processes):
-    """`hello name=py good` passed, and the bot played as `py` (user review)."""
+def test_a_hello_word_that_is_not_key_value_is_pointed_out(tmp_path, no_leftover_processes):
+    """`hello name=py good` passed silently, and the bot played as `py` (user review); the
+    referee ignores the word, as PROTOCOL.md says, so the check passes and says so."""
     bot = tmp_path / "spaced.py"
     bot.write_text(SPACED_NAME_BOT)
     result = run(str(bot), "-n", "1", "-v", "classic", "--only-variants")
-    assert result.exit_code == 1
-    assert ("FAIL  handshake: 'good' in 'hello name=py good' is not key=value: the arena "
-            "ignores it (the name is 'py')") in result.output
-    assert "hint: write every field as key=value" in result.output
+    assert result.exit_code == 0, result.output
+    assert ("PASS  handshake: name=py version=-, " in result.output
+            and "; note: 'good' is not key=value and is ignored (values hold no spaces: "
+                "name=py-good)" in result.output)
 
 
 SPACED_NAME_BOT = """
