@@ -149,7 +149,8 @@ class Runner:
         self.voids = VoidTracker((), set())  # set up from the store by _prepare
         self.void_games: list[ScheduledGame] = []  # this run's
         # games of bots not started yet in this run wait here: one that cannot start stops it
-        self.start_watch = StartWatch.of_field(config.path, config.bots)
+        self.start_watch = StartWatch.of_field(config.path, config.bots,
+                                               config.time_control.startup_ms)
         self.lost = LostGames()  # games whose worker died or failed
         self.left_behind = 0  # bot processes of an earlier, killed run removed at the start
 

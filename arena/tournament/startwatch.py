@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from arena.botspec import MANIFEST
 from arena.reasons import NO_HELLO
+from arena.timecontrol import TimeControl
 from arena.tournament.executor import Outcome
 from arena.tournament.schedule import ScheduledGame
 
@@ -113,14 +114,21 @@ class StartWatch:
                 f"this run is stored: fix it ({check}), then run the same command again")
 
     @classmethod
-    def of_field(cls, path: object, bots: list[BotEntry]) -> StartWatch:
+    def of_field(cls, path: object, bots: list[BotEntry], startup_ms: int) -> StartWatch:
         """The watch of a tournament file's bots (each named by its entry's line)."""
         return cls(where={bot.name: f"{path}:{bot.line}" for bot in bots},
-                   checks={bot.name: check_command(bot) for bot in bots
-                           if (bot.spec.cwd / MANIFEST).is_file()})
+                   checks={bot.name: check_command(bot, startup_ms) for bot in bots})
 
 
-def check_command(bot: BotEntry) -> str:
-    """`arena check` of a bot with a folder (and its arguments), from any folder."""
-    extra = ["--args", shlex.join(bot.args)] if bot.args else []
-    return shlex.join(["arena", "check", str(bot.spec.cwd), *extra])
+def check_command(bot: BotEntry, startup_ms: int) -> str:
+    """`arena check` of a bot as the tournament runs it (its arguments, its start-up allowance),
+    from any folder: its folder, else its command line."""
+    if bot.time_control is not None:
+        startup_ms = bot.time_control.startup_ms
+    if (bot.spec.cwd / MANIFEST).is_file():  # the manifest's command, then the entry's args
+        target, extra = str(bot.spec.cwd), ["--args", shlex.join(bot.args)] if bot.args else []
+    else:  # the whole command line (its arguments in it)
+        target, extra = shlex.join(bot.spec.argv), []
+    if startup_ms != TimeControl().startup_ms:  # `arena check`'s default is the same
+        extra += ["--startup-ms", str(startup_ms)]
+    return shlex.join(["arena", "check", target, *extra])

@@ -117,3 +117,27 @@ def test_a_bot_too_slow_to_answer_hello_is_told_of_startup_ms():
     assert watch.verdict().endswith(
         "(`arena check` tries one bot alone; if it is only slow to start, raise `startup_ms` in "
         "[time]), then run the same command again")
+
+
+def test_the_check_command_tries_the_bot_as_the_tournament_runs_it(tmp_path):
+    # a single-file bot got no command, and none carried the tournament's startup_ms
+    # (review of the diff)
+    from types import SimpleNamespace
+
+    from arena.botspec import resolve_bot
+    from arena.timecontrol import TimeControl
+    from arena.tournament.startwatch import check_command
+
+    def entry(ref: str, args: tuple[str, ...] = (), time_control=None):
+        return SimpleNamespace(spec=resolve_bot(ref, args), args=args, time_control=time_control)
+
+    folder = entry("random", ("--seed", "3"))
+    assert check_command(folder, 5000) == (f"arena check {folder.spec.cwd} --args '--seed 3'")
+    assert check_command(folder, 800).endswith("--args '--seed 3' --startup-ms 800")
+    script = tmp_path / "mine.py"
+    script.write_text("print('hello name=x')\n")
+    single = entry(str(script), ("--fast",))
+    assert check_command(single, 5000) == (
+        f"arena check '{' '.join(single.spec.argv)}'")
+    odds = entry(str(script), (), TimeControl(move_ms=100, startup_ms=9000))
+    assert check_command(odds, 800).endswith("--startup-ms 9000")  # its own time control's
