@@ -63,6 +63,9 @@ def test_a_tournament_file_or_games_db_names_the_folder_to_give(tmp_path):
     toml.write_text('output = "out/cup"\n[[bots]]\npath = "random"\n[[bots]]\npath = "greedy"\n')
     fails(arena("standings", str(toml)), f"{toml}: a tournament file: give its results folder, "
           "out/cup")
+    league = tmp_path / "club.toml"
+    league.write_text('variants = ["classic"]\n')
+    fails(arena("standings", str(league)), f"{league}: a league file: give the league's folder")
     db = tmp_path / "games.db"
     db.write_bytes(b"")
     fails(arena("standings", str(db)), f"{db}: a results database: give its folder, {tmp_path}")

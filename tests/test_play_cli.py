@@ -327,8 +327,6 @@ def test_each_move_keeps_the_bots_last_info_line(no_leftover_processes, tmp_path
 
 
 def test_a_bot_that_never_answers_gets_one_hint_and_no_ply_count(no_leftover_processes):
-
-
     result = CliRunner().invoke(play_command, [str(MISBEHAVE), "random", "--args-a", "silent_start",
                                                "--startup-ms", "300", "--games", "2"])
     assert result.exit_code == 0, result.output

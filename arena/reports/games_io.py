@@ -124,22 +124,23 @@ def load_games(path: str | Path) -> pd.DataFrame:
     elif suffix == ".db":  # games.db: the store is read through its folder (the analysis too)
         raise GamesFileError(f"{path}: a results database: give its folder, {path.parent}")
     elif suffix == ".toml":
-        raise GamesFileError(f"{path}: a tournament file: give its results folder"
-                             f"{_output_of(path)}")
+        raise GamesFileError(f"{path}: {_folder_of(path)}")
     else:
         raise GamesFileError(f"{path}: unknown file type {suffix!r} (use .csv or .jsonl, or a "
                              "results directory)")
     return _normalise(raw, path, line_of)
 
 
-def _output_of(tournament: Path) -> str:
-    """`, results/NAME` (the tournament file's output folder), or '' if it cannot be read."""
+def _folder_of(file: Path) -> str:
+    """What to give instead of a tournament or league file: its results folder."""
     from arena.tournament.config import ConfigError, output_of
 
     try:
-        return f", {output_of(tournament)}"
+        if "[[bots]]" not in file.read_text(encoding="utf-8", errors="replace"):
+            return "a league file: give the league's folder (the one `league init` made)"
+        return f"a tournament file: give its results folder, {output_of(file)}"
     except (ConfigError, OSError):
-        return " (its `output`, else results/NAME)"
+        return "a tournament file: give its results folder (its `output`, else results/NAME)"
 
 
 def _csv_rows(path: Path, sep: str) -> Iterator[tuple[int, list[str]]]:

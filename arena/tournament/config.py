@@ -570,7 +570,10 @@ def _openings(check: _Checker, data: dict[str, Any], base: Path,
                       for moves in builtin_openings(variant)]
     openings_file = _find_file(data["openings"], base)
     if openings_file is None:
-        raise check.error(f"openings file {data['openings']!r} not found", "openings")
+        keywords = (BUILTIN_OPENINGS, NO_OPENINGS)  # `"Builtin"`: a keyword, not a file name
+        hint = did_you_mean(str(data["openings"]).lower(), keywords) or \
+            f" (or use {keywords[0]!r} or {keywords[1]!r})"
+        raise check.error(f"openings file {data['openings']!r} not found{hint}", "openings")
     openings = _read_openings(openings_file, variants)
     if not openings:
         played = ", ".join(v.spec for v in variants)

@@ -79,6 +79,20 @@ def test_the_summary_fits_80_columns_even_for_big_runs():
     assert all(len(line) <= 80 for line in lines)
 
 
+def test_the_summary_counts_void_games_replayed_and_stopped_and_skipped_games():
+    # said through a real run before the start watch stopped runs whose bots never start
+    result = RunResult(Path("r"), total=20, done=10, played=10, voids=5, voids_stopped=3,
+                       skipped=4, elapsed=2.0)
+    lines = summary_lines(result, Path("results/v"))
+    assert "2 void (neither bot started): not rated, played again next run." in lines
+    assert ("3 void (neither bot started): not rated, and not played again: their pairing is "
+            "stopped (see the note above).") in lines
+    assert "4 skipped: both bots failed to start too often." in lines
+    nothing = RunResult(Path("r"), total=8, done=0, played=0, skipped=8)
+    assert summary_lines(nothing, Path("results/v"))[0] == ("Nothing to play: 0 of 8 games "
+                                                            "done, 8 skipped.")
+
+
 def test_a_forfeit_line_shows_what_a_dead_bot_said():
     row = {"first": "alphabeta", "second": "random", "forfeit_by": 1, "reason": "crash",
            "detail": "during the handshake: bot exited with code 2; stderr: alphabeta: error: "

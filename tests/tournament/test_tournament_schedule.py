@@ -149,3 +149,16 @@ def test_an_opening_that_leaves_a_win_at_once_is_noted(tmp_path):
     assert note == ("note: 1 opening(s) leave the player to move a win at once in classic (e.g. "
                     "'d4 d3 d4 d3 d4 d3'): their games are decided by the first move, whoever "
                     "plays")
+
+
+def test_a_misspelt_openings_keyword_is_suggested(tmp_path):
+    import pytest
+
+    from arena.tournament.config import ConfigError
+
+    with pytest.raises(ConfigError, match="openings file 'Builtin' not found; did you mean "
+                                          "'builtin'"):
+        config(tmp_path, extra='openings = "Builtin"')
+    with pytest.raises(ConfigError, match=r"openings file 'gone.txt' not found \(or use "
+                                          r"'builtin' or 'none'\)"):
+        config(tmp_path, extra='openings = "gone.txt"', name="g.toml")
