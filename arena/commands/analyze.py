@@ -9,8 +9,6 @@ from pathlib import Path
 import click
 
 from arena.cli_common import WholeRange, solver_processes_option
-from arena.game import DEFAULT_VARIANT
-from arena.reasons import ADJUDICATED
 
 FORMATS = ("table", "csv", "json")
 
@@ -24,46 +22,8 @@ def _load(path: str):
         raise click.ClickException(str(exc)) from None
 
 
-def _rows_to_analyse(games, known: set[str]) -> tuple[list[tuple[str, dict]], int, int]:
-    """(key, row) of the games not analysed yet whose variant the solver handles, the number
-    of games skipped because it does not (pops, other line lengths, boards over 63 bits), and
-    the number analysed before."""
-    from arena.game import VariantError, parse_variant
-    from arena.solver.analysis_store import game_key, move_tokens
-    from arena.solver.scope import solvable
-
-    todo, unsupported, already = [], 0, 0
-    for record in games.to_dict("records"):
-        spec = str(record.get("variant") or DEFAULT_VARIANT)
-        moves = move_tokens(record.get("moves"))
-        try:
-            variant = parse_variant(spec)
-        except VariantError:
-            unsupported += 1
-            continue
-        if not solvable(variant):
-            unsupported += 1
-            continue
-        row = {
-            "game_id": str(record.get("game_id") or ""), "variant": variant.spec,
-            "first": str(record["first"]), "second": str(record["second"]),
-            "result": None if record.get("result") is None or (
-                isinstance(record.get("result"), float) and math.isnan(record["result"]))
-            else float(record["result"]),
-            "plies": len(moves.split()), "moves": moves,
-            "opening_plies": len(move_tokens(record.get("opening")).split()),
-            "adjudicated": str(record.get("reason") or "") == ADJUDICATED,  # result proven
-        }
-        key = game_key(row["game_id"], row["variant"], moves)
-        if key not in known:
-            todo.append((key, row))
-        else:
-            already += 1
-    return todo, unsupported, already
-
-
 def _progress(total: int):
-    """A rich progress bar on a terminal (stderr), else nothing."""
+    """A rich progress bar on a terminal (stderr), else None: (advance, stop)."""
     if not sys.stderr.isatty() or total == 0:
         return None
     from rich.console import Console
@@ -72,59 +32,23 @@ def _progress(total: int):
     progress = Progress("[progress.description]{task.description}", BarColumn(),
                         MofNCompleteColumn(), TimeRemainingColumn(),
                         console=Console(file=sys.stderr), transient=True)
-    return progress
+    task = progress.add_task("analysing", total=total)
+    progress.start()
+    return (lambda: progress.advance(task)), progress.stop
 
 
 def analyse_new_games(source: Path, budget_s: float, redo: bool,
                       processes: int = 1) -> tuple[int, int, int, object]:
-    """Analyse the games of `source` not in its analysis.db yet, on up to `processes`
-    processes: (analysed, already, skipped, the source's games table)."""
-    from contextlib import closing
-
-    from arena.solver.analysis_store import AnalysisStore, analysis_path, move_tokens
-    from arena.solver.pool import WorkerDied
-    from arena.solver.tasks import analysed
+    """Analyse the games of `source` not in its analysis.db yet (`arena.solver.analysis_run`),
+    with a progress bar on a terminal: (analysed, already, skipped, the source's games)."""
+    from arena.solver.analysis_run import AnalysisError, analyse_games
 
     games = _load(str(source))
-    if len(games) and not any(move_tokens(m) for m in games["moves"]):
-        raise click.ClickException(
-            f"{source}: no game has its moves (a games file needs a moves column, as `arena "
-            "export` writes it): nothing to analyse")
     try:
-        store = AnalysisStore(analysis_path(source))
-    except OSError as exc:
+        counts = analyse_games(source, games, budget_s, redo, processes, progress=_progress)
+    except AnalysisError as exc:
         raise click.ClickException(str(exc)) from None
-    try:
-        if redo:
-            store.forget_all()
-        known = store.known()
-        todo, unsupported, already = _rows_to_analyse(games, known)
-        progress = None
-        try:
-            # forked before the bar's thread; closing: an error or Ctrl-C ends the workers now
-            with closing(analysed(todo, budget_s, processes)) as results:
-                progress = _progress(len(todo))
-                task = progress.add_task("analysing", total=len(todo)) if progress else None
-                if progress:
-                    progress.start()
-                for done in results:
-                    if done.analysis is None:
-                        raise click.ClickException(
-                            f"{source}: game {done.row['game_id'] or done.key}: cannot replay "
-                            f"its moves: {done.error} (moves are space-separated tokens such "
-                            "as 'd4 d3', as `arena export` writes them)")
-                    store.save(done.key, done.row, done.analysis)
-                    if progress:
-                        progress.advance(task)
-        except WorkerDied as exc:
-            raise click.ClickException(f"{source}: {exc}; the games analysed so far are kept "
-                                       "in analysis.db: run again to go on") from None
-        finally:
-            if progress:
-                progress.stop()
-        return len(todo), already, unsupported, games
-    finally:
-        store.close()
+    return (*counts, games)
 
 
 def _fmt(x: object, digits: int = 1) -> str:
