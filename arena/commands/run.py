@@ -109,7 +109,14 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         if problem := cluster_problem(cluster):
             raise click.BadParameter(problem, param_hint="--cluster")
         config.cluster = cluster
-    runner = Runner(config, fresh=fresh, progress_factory=partial(Progress, quiet=quiet))
+    said: list[str] = []
+
+    def say_error(error: str) -> None:  # as the run stops, before the games in flight end
+        said.append(error)
+        click.echo(f"Error: {error}", err=True)
+
+    runner = Runner(config, fresh=fresh, progress_factory=partial(Progress, quiet=quiet),
+                    on_error=say_error)
     try:
         result = runner.run()
     except KeyboardInterrupt:  # before the runner's own handler was installed
@@ -128,7 +135,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         raise click.ClickException(f"{config.output}: results database error: {error}") from None
 
     if result.stopped_by is not None or result.error is not None:
-        if result.error is not None:
+        if result.error is not None and not said:
             click.echo(f"Error: {result.error}", err=True)
         click.echo(f"Stopped: {result.done} of {result.total} games done. Run the same "
                    "command again to resume:", err=True)

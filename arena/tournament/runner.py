@@ -133,7 +133,11 @@ class Runner:
         install_signals: bool = True,
         mode: str = "process",
         executor_factory: ExecutorFactory | None = None,
+        on_error: Callable[[str], None] | None = None,
     ) -> None:
+        # told of the error that stops the run as it happens, not once the games in flight
+        # are back (`arena run` prints it on stderr then)
+        self.on_error = on_error
         if executor_factory is None and config.cluster:  # issue 12: games on a Dask cluster
             from arena.tournament.dask_executor import cluster_executor_factory
 
@@ -383,10 +387,12 @@ class Runner:
                               f"played again: {outcome.detail}")
 
     def _fail(self, result: RunResult, error: str) -> None:
-        """Stop the run for an error (the finished games stay stored); the caller prints it
-        (`arena run`: on stderr, where a script looks for it)."""
+        """Stop the run for an error (the finished games stay stored); `on_error` is told, and
+        `result.error` says it (`arena run`: on stderr, where a script looks for it)."""
         if result.error is None:
             result.error = error
+            if self.on_error is not None:
+                self.on_error(error)
         self.stop.set()
 
     def _finished(self, store: Store, game: ScheduledGame, row: dict, void: bool,

@@ -103,7 +103,7 @@ class FakeExecutor(GameExecutor):
         self.closed = True
 
 
-def fake_run(tmp_path, **fake):
+def fake_run(tmp_path, on_error=None, **fake):
     config = load_config(write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra="")),
                          concurrency=2)
     config.output = tmp_path / "out"
@@ -114,7 +114,7 @@ def fake_run(tmp_path, **fake):
         return made[0]
 
     result = Runner(config, install_signals=False, progress_factory=quiet,
-                    executor_factory=factory).run()
+                    executor_factory=factory, on_error=on_error).run()
     return config, result, made[0]
 
 
@@ -176,7 +176,9 @@ def test_a_game_that_keeps_losing_its_worker_stops_the_run(tmp_path):
 def test_an_internal_error_stops_the_run_and_keeps_the_finished_games(tmp_path):
     ids = [g.game_id for g in build_schedule(load_config(
         write_toml(tmp_path / "ex.toml", BODY.format(bot="random", extra=""))))]
-    config, result, fake = fake_run(tmp_path, fail={ids[5]})
+    told: list[str] = []  # as the run stops, not once its games are back (diff review)
+    config, result, fake = fake_run(tmp_path, on_error=told.append, fail={ids[5]})
+    assert told == [result.error]
     game = build_schedule(config)[5]
     assert result.error == (f"internal error in game {ids[5]} ({game.first} - {game.second}): "
                             "Boom") and not result.complete
