@@ -49,6 +49,9 @@ from arena.tomlcheck import suggest as _suggest
 FORMATS = ("round-robin", "gauntlet")
 MAX_GAMES = 1_000_000  # games in one schedule (it is built in memory)
 RESTART_POLICIES = ("on-failure", "every-game")
+# What a bot that never starts does to a run: stop it before its games are stored (fix it, run
+# again), or forfeit each of its games (the event goes on; fixing it then needs --fresh).
+START_FAILURE_POLICIES = ("stop", "forfeit")
 
 
 class ConfigError(ValueError):
@@ -77,6 +80,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "cluster": ((str,), "a Dask scheduler address (tcp://HOST:8786) or local:N"),  # issue 12
     "seed": ((int,), "an integer"),
     "restart": ((str,), f"one of {', '.join(RESTART_POLICIES)}"),
+    "start_failure": ((str,), '"stop" (a bot that never starts stops the run) or "forfeit"'),
     "output": ((str,), "a directory"),
     "plots": ((bool,), "true or false"),
     "publish_logs": ((bool,), "true or false: publish the stderr tails of bots that forfeited"),
@@ -166,6 +170,7 @@ class TournamentConfig:
     cluster: str | None = None  # issue 12: play the games on this Dask cluster (dask_executor)
     seed: int = 0
     restart: str = "on-failure"
+    start_failure: str = "stop"  # START_FAILURE_POLICIES
     output: Path = Path("results")
     sandbox: TournamentSandbox = field(default_factory=TournamentSandbox)
     publish_logs: bool = True
@@ -212,6 +217,7 @@ class TournamentConfig:
             "concurrency": self.concurrency,
             "seed": self.seed,
             "restart": self.restart,
+            "start_failure": self.start_failure,
             "output": str(self.output),
             "bots": [{"name": b.name, "ref": b.ref, **b.fingerprint()} for b in self.bots],
             "publish_logs": self.publish_logs,
@@ -374,6 +380,7 @@ def load_config(
         cluster=_cluster(check, data),
         seed=data.get("seed", 0),
         restart=_restart(check, data),
+        start_failure=_start_failure(check, data),
         output=_output(check, data, name),
         description=data.get("description", ""),
         output_explicit="output" in data,
@@ -482,6 +489,14 @@ def _restart(check: _Checker, data: dict[str, Any]) -> str:
             f"'restart' must be one of {', '.join(RESTART_POLICIES)}, got {restart!r}", "restart"
         )
     return restart
+
+
+def _start_failure(check: _Checker, data: dict[str, Any]) -> str:
+    policy = data.get("start_failure", "stop")
+    if policy not in START_FAILURE_POLICIES:
+        raise check.error(f"'start_failure' must be \"stop\" or \"forfeit\", got {policy!r}"
+                          f"{did_you_mean(str(policy), START_FAILURE_POLICIES)}", "start_failure")
+    return policy
 
 
 def _concurrency(check: _Checker, data: dict[str, Any], override: int | None) -> int:
@@ -795,6 +810,7 @@ _NOT_LEAGUE_KEYS = {
     "output": "a league's results are its own folder",
     "plots": "`arena plot` or `arena publish` draws them",
     "restart": "a league keeps each bot's processes for its next games",
+    "start_failure": "a league's bots passed `arena check` when submitted",
     "affinity": "leagues do not pin workers to cores (tournaments and `arena play --affinity` do)",
     "cluster": "`arena league run --cluster ADDRESS` plays a league on a cluster",
 }

@@ -41,7 +41,8 @@ class StartWatch:
     of any kind, `admit` for each finished one, and `verdict` after each."""
 
     def __init__(self, attempts: int = START_ATTEMPTS, where: Mapping[str, str] | None = None,
-                 checks: Mapping[str, str] | None = None) -> None:
+                 checks: Mapping[str, str] | None = None, enabled: bool = True) -> None:
+        self.enabled = enabled  # False (`start_failure = "forfeit"`): every game is stored
         self.attempts = attempts
         self.where = dict(where or {})  # bot name -> "file:line" of its entry, for the error
         self.checks = dict(checks or {})  # bot name -> the `arena check` command that tries it
@@ -68,6 +69,8 @@ class StartWatch:
     def admit(self, outcome: Outcome) -> list[Outcome]:
         """The outcomes to store now, in the order they finished: `outcome` and any held ones
         it releases, or nothing while a bot of it failed to start and has not started since."""
+        if not self.enabled:
+            return [outcome]
         failed = outcome.start_failures
         if not outcome.void:  # a void game is one where neither bot started
             self.started.update(name for name in outcome.game.bots if name not in failed)
@@ -114,10 +117,12 @@ class StartWatch:
                 f"this run is stored: fix it ({check}), then run the same command again")
 
     @classmethod
-    def of_field(cls, path: object, bots: list[BotEntry], startup_ms: int) -> StartWatch:
+    def of_field(cls, path: object, bots: list[BotEntry], startup_ms: int,
+                 enabled: bool = True) -> StartWatch:
         """The watch of a tournament file's bots (each named by its entry's line)."""
         return cls(where={bot.name: f"{path}:{bot.line}" for bot in bots},
-                   checks={bot.name: check_command(bot, startup_ms) for bot in bots})
+                   checks={bot.name: check_command(bot, startup_ms) for bot in bots},
+                   enabled=enabled)
 
 
 def check_command(bot: BotEntry, startup_ms: int) -> str:

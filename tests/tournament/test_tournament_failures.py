@@ -106,6 +106,12 @@ def test_a_bot_that_cannot_start_stops_the_run_and_runs_again_once_fixed(tmp_pat
     again = run_cli("run", str(path), "-q", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert f"Done: 12 of 12 games ({12 - len(stored)} played now)." in again.stdout
+    # or, as the organiser chooses, the run goes on and the bot forfeits (review of the diff)
+    forfeit = write_toml(tmp_path / "goes_on.toml", 'start_failure = "forfeit"\n'
+                         + body.replace('name = "typo"', 'name = "goes_on"'))
+    on = run_cli("run", str(forfeit), "-q", cwd=tmp_path)
+    assert on.returncode == 0, on.stderr
+    assert "Done: 12 of 12 games (12 played now)" in on.stdout and "8 forfeits" in on.stdout
 
 
 FLAKY_BOT = """

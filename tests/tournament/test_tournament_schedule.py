@@ -162,3 +162,16 @@ def test_a_misspelt_openings_keyword_is_suggested(tmp_path):
     with pytest.raises(ConfigError, match=r"openings file 'gone.txt' not found \(or use "
                                           r"'builtin' or 'none'\)"):
         config(tmp_path, extra='openings = "gone.txt"', name="g.toml")
+
+
+def test_start_failure_is_stop_or_forfeit(tmp_path):
+    import pytest
+
+    from arena.tournament.config import ConfigError
+
+    assert config(tmp_path).start_failure == "stop"
+    assert config(tmp_path, extra='start_failure = "forfeit"', name="f.toml").start_failure == \
+        "forfeit"
+    with pytest.raises(ConfigError, match=r"'start_failure' must be \"stop\" or \"forfeit\", got "
+                                          r"'forfiet'; did you mean 'forfeit'"):
+        config(tmp_path, extra='start_failure = "forfiet"', name="b.toml")
