@@ -148,8 +148,6 @@ class Opening:
 
     @property
     def text(self) -> str:
-        from arena.game import format_move
-
         return " ".join(format_move(m) for m in self.moves)
 
 
@@ -580,9 +578,7 @@ def _openings(check: _Checker, data: dict[str, Any], base: Path,
     if data.get("openings", NO_OPENINGS) == NO_OPENINGS:
         return None, []
     if data["openings"] == BUILTIN_OPENINGS:
-        line = check.lines.line("openings")
-        return None, [Opening(moves, variant.spec, line) for variant in variants
-                      for moves in builtin_openings(variant)]
+        return None, _builtin_openings(variants, check.lines.line("openings"))
     openings_file = _find_file(data["openings"], base)
     if openings_file is None:
         keywords = (BUILTIN_OPENINGS, NO_OPENINGS)  # `"Builtin"`: a keyword, not a file name
@@ -817,10 +813,16 @@ _NOT_LEAGUE_KEYS = {
 LEAGUE_KEYS = {k: v for k, v in _TOP_KEYS.items() if k not in _NOT_LEAGUE_KEYS}
 
 
-def league_builtin_openings(variants: list[Variant]) -> list[str]:
-    """The built-in openings of each variant, as a league stores them."""
-    return [f"{variant.spec}: {' '.join(format_move(m) for m in moves)}"
-            for variant in variants for moves in builtin_openings(variant)]
+def _builtin_openings(variants: list[Variant], line: int = 0) -> list[Opening]:
+    """`arena play`'s built-in openings, each variant's own (scoped to it)."""
+    return [Opening(moves, variant.spec, line) for variant in variants
+            for moves in builtin_openings(variant)]
+
+
+def _league_lines(openings: list[Opening]) -> list[str]:
+    """Openings as a league stores them: a line for one variant keeps its prefix
+    (`league_openings` reads them back)."""
+    return [f"{o.variant}: {o.text}" if o.variant else o.text for o in openings]
 
 
 def league_openings_setting(choice: str, variants: list[Variant]) -> list[str]:
@@ -828,12 +830,11 @@ def league_openings_setting(choice: str, variants: list[Variant]) -> list[str]:
     if choice == NO_OPENINGS:
         return []
     if choice == BUILTIN_OPENINGS:
-        return league_builtin_openings(variants)
+        return _league_lines(_builtin_openings(variants))
     path = Path(choice)
     if not path.is_file():
         raise ConfigError(f"--openings {choice}: no such openings file (or use 'builtin' or 'none')")
-    return [f"{o.variant}: {o.text}" if o.variant else o.text
-            for o in _read_openings(path, variants)]
+    return _league_lines(_read_openings(path, variants))
 
 
 def league_openings(stored: list[str], variant: str) -> list[list[str]]:
@@ -867,10 +868,9 @@ def load_league_file(path: str | Path) -> dict[str, Any]:
         "description": data.get("description", ""),
         "variants": [v.spec for v in variants],
         "time_control": _tc_dict(_time_control(check, data.get("time", {}))),
-        # a line for one variant keeps its prefix (`league_openings` reads it back); a league
-        # file without `openings` plays the built-in set, as `league init` does
-        "openings": ([f"{o.variant}: {o.text}" if o.variant else o.text for o in openings]
-                     if "openings" in data else league_builtin_openings(variants)),
+        # a league file without `openings` plays the built-in set, as `league init` does
+        "openings": _league_lines(openings if "openings" in data
+                                  else _builtin_openings(variants)),
         "seed": data.get("seed", 0),
         # only when the file sets it: else `league run` counts the cores of its own machine,
         # not those of the one that made the league
