@@ -585,8 +585,9 @@ def _through_shell(argv: list[str], seccomp_file: str | None,
 # keys outlive it), as Docker's default profile does. And it refuses internet sockets
 # (EAFNOSUPPORT): a bot has no network, and on its own loopback a TCP or UDP socket's buffers
 # are memory no cgroup v1 counts (one bot held 2.5 GiB that way, past the machine's `tcp_mem`);
-# the 32-bit `socketcall`, whose arguments a filter cannot read, is refused outright (the C
-# library uses `socket` itself). Per machine, each syscall ABI it runs: (audit arch, clone,
+# the 32-bit `socketcall`, whose arguments a filter cannot read, is refused outright (a C
+# library built for kernels 4.3 on uses `socket` itself; older 32-bit ones get no sockets,
+# SECURITY.md says so). Per machine, each syscall ABI it runs: (audit arch, clone,
 # unshare, x32 ABI too, the syscalls refused outright, socket).
 _SECCOMP_ABIS = {
     "x86_64": ((0xC000003E, 56, 272, True, (206, 425, 248, 249, 250), 41),
