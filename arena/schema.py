@@ -89,6 +89,15 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
+def seat_times(raw: Any, seat: int, opening: Any = "") -> list[float]:
+    """The times of one seat's own moves in a game (`move_ms` or `move_cpu_ms`): its plies
+    after the `opening` (the games table's text: the arena's moves, recorded as 0 ms, are
+    nobody's), gaps left out."""
+    skip = len(opening.split()) if isinstance(opening, str) else 0
+    return [t for ply, t in enumerate(ply_times(raw))
+            if ply >= skip and ply % 2 == seat - 1 and t is not None]
+
+
 def ply_times(raw: Any) -> list[float | None]:
     """The per-ply numbers of a `move_ms` or `move_cpu_ms` value (its JSON text, or the list),
     position for position: a gap or a bad entry is None, so that plies 1, 3, ... stay seat 1's

@@ -77,3 +77,51 @@ def test_a_gap_in_the_move_times_keeps_every_later_move_with_its_seat():
     frames = replay_frames("classic", "d1 d2 d1 d2 d1", raw)
     assert [f.get("ms") for f in frames["frames"][1:]] == [10.0, None, 30.0, 40.0, 50.0]
 
+
+
+def test_move_times_leave_out_the_openings_plies():
+    """The arena plays an opening's moves (recorded as 0 ms): counted as the bots' own, they
+    made 40 of mcts's 551 moves on its page and pulled its mean from 54 to 50 ms (site
+    review); the facts and plots counted them too."""
+    import pandas as pd
+
+    from arena.publish.context import bot_context
+    from arena.ratings.facts import move_times
+    from arena.schema import seat_times
+
+    raw = "[0, 0, 30, 40, 50]"
+    assert seat_times(raw, 1, "d1 d2") == [30.0, 50.0] and seat_times(raw, 2, "d1 d2") == [40.0]
+    assert seat_times(raw, 1) == [0.0, 30.0, 50.0]  # no opening
+    games = pd.DataFrame({"seq": [1], "game_id": ["g1"], "variant": ["classic"],
+                          "first": ["a"], "second": ["b"], "result": [1.0], "winner": [1],
+                          "reason": ["line"], "forfeit_by": [None], "plies": [5],
+                          "moves": ["d1 d2 d1 d2 d1"], "opening": ["d1 d2"], "move_ms": [raw]})
+    times = move_times(games)
+    assert list(times["a"]) == [30.0, 50.0] and list(times["b"]) == [40.0]
+    summary = bot_context("a", games, {}, {}, None, None)["time_rows"][0]
+    assert (summary["n"], summary["mean"]) == (2, 40.0), summary
+
+
+def test_the_replay_marks_the_openings_moves_as_the_arenas():
+    """A replay showed the opening's moves as the bots' own, at <1 ms (site review)."""
+    from arena.publish.replay import replay_frames
+
+    frames = replay_frames("classic", "d1 d2 d1 d2 d1", "[0, 0, 30, 40, 50]", "d1 d2")["frames"]
+    assert [f["opening"] for f in frames[1:]] == [True, True, False, False, False]
+    assert [f["ms"] for f in frames[1:]] == [None, None, 30.0, 40.0, 50.0]
+
+
+def test_a_game_page_labels_the_openings_moves(tmp_path):
+    import pandas as pd
+
+    from arena.publish.site import build_site_from_games
+
+    games = pd.DataFrame({"seq": [1], "game_id": ["g1"], "variant": ["classic"],
+                          "first": ["alpha"], "second": ["bravo"], "result": [1.0],
+                          "winner": [1], "reason": ["line"], "plies": [7],
+                          "moves": ["d1 d2 d1 d2 d1 d2 d1"], "opening": ["d1 d2"],
+                          "move_ms": ["[0, 0, 3, 4, 5, 6, 7]"]})
+    site = build_site_from_games(games, tmp_path / "site", plots=False)
+    [page] = (site / "games").glob("*.html")
+    text = page.read_text()
+    assert text.count('title="a move of the opening, set by the arena">opening</span>') == 2

@@ -23,7 +23,7 @@ from arena.ratings.system import Display
 from arena.ratings.table import ALL  # the pooled scope: the standings key, the site's too
 from arena.reasons import STDERR_SAID, forfeiter_seat, is_forfeit
 from arena.reports import render
-from arena.schema import ply_times
+from arena.schema import seat_times
 from arena.stats import time_summary
 
 UNNAMED_VARIANT = "unnamed variant"  # the label of games whose variant was not recorded
@@ -535,7 +535,7 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
                              "opponent": opponent, "log_name": log_name, "log_tail": tail})
         elif forfeiter is not None:
             r["opp_forfeits"] += 1
-        own = [t for t in ply_times(g.get("move_ms"))[seat - 1::2] if t is not None]
+        own = seat_times(g.get("move_ms"), seat, g.get("opening"))
         times.extend(own)
         times_by_variant.setdefault(g["variant"] or UNNAMED_VARIANT, []).extend(own)
     table = sorted(rows.values(), key=lambda r: (r["variant"], r["opponent"]))

@@ -14,12 +14,14 @@ from arena.game import Game, IllegalMoveError, MoveError, format_move, parse_mov
 from arena.schema import ply_times
 
 
-def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None) -> dict:
+def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None,
+                  opening: Any = "") -> dict:
     """Replay a game with the engine and describe every position for the viewer.
 
     Returns a JSON-ready dict: ``variant`` (the engine's `describe()` plus the preset name),
     ``frames`` (frame 0 is the start position; frame i is the board after ply i, with ``move``,
-    ``kind`` ``"drop"``/``"pop"``, ``column`` (1-based), ``seat`` and ``ms``), ``winning_cells``
+    ``kind`` ``"drop"``/``"pop"``, ``column`` (1-based), ``seat``, ``ms`` and ``opening``: a
+    move of the `opening` the arena set, whose ``ms`` is None), ``winning_cells``
     (1-based ``[column, row]``, row 1 at the bottom), ``outcome`` (engine outcome or None when the
     game stopped early, e.g. a forfeit), ``error`` (text if a recorded move could not be played)
     and ``error_ply`` (the ply of that move, else None).
@@ -27,6 +29,7 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
     variant = parse_variant(variant_spec)
     game = Game(variant)
     tokens = moves.split() if isinstance(moves, str) else list(moves)
+    set_by_arena = len(opening.split()) if isinstance(opening, str) else 0
     times = [None if t is None else round(t, 1) for t in ply_times(move_ms)]
     frames: list[dict] = [
         {"ply": 0, "board": game.board_rows(), "move": None, "kind": None, "column": None,
@@ -50,7 +53,9 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
             "kind": "drop" if move > 0 else "pop",
             "column": abs(move),
             "seat": seat,
-            "ms": times[i] if i < len(times) else None,
+            # the opening's moves are the arena's, not the bots' (their 0 ms is no time)
+            "ms": times[i] if i < len(times) and i >= set_by_arena else None,
+            "opening": i < set_by_arena,
         })
     outcome = None
     if game.outcome is not None:

@@ -246,7 +246,7 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
     limit_ms = (settings.get("time_control") or {}).get("move_ms")
     linked = [r for r in rows if r["link"]]
     for i, row in enumerate(linked):
-        replay = replay_frames(row["variant"], row["moves"], row["move_ms"])
+        replay = replay_frames(row["variant"], row["moves"], row["move_ms"], row.get("opening"))
         message = context.replay_warning(row, replay)
         if message:
             warn(message)

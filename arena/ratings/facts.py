@@ -11,7 +11,7 @@ from arena.ratings.elo import Z95
 from arena.ratings.pairs import score_to_elo
 from arena.ratings.table import decided
 from arena.reasons import FORFEIT_REASONS
-from arena.schema import ply_times
+from arena.schema import seat_times
 from arena.stats import percentile
 
 
@@ -78,15 +78,17 @@ def forfeits_by_bot(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def move_times(games: pd.DataFrame, column: str = "move_ms") -> dict[str, np.ndarray]:
-    """Per bot: all its move times in ms (seat 1 plays plies 1, 3, ...; seat 2 plies 2, 4, ...)."""
+    """Per bot: all its move times in ms (seat 1 plays plies 1, 3, ...; seat 2 plies 2, 4, ...),
+    its own moves only (not the opening's)."""
     out: dict[str, list] = {}
     if column not in games.columns:
         return {}
-    for first, second, raw in zip(games["first"].astype(str), games["second"].astype(str),
-                                  games[column], strict=True):
-        times = ply_times(raw)
-        out.setdefault(first, []).extend(t for t in times[0::2] if t is not None)
-        out.setdefault(second, []).extend(t for t in times[1::2] if t is not None)
+    openings = games["opening"] if "opening" in games.columns else [""] * len(games)
+    for first, second, raw, opening in zip(games["first"].astype(str),
+                                           games["second"].astype(str), games[column], openings,
+                                           strict=True):
+        out.setdefault(first, []).extend(seat_times(raw, 1, opening))
+        out.setdefault(second, []).extend(seat_times(raw, 2, opening))
     return {bot: np.array(vals, dtype=float) for bot, vals in out.items() if vals}
 
 

@@ -146,7 +146,8 @@
     // status line
     var text = "Ply " + i + " of " + (frames.length - 1);
     if (f.ply > 0) {
-      text += " · " + name(f.seat) + (f.kind === "pop" ? " pops column " : " drops into column ") + f.column;
+      text += " · " + (f.opening ? "opening (set by the arena)" : name(f.seat))
+        + (f.kind === "pop" ? " pops column " : " drops into column ") + f.column;
       if (f.ms !== null && f.ms !== undefined) text += " (" + (f.ms < 1 ? "<1" : f.ms < 10 ? f.ms.toFixed(1) : Math.round(f.ms)) + " ms)";
     } else {
       text += " · start position";
