@@ -115,9 +115,15 @@ def compute_standings(
     attrs["warnings"] = [*attrs["warnings"], *about_games]
     for key, values in columns.items():
         table[key] = values
-    table = table.sort_values([SORT_COLUMN, "score", "bot"], ascending=[False, False, True],
+    # Elo to a millionth of a point: ratings equal but for float noise (304.11680473277073 and
+    # 304.1168047327707 of two bots with the same results) share a rank, then by name
+    table["_level"] = table[SORT_COLUMN].round(6)
+    table = table.sort_values(["_level", "score", "bot"], ascending=[False, False, True],
                               kind="stable").reset_index(drop=True)
-    table["rank"] = np.arange(1, len(table) + 1)
+    tied = table.duplicated(["_level", "score"])  # the same as the row above: its rank
+    position = pd.Series(np.arange(1, len(table) + 1), index=table.index)
+    table["rank"] = position.where(~tied).ffill().astype(int) if len(table) else position
+    table = table.drop(columns="_level")
     table = table[[*BASE_COLUMNS, *columns]]
     attrs.update({"games": len(coded), "variant": variant if variant is not None else ALL,
                   "notes": notes})

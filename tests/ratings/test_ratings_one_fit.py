@@ -90,3 +90,17 @@ def test_cli_pairs_use_the_standings_fit(tmp_path):
     assert res.exit_code == 0, res.output
     for row in json.loads(res.output):
         assert row["mle_diff"] == pytest.approx(rating[row["bot_a"]] - rating[row["bot_b"]])
+
+
+def test_bots_with_the_same_results_share_a_rank_whatever_the_float_noise():
+    """Two bots with the same W/D/L were ranked 1 and 2 by the 14th digit of their Elo (site
+    review): they share rank 1, listed by name, and the next bot is third."""
+    import pandas as pd
+
+    from arena.ratings.standings import compute_standings
+
+    games = pd.DataFrame({"first": ["b", "c", "a", "c", "b", "a"],
+                          "second": ["c", "b", "c", "a", "a", "b"],
+                          "result": [1.0, 0.0, 1.0, 0.0, 0.5, 0.5], "variant": ["classic"] * 6})
+    table = compute_standings(games)
+    assert table["bot"].tolist() == ["a", "b", "c"] and table["rank"].tolist() == [1, 1, 3]
