@@ -155,13 +155,14 @@ def _seconds(ms: int) -> str:
 
 
 def time_control_text(tc: Mapping[str, Any]) -> str:
-    """A stored time control in words, e.g. `1 s per move (200 ms grace; 5 s to start up)`."""
+    """A stored time control in words, e.g. `1 s per move (200 ms grace; 5 s to start up, in the
+    first move of a bot process)`: that move may take longer than the limit (site review)."""
     text = time_limits_text(tc)
     extras = []
     if tc.get("grace_ms"):
         extras.append(f"{_seconds(tc['grace_ms'])} grace")
     if tc.get("startup_ms"):
-        extras.append(f"{_seconds(tc['startup_ms'])} to start up")
+        extras.append(f"{_seconds(tc['startup_ms'])} to start up, in the first move of a bot process")
     return f"{text} ({'; '.join(extras)})" if extras and text else text
 
 
@@ -276,8 +277,15 @@ def tournament_items(settings: Mapping[str, Any], games: Any = None) -> list[tup
         items.append(("Time odds", f"{odds}; every other bot plays under the time control"))
     openings = stored.get("openings")
     if isinstance(openings, int) and openings > 0:
-        source = Path(str(stored.get("openings_file") or "")).name
-        items.append(("Openings", f"{openings} from {source}" if source else str(openings)))
+        # the file's (or the built-in set's) count over all variants, and the starts the games
+        # had: a small `games` plays few of them ("Openings: 30" of which 5 were played)
+        source = Path(str(stored.get("openings_file") or "")).name or "the built-in set"
+        text = f"{openings} from {source}"
+        if games is not None and "opening" in getattr(games, "columns", ()):
+            played = games[["variant", "opening"]].drop_duplicates()
+            played = played[played["opening"].astype(str).str.strip() != ""]
+            text += f"; {len(played)} played (each game pair plays one, both seats)"
+        items.append(("Openings", text))
     elif openings == 0:
         items.append(("Openings", "none: every game starts on the empty board"))
     if isinstance(stored.get("concurrency"), int):

@@ -56,8 +56,15 @@ def test_tournament_panel_is_worded_for_people():
     assert "None" not in text and "null" not in text
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), text  # no raw keys such as grace_ms
     labels = dict(items)
-    assert labels["Time control"] == "1 s per move (200 ms grace; 5 s to start up)"
+    assert labels["Time control"] == ("1 s per move (200 ms grace; 5 s to start up, in the first "
+                                      "move of a bot process)")
     assert labels["Openings"] == "none: every game starts on the empty board"
+    # a small `games` plays few of the openings: the panel says how many (site review)
+    builtin = {**STORED, "settings": {**STORED["settings"], "openings": 30}}
+    played = pd.DataFrame({"variant": ["classic", "classic", "five", "five"],
+                           "opening": ["d3 d4", "d3 d4", "d4 d5", ""]})
+    assert dict(context.tournament_items(builtin, played))["Openings"] == (
+        "30 from the built-in set; 2 played (each game pair plays one, both seats)")
     assert labels["Concurrency"] == "2 games at a time"
     assert labels["Tournament file"] == "cup.toml"  # never the publisher's folders
     assert "/home/ada" not in text

@@ -190,7 +190,7 @@ def test_author_language_and_a_human_tournament_panel(tmp_path):
     assert "by Ada Lovelace · C" in page(results / "site", "cbot")
     panel = re.search(r"<h2>Tournament</h2>(.*?)</section>", index, re.S).group(1)
     assert "None" not in panel and not re.search(r"\b[a-z]+_ms\b", panel), panel
-    assert "1 s per move (200 ms grace; 5 s to start up)" in panel
+    assert "1 s per move (200 ms grace; 5 s to start up, in the first move of a bot process)" in panel
     stamps = re.findall(r"<time[^>]*>([^<]*)</time>", index)
     assert stamps and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", s) for s in stamps)
     assert "/opt/ada" not in index  # the publisher's folders stay private
