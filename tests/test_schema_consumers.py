@@ -125,3 +125,28 @@ def test_a_game_page_labels_the_openings_moves(tmp_path):
     [page] = (site / "games").glob("*.html")
     text = page.read_text()
     assert text.count('title="a move of the opening, set by the arena">opening</span>') == 2
+
+
+def test_a_fraction_short_of_certainty_never_reads_as_0_or_100_percent():
+    """A crosstable cell said "LOS 100%" where its tooltip said 99.9% (site review)."""
+    from arena.reports.render import percent
+
+    assert (percent(0.99992), percent(0.99992, 0)) == (">99.9%", ">99%")
+    assert (percent(0.00001), percent(0.00001, 0)) == ("<0.1%", "<1%")
+    assert (percent(1.0), percent(0.0), percent(0.575), percent(None)) == (
+        "100.0%", "0.0%", "57.5%", "-")
+
+
+def test_the_crosstable_shows_no_margin_where_there_is_none(tmp_path):
+    """A pair with every result alike has no Elo margin: the crosstable said '+241 ± -'."""
+    import pandas as pd
+
+    from arena.publish.site import build_site_from_games
+
+    games = pd.DataFrame({"seq": [1, 2], "game_id": ["g1", "g2"], "variant": ["classic"] * 2,
+                          "first": ["alpha", "bravo"], "second": ["bravo", "alpha"],
+                          "result": [1.0, 0.0], "winner": [1, 2], "reason": ["line"] * 2,
+                          "plies": [7, 7], "moves": ["d1 d2 d1 d2 d1 d2 d1"] * 2})
+    site = build_site_from_games(games, tmp_path / "site", plots=False)
+    text = (site / "crosstable.html").read_text()
+    assert "Elo difference" in text and "± -" not in text

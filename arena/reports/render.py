@@ -259,9 +259,17 @@ def count(x: object) -> str:
 
 
 def percent(x: object, digits: int = 1) -> str:
-    """A fraction (0..1) as a percentage, e.g. `57.5%`; `-` when missing."""
+    """A fraction (0..1) as a percentage, e.g. `57.5%`; `-` when missing. A fraction short of
+    0 or 1 never reads as 0% or 100% (`>99.9%`, `<1%`): a LOS of 0.9992 is not a certainty."""
     text = _num(x, 6)
-    return "-" if text == "-" else _num(100 * float(text), digits) + "%"
+    if text == "-":
+        return "-"
+    value = float(text)
+    shown = _num(100 * value, digits)
+    if 0 < value < 1 and float(shown) in (0.0, 100.0):
+        step = 10.0 ** -digits
+        return (f">{_num(100 - step, digits)}%" if value > 0.5 else f"<{_num(step, digits)}%")
+    return shown + "%"
 
 
 def move_time(ms: object) -> str:
