@@ -199,7 +199,8 @@ class BotStats:
     by_phase: dict[str, Tally] = field(default_factory=lambda: {p: Tally() for p in PHASES})
     by_seat: dict[int, Tally] = field(default_factory=lambda: {1: Tally(), 2: Tally()})
     games: int = 0
-    first_blunders: list[int] = field(default_factory=list)  # ply of the first blunder per game
+    # per game, the ply of its first blunder, counted from 1 as the replay numbers the moves
+    first_blunders: list[int] = field(default_factory=list)
 
     def row(self) -> dict:
         """One flat row: accuracy and blunder rate (percent) with the Wilson 95% interval."""
@@ -252,5 +253,5 @@ def bot_stats(games: Iterable[tuple[str, str, list[MoveRecord]]]) -> list[BotSta
             s.by_seat[record.seat].add(record)
             if record.blunder and record.seat not in seen_blunder:
                 seen_blunder.add(record.seat)
-                s.first_blunders.append(record.ply)
+                s.first_blunders.append(record.ply + 1)
     return sorted(stats.values(), key=lambda s: s.bot)

@@ -63,7 +63,8 @@ def test_a_blunder_is_found_where_it_was_made(oracle):
     assert result.decided_ply is not None and result.decided_ply >= len(moves) + 1
     stats = {s.bot: s for s in bot_stats([("A", "B", result.moves)])}
     mover = "A" if len(moves) % 2 == 0 else "B"
-    assert stats[mover].total.blunders == 1 and stats[mover].first_blunders == [len(moves)]
+    # the move after `len(moves)` moves is ply len(moves) + 1, as the replay numbers it
+    assert stats[mover].total.blunders == 1 and stats[mover].first_blunders == [len(moves) + 1]
     assert stats[mover].by_phase[phase_of(len(moves))].blunders == 1
 
 
