@@ -150,3 +150,21 @@ def test_the_crosstable_shows_no_margin_where_there_is_none(tmp_path):
     site = build_site_from_games(games, tmp_path / "site", plots=False)
     text = (site / "crosstable.html").read_text()
     assert "Elo difference" in text and "± -" not in text
+
+
+def test_the_leaderboards_medals_follow_the_rank_not_the_row(tmp_path):
+    """Sorted by another column, the gold went to whoever was in the first row (site review);
+    two bots tied for first both get it."""
+    import pandas as pd
+
+    from arena.publish.site import build_site_from_games
+
+    games = pd.DataFrame({"seq": range(1, 7), "game_id": [f"g{k}" for k in range(6)],
+                          "variant": ["classic"] * 6,
+                          "first": ["b", "c", "a", "c", "b", "a"],
+                          "second": ["c", "b", "c", "a", "a", "b"],
+                          "result": [1.0, 0.0, 1.0, 0.0, 0.5, 0.5], "reason": ["line"] * 6,
+                          "plies": [7] * 6, "moves": ["d1 d2 d1 d2 d1 d2 d1"] * 6})
+    site = build_site_from_games(games, tmp_path / "site", plots=False)
+    text = (site / "index.html").read_text()
+    assert text.count('class="num rank rank-1"') >= 2 and 'class="num rank rank-2"' not in text
