@@ -356,6 +356,14 @@ def test_phone_layout_has_no_page_level_horizontal_scroll(browser, tournament):
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth"
             )
             assert overflow <= 1, f"{path.name} scrolls sideways on a phone by {overflow}px"
+        # what a visitor reads first fits the screen without scrolling the table: a row's
+        # score, and a game's second player (both were off-screen: site review)
+        for path, cell in ((site / "index.html", "table[data-leaderboard] tbody tr td.score"),
+                           (site / "games.html", "table tbody tr td:nth-child(5)")):
+            page = t.open(path)
+            right = page.evaluate(f"document.querySelector({cell!r}).getBoundingClientRect()"
+                                  ".right - document.documentElement.clientWidth")
+            assert right <= 1, f"{path.name}: {cell} ends {right}px past a phone's screen"
         assert not t.errors, t.errors
     finally:
         t.close()
