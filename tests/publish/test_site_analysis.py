@@ -190,7 +190,7 @@ def test_leaderboard_accuracy_is_what_arena_analyze_prints(analysed):
     popout = re.search(r'data-leaderboard="popout".*?</table>', html, re.S).group(0)
     assert "Accuracy" not in popout and "accuracy" not in popout
     n = analysed["classic_games"]
-    assert f"{n} of these {n + 1} games analysed" in html  # the all scope: PopOut's game is not
+    assert f"{n} of these {n + 1} games analysed: the solver judges games without pops" in html
     bot_page = (site / "bots" / f"{analysed['blunderer']}.html").read_text(encoding="utf-8")
     assert "Against perfect play" in bot_page
     assert f'data-value="{report[analysed["blunderer"]]["blunder_rate"]}"' in bot_page
