@@ -306,6 +306,10 @@ def test_popout_replay_steps_to_the_engine_board(tab, tournament):
     assert _drawn_board(page, rows, columns) == engine.board_rows()
     times = page.locator("table[data-moves] tbody tr").nth(1).inner_text()
     assert "ms" in times
+    # the move list by keyboard: a row takes the focus, Enter shows its position (site review)
+    page.locator("table[data-moves] tbody tr").nth(2).focus()
+    page.keyboard.press("Enter")
+    assert page.get_attribute("svg.board", "data-ply") == "2"
 
 
 def test_blunders_are_marked_in_the_replay(tab, tournament):

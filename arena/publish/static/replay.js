@@ -200,6 +200,12 @@
       var row = ev.target.closest("tr[data-ply]");
       if (row) { stop(); draw(Number(row.dataset.ply)); }
     });
+    // the rows are reachable by Tab, and Enter shows the position, as a click does
+    moveRows.forEach(function (row) { row.tabIndex = 0; });
+    movesTable.addEventListener("keydown", function (ev) {
+      var row = ev.target.closest("tr[data-ply]");
+      if (row && ev.key === "Enter") { stop(); draw(Number(row.dataset.ply)); ev.preventDefault(); }
+    });
   }
   document.addEventListener("keydown", function (ev) {
     var tag = (ev.target.tagName || "").toLowerCase();
