@@ -346,10 +346,14 @@ def more_ratings(tables: Iterable[pd.DataFrame]) -> list[Display]:
 
 
 def score_colour(pct: float | None) -> str:
-    """The crosstable's colour scale: hue 0 (red, lost everything) to 120 (green, won all)."""
+    """The crosstable's colour scale, the plots' (RdBu): red for a lost pairing, blue for a won
+    one, deeper the further from even, none at 50%. Red and blue stay apart for colour-blind
+    readers, whom the red-to-green scale lost (site review)."""
     if pct is None:
         return ""
-    return f"hsl({120 * min(max(pct, 0.0), 1.0):.0f} 65% 45% / 0.32)"
+    p = min(max(pct, 0.0), 1.0)
+    hue = 215 if p > 0.5 else 5
+    return f"hsl({hue} 70% 45% / {0.45 * abs(p - 0.5) * 2:.2f})"
 
 
 def pair_matrix(table: pd.DataFrame, order: list[str]) -> dict:

@@ -100,10 +100,14 @@ def test_crosstable_colour_grows_with_the_score():
     matrix = context.pair_matrix(pairwise_table(frame), ["a", "b", "c"])
     cells = matrix["cells"]
     assert cells["a"]["b"]["points"] == 14 and cells["b"]["a"]["points"] == 6
-    hues = {pair: float(re.match(r"hsl\((\d+)", cells[pair[0]][pair[1]]["colour"]).group(1))
-            for pair in (("a", "c"), ("a", "b"), ("b", "c"), ("b", "a"), ("c", "a"))}
-    assert hues[("a", "c")] == 120 and hues[("c", "a")] == 0 and hues[("b", "c")] == 60
-    assert hues[("a", "c")] > hues[("a", "b")] > hues[("b", "c")] > hues[("b", "a")]
+    # blue for a won pairing, red for a lost one (the plots' RdBu), deeper further from even
+    shade = {pair: re.match(r"hsl\((\d+) 70% 45% / ([\d.]+)\)",
+                            cells[pair[0]][pair[1]]["colour"]).groups()
+             for pair in (("a", "c"), ("a", "b"), ("b", "c"), ("b", "a"), ("c", "a"))}
+    assert shade[("a", "c")] == ("215", "0.45") and shade[("c", "a")] == ("5", "0.45")
+    assert shade[("b", "c")][1] == "0.00"  # even: no colour
+    assert shade[("a", "b")][0] == "215" and shade[("b", "a")][0] == "5"
+    assert float(shade[("a", "c")][1]) > float(shade[("a", "b")][1]) > 0
     assert len(matrix["pairs"]) == 6  # both directions of the three pairs
 
 
