@@ -429,3 +429,20 @@ def test_replay_of_recorded_moves_that_break_the_rules_says_so(tab, tmp_path):
     assert "ply 7 breaks the rules" in status and status.rstrip().endswith("a wins"), status
     ended = tab.open(site / "games" / "1.html")
     assert ended.inner_text("[data-status]").rstrip().endswith("a wins with 4 in a row")
+
+
+def test_a_crosstable_cell_leads_to_the_games_of_its_pair(tab, tournament):
+    """Cells linked nowhere (site review): a cell's score opens the games of the two bots."""
+    games = tournament["games"]
+    cross = tab.open(tournament["site"] / "crosstable.html")
+    link = cross.locator('section.scope[data-scope="all"] td.cell a.pts').first
+    href = link.get_attribute("href")
+    page = tab.open(tournament["site"] / "games.html", "#" + href.split("#", 1)[1])
+    params = dict(kv.split("=") for kv in href.split("#", 1)[1].split("&"))
+    from urllib.parse import unquote
+
+    a, b = unquote(params["bot"]), unquote(params["vs"])
+    pair = games[((games["first"] == a) & (games["second"] == b))
+                 | ((games["first"] == b) & (games["second"] == a))]
+    shown = page.locator("table[data-games] tbody tr:visible")
+    assert shown.count() == len(pair) > 0

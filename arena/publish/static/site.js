@@ -101,6 +101,7 @@
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
     var count = form.querySelector("[data-count]");
     var empty = document.querySelector("[data-empty]");
+    var vs = "";  // from the URL only (a crosstable cell): the games of `bot` against this one
     var apply = function () {
       var variant = form.elements.variant.value;
       var bot = form.elements.bot.value;
@@ -112,6 +113,7 @@
         var d = r.dataset;
         var ok = (!variant || d.variant === variant) &&
           (!bot || d.first === bot || d.second === bot) &&
+          (!vs || d.first === vs || d.second === vs) &&
           (!result || (result === "forfeit" ? d.forfeit === "yes" : d.result === result)) &&
           (!reason || d.reason === reason) &&
           (!q || d.text.toLowerCase().indexOf(q) >= 0 || d.first.toLowerCase().indexOf(q) >= 0 ||
@@ -122,8 +124,9 @@
       if (count) count.textContent = shown + (shown === rows.length ? "" : " of " + rows.length) + " games";
       if (empty) empty.hidden = shown !== 0;
     };
-    form.addEventListener("input", apply);
-    form.addEventListener("change", apply);
+    var edited = function () { vs = ""; apply(); };  // a filter chosen by hand: every opponent
+    form.addEventListener("input", edited);
+    form.addEventListener("change", edited);
     // filters can come from the URL: games.html#bot=greedy&variant=popout
     var params = {};
     window.location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
@@ -133,6 +136,7 @@
     ["variant", "bot", "result", "reason", "q"].forEach(function (k) {
       if (params[k] !== undefined && form.elements[k]) form.elements[k].value = params[k];
     });
+    vs = params.vs || "";
     apply();
   }
 })();
