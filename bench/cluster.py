@@ -61,7 +61,7 @@ def make_file(folder: Path, bots: int, games: int, move_ms: float) -> Path:
     (bot / "bot.py").write_text(textwrap.dedent(SLOW_BOT).lstrip())
     (bot / "bot.toml").write_text('name = "slow"\ncommand = "bot.py"\n')
     lines = ['name = "cluster-bench"', 'variants = ["classic"]', f"games = {games}",
-             "[time]", "move_ms = 1000"]
+             'openings = "none"', "[time]", "move_ms = 1000"]
     for i in range(bots):
         lines += ["[[bots]]", f'path = "{bot}"', f'name = "slow{i}"',
                   f'args = ["--seed", "{i}", "--ms", "{move_ms}"]']
