@@ -64,7 +64,7 @@ class CheckReport:
 
 
 def _hint_for(record: GameRecord) -> str:
-    if record.reason == "timeout" and UNENDED_LINE in record.detail:
+    if record.reason == TIMEOUT and UNENDED_LINE in record.detail:
         return NEWLINE_HINT
     return HINTS.get(record.reason, "")
 
@@ -273,7 +273,7 @@ def run_checks(
             ok = clock_rec.forfeit_by != 2
             add(CheckResult("clock time control (20 s + 0.1 s)", ok,
                             "" if ok else f"{clock_rec.reason}: {clock_rec.detail}",
-                            "" if ok else _hint_for(clock_rec) if clock_rec.reason != "timeout"
+                            "" if ok else _hint_for(clock_rec) if clock_rec.reason != TIMEOUT
                             or UNENDED_LINE in clock_rec.detail
                             else "use time_ms from the turn line as your remaining clock; spend "
                             "a fraction of it"))
