@@ -570,7 +570,8 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
 def leaderboard_markdown(title: str, tables: Mapping[str, pd.DataFrame], labels: Mapping[str, str],
                          when: Mapping[str, str], n_games: int, arena_version: str) -> str:
     """leaderboard.md: the same tables as `arena standings --format markdown`, one per scope."""
-    period = " – ".join(d[:10] for d in (when["first_game"], when["last_game"]) if d)
+    days = dict.fromkeys(d[:10] for d in (when["first_game"], when["last_game"]) if d)
+    period = " – ".join(days)  # one day once, not "2026-12-02 – 2026-12-02"
     meta = [f"{n_games} games", *([period] if period else []),
             *([f"arena {arena_version}"] if arena_version else [])]
     parts = [f"# {title}", "", ", ".join(meta) + ".", ""]

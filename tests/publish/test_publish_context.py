@@ -187,6 +187,11 @@ def test_markdown_leaderboard_is_the_standings_table():
                                         when, 3, "0.1.0")
     assert text.startswith("# cup\n\n3 games, arena 0.1.0.\n")
     assert render_standings(table, "markdown") in text
+    # games of one day give that day once (site review)
+    one_day = {"first_game": "2026-12-02T10:00:00Z", "last_game": "2026-12-02T11:00:00Z"}
+    text = context.leaderboard_markdown("cup", {context.ALL: table}, {context.ALL: "classic"},
+                                        one_day, 3, "")
+    assert text.startswith("# cup\n\n3 games, 2026-12-02.\n")
 
 
 def test_a_stored_result_its_moves_contradict_is_warned_about():
