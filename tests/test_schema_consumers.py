@@ -135,6 +135,9 @@ def test_a_fraction_short_of_certainty_never_reads_as_0_or_100_percent():
     assert (percent(0.00001), percent(0.00001, 0)) == ("<0.1%", "<1%")
     assert (percent(1.0), percent(0.0), percent(0.575), percent(None)) == (
         "100.0%", "0.0%", "57.5%", "-")
+    from arena.reports.render import points
+
+    assert (points(8.0), points(8.5), points(None)) == ("8", "8.5", "-")
 
 
 def test_the_crosstable_shows_no_margin_where_there_is_none(tmp_path):
@@ -150,6 +153,7 @@ def test_the_crosstable_shows_no_margin_where_there_is_none(tmp_path):
     site = build_site_from_games(games, tmp_path / "site", plots=False)
     text = (site / "crosstable.html").read_text()
     assert "Elo difference" in text and "± -" not in text
+    assert ">2/2</a>" in text and "2.0/2" not in text  # points as people write them
 
 
 def test_the_leaderboards_medals_follow_the_rank_not_the_row(tmp_path):

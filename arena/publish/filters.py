@@ -14,6 +14,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "number": render.number,
     "count": render.count,
     "percent": render.percent,
+    "points": render.points,
     "move_time": render.move_time,
     "result_text": render.result_text,
     "timestamp": render.timestamp,

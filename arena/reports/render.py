@@ -258,6 +258,12 @@ def count(x: object) -> str:
     return text if text in ("-", "+inf", "-inf") else str(int(float(text)))
 
 
+def points(x: object) -> str:
+    """Points (a win 1, a draw ½): `8`, `8.5`; `-` when missing."""
+    text = _num(x, 1)
+    return text[:-2] if text.endswith(".0") else text
+
+
 def percent(x: object, digits: int = 1) -> str:
     """A fraction (0..1) as a percentage, e.g. `57.5%`; `-` when missing. A fraction short of
     0 or 1 never reads as 0% or 100% (`>99.9%`, `<1%`): a LOS of 0.9992 is not a certainty."""
