@@ -84,8 +84,9 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
     """Run (or resume) a tournament from a TOML file.
 
     Finished games are stored one by one in the results directory; running the same command
-    again skips them and plays the rest. Ctrl-C stops cleanly. At the end the standings files
-    (standings.md/.csv/.json, standings_variants.csv, pairs.csv) are written there.
+    again skips them and plays the rest. Ctrl-C stops cleanly. At the end, and on a stop, the
+    standings files (standings.md/.csv/.json, standings_variants.csv, pairs.csv) are written
+    there.
     """
     from arena.cli_common import EXIT_SIGINT
     from arena.tournament.config import ConfigError, load_config
