@@ -56,7 +56,9 @@ def test_adjudicated_results_equal_perfect_play_out(name):
 
 
 def test_no_verdict_without_a_proof_in_the_budget():
-    game = start("17653412")  # eight plies in, past the book: seconds of solving, not a millisecond
+    # nine plies in, past the book (whose ply-8 part now holds "17653412"): a third of a
+    # second of solving, not a millisecond
+    game = start("176534127")
     oracle = oracle_for(game.variant)
     assert oracle.book.score(*oracle.position(game)) is None, "booked now: pick a deeper position"
     assert adjudicate(game, budget_s=0.001) is None
