@@ -99,7 +99,9 @@ def openings_notes(config: TournamentConfig) -> list[str]:
             notes.append(f"note: no opening of the openings file is for {variant.spec}: its "
                          "games start from the empty board")
         used = min(available, pair_count(config, variant))
-        if used < available:
+        # a file's openings are meant to be played; the built-in set is a pool to draw from
+        # (the demo said so five times)
+        if used < available and config.openings_file is not None:
             notes.append(
                 f"note: {used} of the {available} openings are played in {variant.spec}: "
                 f"games = {config.games} is {used} game pair(s) per pairing, one opening each "

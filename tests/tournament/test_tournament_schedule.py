@@ -129,6 +129,10 @@ def test_builtin_openings_are_each_variants_own_and_none_keeps_the_empty_board(t
     assert {text for spec, text in played if spec == "five"} == {
         "d4 d5", "d6 d5", "d4 d4", "d6 d6", "d4 d6", "d6 d4"}
     assert openings_notes(cfg) == [] and cfg.openings_file is None
+    # a pool to draw from, not a list to play through: no note that some are not played
+    few = config(tmp_path, variants=("classic",), games=4, extra='openings = "builtin"',
+                 name="few.toml")
+    assert len({g.opening for g in build_schedule(few)}) == 2 and openings_notes(few) == []
     empty = config(tmp_path, extra='openings = "none"', name="n.toml")
     assert {g.opening for g in build_schedule(empty)} == {()} and openings_notes(empty) == []
 
