@@ -110,10 +110,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         if problem := cluster_problem(cluster):
             raise click.BadParameter(problem, param_hint="--cluster")
         config.cluster = cluster
-    said: list[str] = []
-
     def say_error(error: str) -> None:  # as the run stops, before the games in flight end
-        said.append(error)
         click.echo(f"Error: {error}", err=True)
 
     runner = Runner(config, fresh=fresh, progress_factory=partial(Progress, quiet=quiet),
@@ -136,8 +133,6 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
         raise click.ClickException(f"{config.output}: results database error: {error}") from None
 
     if result.stopped_by is not None or result.error is not None:
-        if result.error is not None and not said:
-            click.echo(f"Error: {result.error}", err=True)
         click.echo(f"Stopped: {result.done} of {result.total} games done. Run the same "
                    "command again to resume:", err=True)
         click.echo(f"  {_resume_hint(file, concurrency, output, cluster)}", err=True)
