@@ -6,7 +6,8 @@ Conventions (as fastchess/cutechess, see ``../shared/reference/README.md``):
 * standard error of the score ``SE^2 = [w(1-mu)^2 + d(1/2-mu)^2 + l mu^2] / N`` (w, d, l the
   fractions), 95 % margin ``[Elo(mu + z SE) - Elo(mu - z SE)] / 2`` with z = 1.959964;
 * likelihood of superiority ``LOS = Phi((mu - 1/2) / SE)``; where every result is alike (SE = 0),
-  cutechess' ``LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2`` instead;
+  cutechess' ``LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2`` instead, but never below the LOS
+  of the same record with one result a step nearer a draw (so that 10-0 ranks above 9-1);
 * normalized Elo ``(mu - 1/2) / sigma * 800 / ln 10`` (sigma the per-game standard deviation;
   per pair of games: the pair's standard deviation times sqrt 2);
 * pentanomial: two games with the same start and swapped seats form a pair scoring
@@ -82,12 +83,33 @@ def _stats(values: Sequence[float], counts: Sequence[float], games_per_obs: int,
         nelo_margin = z * NELO_SCALE / math.sqrt(n * games_per_obs)
     else:
         margin = float("nan")
-        # every result alike (e.g. 1-0-0): Phi((mu - 1/2) / 0) would claim certainty after one
-        # game; cutechess' wins-and-losses formula says 84 % there, 98 % after 4-0-0
-        los = los_wl(float(counts[values > 0.5].sum()), float(counts[values < 0.5].sum()))
+        los = _los_of_alike_results(values, counts, games_per_obs)
         nelo = float("nan")
         nelo_margin = float("nan")
     return MatchStats(n, mu, elo, margin, los, nelo, nelo_margin, se)
+
+
+def _los_of_alike_results(values: np.ndarray, counts: np.ndarray, games_per_obs: int) -> float:
+    """LOS where every result is alike (SE = 0), never below the next-worse record's.
+
+    Phi((mu - 1/2) / 0) would claim certainty after one game; cutechess' wins-and-losses formula
+    says 84 % after 1-0-0, but alone it put 10-0-0 (99.92 %) below 9-1-0 (99.998 % by the normal
+    approximation). So a clean sweep is at least as likely superior as the same record with one
+    result moved a step toward a draw, and a whitewash at most as likely.
+    """
+    los = los_wl(float(counts[values > 0.5].sum()), float(counts[values < 0.5].sum()))
+    [alike] = np.flatnonzero(counts)
+    if values[alike] == 0.5:
+        return los
+    toward_middle = [j for j in range(len(values))
+                     if min(values[alike], 0.5) <= values[j] <= max(values[alike], 0.5)
+                     and j != alike]
+    step = min(toward_middle, key=lambda j: abs(values[j] - values[alike]))
+    worse = counts.copy()
+    worse[alike] -= 1
+    worse[step] += 1
+    neighbour = _stats(values, worse, games_per_obs).los
+    return max(los, neighbour) if values[alike] > 0.5 else min(los, neighbour)
 
 
 def wdl_stats(wins: float, draws: float, losses: float, z: float = Z95) -> MatchStats:
