@@ -9,14 +9,16 @@ import click
 
 @click.command(name="export")
 @click.argument("results_dir", metavar="DIR", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv",
-              show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "records"]), default="csv",
+              show_default=True, help="Output format; `records`: one `VARIANT: moves` line a game (after a `#` line naming it), "
+                   "as `arena replay` reads.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Output file (default: standard output).")
 def command(results_dir: Path, fmt: str, out: Path | None) -> None:
-    """Export the games of a results directory as CSV or JSONL (one row per game).
+    """Export the games of a results directory as CSV or JSONL (one row per game), or as game
+    records.
 
-    Every stored column is written, in the order of docs/DESIGN.md's games table followed by
+    In CSV and JSONL every stored column is written, in the order of docs/DESIGN.md's games table followed by
     `round` and `arena_version`. Only reads DIR: a read-only copy of a results folder works.
     """
     import sqlite3

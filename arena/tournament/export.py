@@ -1,5 +1,7 @@
 """Export the games of a results directory as CSV or JSON Lines (every stored column of
-`arena.schema.STORED_COLUMNS`, in its order). Reading the results writes nothing there."""
+`arena.schema.STORED_COLUMNS`, in its order), or as game records (`VARIANT: m1 m2 ...`, the
+one-line format `arena replay` reads). Reading the results writes nothing
+there."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from arena.schema import STORED_COLUMNS
 from arena.spreadsheet import write_cell
 from arena.tournament.store import db_path, iter_game_rows, missing_results
 
-FORMATS = ("csv", "jsonl")
+FORMATS = ("csv", "jsonl", "records")
 
 
 def _clean(value):
@@ -36,12 +38,32 @@ def write_games(rows: Iterable[dict], fmt: str, out: TextIO) -> int:
             writer.writerow({k: ("" if row.get(k) is None else write_cell(row.get(k)))
                              for k in STORED_COLUMNS})
             count += 1
+    elif fmt == "records":
+        for row in rows:
+            out.write(record_lines(row))
+            count += 1
     else:
         for row in rows:
             record = {k: _clean(row.get(k)) for k in STORED_COLUMNS}
             out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
             count += 1
     return count
+
+
+def record_lines(row: dict) -> str:
+    """A game as a comment naming it (id, players, result, reason) and its record line.
+
+    The comment is what `arena replay` and other record readers skip; the names come from bot
+    authors' files, so a control character in them could not break the record onto a new line.
+    """
+    from arena.reports.render import result_text
+
+    reason = row.get("reason") or ""
+    about = (f"{row.get('game_id')}: {row.get('first')} vs {row.get('second')}, "
+             f"{result_text(row.get('result'))}{f' ({reason})' if reason else ''}")
+    about = "".join(c if c.isprintable() else " " for c in about)
+    moves = str(row.get("moves") or "")
+    return f"# {about}\n{row.get('variant')}: {moves}".rstrip() + "\n"
 
 
 class ExportError(ValueError):

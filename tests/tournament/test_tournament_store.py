@@ -182,6 +182,27 @@ def test_export_csv_and_jsonl(tmp_path):
     assert records[0]["arena_version"] and "round" in records[0]
 
 
+def test_export_as_records_replays(tmp_path):
+    """`--format records`: a game a line in the record format, which `arena replay` reads back
+    (the comment naming each game is skipped); a name's newline cannot split a record."""
+    with Store(tmp_path) as store:
+        store.add_game(row("g1", moves="d4 d5 d4 d5 d4 d5 d4", plies=7))
+        store.add_game(row("g2", None, moves="", first="evil\nclassic: d9"))
+        store.add_game(row("g3", 0.0, variant="popout:8x7", moves="d1 d2 p1", plies=3,
+                           reason="illegal-move"))
+    out = tmp_path / "games.txt"
+    assert run_cli("export", str(tmp_path), "--format", "records", "-o", str(out)).returncode == 0
+    assert out.read_text().splitlines() == [
+        "# g1: a vs b, 1-0 (line)", "classic: d4 d5 d4 d5 d4 d5 d4",
+        "# g2: evil classic: d9 vs b, void (handshake)", "classic:",
+        "# g3: a vs b, 0-1 (illegal-move)", "popout:8x7: d1 d2 p1"]
+    replayed = run_cli("replay", "--json", str(out))
+    assert replayed.returncode == 0, replayed.stderr
+    games = [json.loads(line) for line in replayed.stdout.splitlines()]
+    assert [g["plies"] for g in games] == [7, 0, 3]
+    assert games[0]["winner"] == 1 and games[2]["variant"] == "popout:8x7"
+
+
 def test_exported_csv_runs_no_spreadsheet_formula_and_reads_back_exactly(tmp_path):
     """Names, versions and details come from bot authors: a cell starting with = + - @ would be
     a formula to a spreadsheet opening the export. It is written with an apostrophe, and the
