@@ -10,8 +10,9 @@ import click
 @click.command(name="export")
 @click.argument("results_dir", metavar="DIR", type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "records"]), default="csv",
-              show_default=True, help="Output format; `records`: one `VARIANT: moves` line a game (after a `#` line naming it), "
-                   "as `arena replay` reads.")
+              show_default=True,
+              help="Output format; `records`: one `VARIANT: moves` line a game (after a `#` "
+                   "line naming it), as `arena replay` reads.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Output file (default: standard output).")
 def command(results_dir: Path, fmt: str, out: Path | None) -> None:
