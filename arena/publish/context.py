@@ -524,10 +524,15 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
     times: list[float] = []
     times_by_variant: dict[str, list[float]] = {}
     forfeits = []
+    played = []
     for g in render.records(mine):
         seat = 1 if g["first"] == bot else 2
         opponent = g["second"] if seat == 1 else g["first"]
         score = g["result"] if seat == 1 else 1 - g["result"]
+        played.append({"seq": g["seq"], "link": links.get(g["game_id"], ""), "seat": seat,
+                       "variant": g["variant"] or UNNAMED_VARIANT, "opponent": opponent,
+                       "outcome": OUTCOMES.get(score, "void"), "reason": g["reason"],
+                       "plies": g["plies"], "finished_at": g["finished_at"]})
         r = rows.setdefault((g["variant"], opponent), {
             "variant": g["variant"] or UNNAMED_VARIANT, "opponent": opponent, "games": 0,
             "wins": 0, "draws": 0, "losses": 0, "forfeits": 0, "opp_forfeits": 0, "as_first": 0,
@@ -562,7 +567,13 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
     hist = histogram(times)
     return {"bot": bot, "summary": summary, "by_opponent": table, "time_rows": time_rows,
             "hist": hist, "time_limit": limit_ms, "limit_x": limit_position(hist, limit_ms),
-            "forfeits": forfeits}
+            "forfeits": forfeits,
+            "latest": sorted(played, key=lambda r: r["seq"], reverse=True)[:LATEST_GAMES],
+            "n_played": len(played)}
+
+
+LATEST_GAMES = 10  # a bot page's own short list; the games page has them all
+OUTCOMES = {1: "win", 0.5: "draw", 0: "loss"}
 
 
 # -- downloads -------------------------------------------------------------------------------

@@ -198,6 +198,13 @@ def test_variant_switcher(tab, tournament):
         rows = _visible_rows(page, scope)
         assert all(r["visible"] for r in rows)
         _check_rows(rows, tournament["standings"][scope])
+    # each tab names the section it shows, which names its tab back (site review: ARIA)
+    for k in range(tabs.count()):
+        panel_id = tabs.nth(k).get_attribute("aria-controls")
+        panel = page.locator(f"#{panel_id}")
+        assert panel.get_attribute("role") == "tabpanel"
+        assert panel.get_attribute("data-scope") == tabs.nth(k).get_attribute("data-scope")
+        assert panel.get_attribute("aria-labelledby") == tabs.nth(k).get_attribute("id")
     # the choice survives in the URL, and the crosstable honours it
     page.click('[data-switcher] .tab[data-scope="popout"]')
     assert "variant=popout" in page.url
@@ -266,6 +273,10 @@ def test_popout_replay_steps_to_the_engine_board(tab, tournament):
     page.fill('input[name="q"]', game_row["game_id"])
     visible = page.locator("table[data-games] tbody tr:visible")
     assert visible.count() == 1
+    # the filters are in the URL: a copied link shows the same list (site review)
+    assert f"q={game_row['game_id']}" in page.url and "variant=popout" in page.url
+    again = tab.open(tournament["site"] / "games.html", "#" + page.url.split("#", 1)[1])
+    assert again.locator("table[data-games] tbody tr:visible").count() == 1
     visible.locator("td.result a").click()
     page.wait_for_load_state("load")
     assert page.get_attribute("svg.board", "data-final") == "true"
@@ -310,6 +321,10 @@ def test_popout_replay_steps_to_the_engine_board(tab, tournament):
     page.locator("table[data-moves] tbody tr").nth(2).focus()
     page.keyboard.press("Enter")
     assert page.get_attribute("svg.board", "data-ply") == "2"
+    # the shown ply is in the URL, and a link with it opens that position (site review)
+    assert page.url.endswith("#ply=2")
+    shared = tab.open(Path(page.url.split("#", 1)[0].removeprefix("file://")), "#ply=2")
+    assert shared.get_attribute("svg.board", "data-ply") == "2"
 
 
 def test_blunders_are_marked_in_the_replay(tab, tournament):

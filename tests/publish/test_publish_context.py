@@ -145,6 +145,25 @@ def test_bot_page_times_use_the_one_percentile_rule():
     assert 0 < page["limit_x"] < 100  # the 5 ms limit is on the 1..10 ms axis
 
 
+def test_a_bot_page_lists_its_latest_games_from_its_side():
+    """A bot page linked only to the filtered games page (site review): now its own last games,
+    newest first, each result as the bot's win, draw or loss in either seat."""
+    rows = [("a", "b", 1.0), ("b", "a", 1.0), ("c", "b", 0.5)] + [("a", "c", 0.0)] * 10
+    frame = games(rows)
+    standings = {context.ALL: context.standings_rows(compute_standings(frame))}
+    links = {game_id: f"games/{game_id}.html" for game_id in frame["game_id"]}
+    page = context.bot_context("a", frame, standings, links, None, None)
+    latest = page["latest"]
+    assert page["n_played"] == 12 and len(latest) == context.LATEST_GAMES
+    assert [g["seq"] for g in latest] == sorted(
+        frame.loc[(frame["first"] == "a") | (frame["second"] == "a"), "seq"], reverse=True)[:10]
+    assert {g["outcome"] for g in latest} == {"loss"} and latest[0]["opponent"] == "c"
+    early = context.bot_context("a", frame.iloc[:3], standings, links, None, None)["latest"]
+    assert [(g["opponent"], g["seat"], g["outcome"]) for g in early] == [
+        ("b", 2, "loss"), ("b", 1, "win")]
+    assert early[0]["link"] == links[frame["game_id"][1]]
+
+
 def test_reason_badge_never_empty():
     row = {"first": "a", "second": "b", "reason": "", "forfeit_by": math.nan}
     illegal = replay_frames("classic", "d1 d1 d1 d1 d1 d1 d1")

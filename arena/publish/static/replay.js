@@ -168,12 +168,22 @@
     root.querySelector('[data-action="forward"]').disabled = last;
     root.querySelector('[data-action="last"]').disabled = last;
     if (last) stop();
+    else if (!timer) rememberPly();
+  }
+
+  // the shown ply is kept in the URL (#ply=N), so a copied link opens the same position; the
+  // page's first drawing and a playing replay leave the URL alone
+  var ready = false;
+  function rememberPly() {
+    if (!ready || !window.history || !window.history.replaceState) return;
+    try { window.history.replaceState(null, "", "#ply=" + current); } catch (e) { /* file:// in some browsers */ }
   }
 
   function stop() {
     if (timer) { window.clearInterval(timer); timer = null; }
     playBtn.innerHTML = PLAY_HTML;
     playBtn.setAttribute("aria-label", "Play");
+    rememberPly();
   }
   function play() {
     if (timer) { stop(); return; }
@@ -222,4 +232,5 @@
 
   var m = /(?:^#|&)ply=(\d+)/.exec(window.location.hash);
   draw(m ? Number(m[1]) : frames.length - 1);
+  ready = true;
 })();

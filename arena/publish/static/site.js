@@ -124,7 +124,21 @@
       if (count) count.textContent = shown + (shown === rows.length ? "" : " of " + rows.length) + " games";
       if (empty) empty.hidden = shown !== 0;
     };
-    var edited = function () { vs = ""; apply(); };  // a filter chosen by hand: every opponent
+    // the filters are kept in the URL (games.html#bot=greedy&result=1-0), so a copied link
+    // shows the same list
+    var remember = function () {
+      var parts = [];
+      ["variant", "bot", "result", "reason", "q"].forEach(function (k) {
+        var value = form.elements[k] ? form.elements[k].value.trim() : "";
+        if (value) parts.push(k + "=" + encodeURIComponent(value));
+      });
+      if (vs) parts.push("vs=" + encodeURIComponent(vs));
+      if (!window.history || !window.history.replaceState) return;
+      try {
+        window.history.replaceState(null, "", parts.length ? "#" + parts.join("&") : window.location.pathname + window.location.search);
+      } catch (e) { /* file:// in some browsers */ }
+    };
+    var edited = function () { vs = ""; apply(); remember(); };  // chosen by hand: every opponent
     form.addEventListener("input", edited);
     form.addEventListener("change", edited);
     // filters can come from the URL: games.html#bot=greedy&variant=popout
