@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from arena.reasons import Reason
 
 # How a detail names a line the bot flushed without its newline (`arena check` hints on it).
@@ -52,3 +54,22 @@ class BotStartError(BotIOError):
 
 class Aborted(Exception):
     """The stop event was set while waiting for a bot."""
+
+
+# Lines a runtime prints after the error that says why a program died: stack frames (Java's
+# `\tat ...`, Node's `    at ...`, Go's functions and tab-indented files, Python's `  File ...`),
+# Node's version footer, Rust's backtrace advice, Go's goroutine headers. A forfeit quoting them
+# read `stderr: Node.js v20.20.2` (bot author review).
+_EPILOGUE = re.compile(
+    r"^(\s+at\s|\s+File\s\"|\t|\s*\.\.\. \d+ more$|Node\.js v\d|note: run with `RUST_BACKTRACE"
+    r"|goroutine \d+ \[|exit status \d+$|\s*\^+\s*$|[\w.*/()-]+\([^ ]*\)$)")
+
+
+def telling_line(stderr_text: str) -> str:
+    """The line of a dead bot's stderr tail that says why it died: the last one that is not
+    blank, a stack frame or a runtime's footer (the last line at all if every one is)."""
+    lines = [line for line in stderr_text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if not _EPILOGUE.match(line):
+            return line.strip()
+    return lines[-1].strip() if lines else ""

@@ -99,3 +99,32 @@ def exclude_option(function):
                         help="Leave out every game of this bot (repeat for several): a bot "
                              "disqualified, or removed from the tournament file, whose games "
                              "stay stored.")(function)
+
+
+class LimitSetting(click.ParamType):
+    """`--limit KEY=VALUE`: one sandbox limit (`memory_mb=0`), checked as a [limits] table's."""
+
+    name = "KEY=VALUE"
+
+    def convert(self, value, param, ctx) -> tuple[str, int]:
+        if isinstance(value, tuple):
+            return value
+        from arena.sandbox import LIMIT_KEYS, SandboxConfigError, parse_limits
+
+        key, sep, number = str(value).partition("=")
+        if not sep:
+            self.fail(f"{value!r}: use KEY=VALUE, e.g. memory_mb=0 (keys: {', '.join(LIMIT_KEYS)})",
+                      param, ctx)
+        try:
+            amount = int(number.strip())
+        except ValueError:
+            self.fail(f"{value!r}: the value must be a whole number (0 for no limit)", param, ctx)
+        try:
+            [(name, amount)] = parse_limits({key.strip(): amount}, "--limit").items()
+        except SandboxConfigError as error:
+            self.fail(str(error), param, ctx)
+        return name, amount
+
+
+LIMIT_HELP = ("A sandbox limit, as in a tournament's [limits] (repeat for several), e.g. "
+              "--limit memory_mb=4096 --limit processes=256; see SECURITY.md.")

@@ -35,6 +35,7 @@ from arena.boterrors import (
     BotLineTooLong,
     BotStartError,
     BotTimeout,
+    telling_line,
 )
 from arena.linereader import READ_CHUNK, LineReader
 from arena.proctree import LIVE_BOTS, TOKEN_VAR, describe_status
@@ -267,14 +268,14 @@ class BotProcess:
         return self._stderr.take(wait)
 
     def stderr_last_line(self, wait: float = 0.0) -> str:
-        """The last non-blank line the bot wrote to stderr, left in place for its log ('' if
-        none): what a bot that died says about why (a usage error, a traceback's last line);
-        `wait`: up to that long for the end of its output first."""
+        """The line of the bot's stderr that says why it died, left in place for its log ('' if
+        none): a usage error, a traceback's last line, an exception's, not the stack frames and
+        footers after it (`boterrors.telling_line`); `wait`: up to that long for the end of its
+        output first."""
         if self._stderr is None:
             return ""
         text = self._stderr.peek(wait, tail=True).decode("utf-8", "replace")
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        return lines[-1][:200] if lines else ""
+        return telling_line(text)[:200]
 
     def poll(self) -> int | None:
         """The bot's exit status (negative: killed by that signal), None while it runs; the

@@ -98,11 +98,14 @@ class SandboxUnavailable(RuntimeError):
 class Limits:
     """Resource limits of one sandboxed bot process; 0 means no limit.
 
-    memory_mb     address space (RLIMIT_AS), MiB: 1 GiB by default. It counts reserved virtual
-                  memory, not resident memory: runtimes that reserve large heaps up front (Java,
-                  Go, Node's WebAssembly cages) may need it raised or set to 0. Where a memory
-                  cgroup can be made, all of the bot's processes together, with its /tmp and
-                  /dev/shm, are also capped at memory_mb + tmp_mb (`memory_cap_bytes`).
+    memory_mb     the bot's memory, MiB: 1 GiB by default. Where a memory cgroup can be made,
+                  all of the bot's processes together, with its /tmp and /dev/shm, are capped at
+                  memory_mb + tmp_mb of real memory (`memory_cap_bytes`), and the address space
+                  of each process (RLIMIT_AS) is only a backstop at ADDRESS_SPACE_FACTOR times
+                  memory_mb: the JVM reserves its class space (1 GiB) and a quarter of the
+                  machine's RAM before it starts, Node's V8 its code range, and under 1 GiB of
+                  address space neither started. Elsewhere RLIMIT_AS at memory_mb is the only
+                  cap, and such runtimes need it raised or set to 0.
     processes     processes + threads of the bot at once (RLIMIT_NPROC in its own user id): 64.
     file_size_mb  largest file it may write (RLIMIT_FSIZE), MiB: 64.
     cpu_seconds   CPU seconds of the bot process over its lifetime (RLIMIT_CPU), a backstop for a
@@ -133,6 +136,10 @@ class Limits:
 
 
 LIMIT_KEYS = tuple(f.name for f in fields(Limits))
+# Where a cgroup caps a bot's real memory, each process may reserve this many times memory_mb of
+# address space (64 GiB at the default): what runtimes reserve and never touch costs nothing,
+# and the backstop still bounds the page tables of a sparse hoard the cgroup may not count.
+ADDRESS_SPACE_FACTOR = 64
 # Below this much address space the loader cannot map libc (Python needs 13-16 MiB to start).
 MIN_MEMORY_MB = 16
 # Below this many open files a runtime cannot load (its libraries, the three pipes).
@@ -389,8 +396,11 @@ def describe_total_memory(limits: Limits) -> str:
         return "total memory not capped (memory_mb = 0)"
     support = cgroup.probe()
     if not support.available:
-        return f"total memory not capped: {support.describe()}"
-    return f"total memory {cap // MIB} MiB ({support.describe()})"
+        return (f"total memory not capped: {support.describe()}; {limits.memory_mb} MiB of "
+                "address space a process (the JVM and Node reserve more: raise memory_mb)")
+    backstop = limits.memory_mb * ADDRESS_SPACE_FACTOR
+    return (f"total memory {cap // MIB} MiB ({support.describe()}); address space a process "
+            f"{backstop // 1024 if backstop % 1024 == 0 else backstop / 1024:g} GiB, a backstop")
 
 
 def _user() -> str:
@@ -432,8 +442,11 @@ def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str
     uid = _bot_uid()
     # the bot's host-side HOME (private to this start, removed after it) holds the filter
     filter_file = _write_seccomp_filter(env["HOME"]) if uid is not None and env.get("HOME") else None
+    # a cgroup made for the policy carries its memory cap (`memory_cgroup` gives none otherwise)
     return build_argv(_found_on_path(argv, env, cwd), cwd, policy.limits, uid=uid,
-                      seccomp_file=filter_file, cgroup_procs=cgroup_procs), inner_env
+                      seccomp_file=filter_file, cgroup_procs=cgroup_procs,
+                      memory_capped=bool(cgroup_procs) and memory_cap_bytes(policy.limits)
+                      is not None), inner_env
 
 
 def memory_cap_bytes(limits: Limits) -> int | None:
@@ -486,7 +499,8 @@ def _bot_uid() -> int | None:
 
 def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
                uid: int | None = None, seccomp_file: str | None = None,
-               cgroup_procs: str | Sequence[str] | None = None) -> list[str]:
+               cgroup_procs: str | Sequence[str] | None = None,
+               memory_capped: bool = False) -> list[str]:
     """The `bwrap ... -- prlimit ... [-- setpriv ...] -- argv` command line.
 
     `uid`: run the bot under this unprivileged uid (required when the arena is root, since
@@ -495,6 +509,8 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     opens it on descriptor 3 and becomes bwrap.
     `cgroup_procs`: the `cgroup.procs` files of the bot's cgroups (`arena.cgroup`), joined by
     that shell before it becomes bwrap.
+    `memory_capped`: those cgroups cap the bot's real memory, so its address space is only a
+    backstop (`prlimit_argv`).
     Reads the file system only to see which of the paths to bind exist.
     """
     cwd_path = Path(cwd).resolve()
@@ -537,7 +553,7 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
     for target, link in links:
         out += ["--symlink", target, link]
     out += ["--remount-ro", "/dev", "--chdir", str(cwd_path), "--"]
-    out += prlimit_argv(limits)
+    out += prlimit_argv(limits, memory_capped)
     if uid is not None:
         out += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
@@ -650,12 +666,15 @@ def _write_seccomp_filter(folder: str) -> str | None:
     return path
 
 
-def prlimit_argv(limits: Limits) -> list[str]:
+def prlimit_argv(limits: Limits, memory_capped: bool = False) -> list[str]:
     """`prlimit --as=... -- ` for the limits; soft = hard except CPU, whose soft limit sends
-    SIGXCPU (a readable cause) a second before the hard one kills."""
+    SIGXCPU (a readable cause) a second before the hard one kills. `memory_capped`: a cgroup
+    caps the bot's real memory, and the address space is a backstop at ADDRESS_SPACE_FACTOR
+    times memory_mb."""
     args = ["prlimit", "--core=0"]
     if limits.memory_mb:
-        args.append(f"--as={limits.memory_mb * MIB}")
+        factor = ADDRESS_SPACE_FACTOR if memory_capped else 1
+        args.append(f"--as={limits.memory_mb * MIB * factor}")
     if limits.processes:
         args.append(f"--nproc={limits.processes}")
     if limits.file_size_mb:

@@ -31,6 +31,17 @@ def test_awk_bot_passes(no_leftover_processes):
     assert result.exit_code == 0, result.output
 
 
+def test_limits_on_the_command_line(no_leftover_processes):
+    result = run("greedy", "-n", "1", "--only-variants", "-v", "classic",
+                 "--limit", "processes=32", "--limit", "memory_mb=2048")
+    assert result.exit_code == 0, result.output
+    if "sandbox: bubblewrap" in result.output:
+        assert "memory 2048 MiB, processes 32," in result.output
+    bad = CliRunner().invoke(check_command, ["greedy", "--limit", "memory=4"])
+    assert bad.exit_code == 2 and "unknown key 'memory' in --limit; did you mean 'memory_mb'?" \
+        in bad.output
+
+
 def test_illegal_bot_fails_with_hint(no_leftover_processes):
     result = run(str(MISBEHAVE), "--args", "illegal --after 1", "-n", "1")
     assert result.exit_code == 1

@@ -381,6 +381,19 @@ def test_processes_that_hold_memory_together_hit_the_total_cap(project, small_cg
 
 
 @needs_cgroup
+def test_reserved_address_space_is_no_memory_where_a_cgroup_counts_the_real(project, small_cgroup):
+    """The JVM and Node reserve far more address space than they touch: where the cgroup caps
+    what the bot really holds, each process may reserve up to the backstop (6 GiB here)."""
+    run = run_hostile(project, SMALL, "alloc", "4", group=small_cgroup)
+    assert run.report == "ok reserved 4 GiB", run.stderr
+    beyond = run_hostile(project, SMALL, "alloc", "8", group=small_cgroup)
+    assert beyond.report.startswith("denied"), beyond.stderr
+    assert sandbox.limit_detail(beyond.returncode, beyond.stderr) == "memory limit"
+    alone = run_hostile(project, SMALL, "alloc", "4")  # no cgroup: the address space is the cap
+    assert alone.report.startswith("denied"), alone.stderr
+
+
+@needs_cgroup
 def test_anonymous_files_count_against_the_total_cap(project, small_cgroup):
     run = run_hostile(project, SMALL, "memfd", "160", group=small_cgroup)
     assert sandbox.describe_status(run.returncode) == "killed by SIGKILL", run.stderr

@@ -290,6 +290,20 @@ def test_bad_bot_limits_name_the_bot():
         sandbox.parse_bot_limits({"limits": {"processes": 1.5}}, "bot #2")
 
 
+def test_the_address_space_is_a_backstop_where_a_cgroup_caps_real_memory():
+    """A JVM reserves 1 GiB of class space and a quarter of the RAM before main(), Node's V8 its
+    code range: under the 1 GiB address-space limit neither started (bot author review). Where
+    the bot's cgroup caps its real memory the address space is only a backstop; elsewhere it
+    stays the one cap."""
+    limits = Limits(memory_mb=1024)
+    assert f"--as={1024 * sandbox.MIB}" in sandbox.prlimit_argv(limits)
+    assert f"--as={64 * 1024 * sandbox.MIB}" in sandbox.prlimit_argv(limits, memory_capped=True)
+    assert not any(a.startswith("--as") for a in sandbox.prlimit_argv(Limits(memory_mb=0), True))
+    capped = sandbox.build_argv(["/bin/true"], "/", limits, cgroup_procs=["/x/cgroup.procs"],
+                                memory_capped=True)
+    assert f"--as={64 * 1024 * sandbox.MIB}" in capped
+
+
 def test_run_description_for_arena_check(monkeypatch):
     monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(True))
     monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(
@@ -299,13 +313,13 @@ def test_run_description_for_arena_check(monkeypatch):
     assert run.describe(Limits(memory_mb=512)) == (
         "sandbox: bubblewrap: network none, processes its own only, files its own folder "
         "read-only + a private /tmp; memory 512 MiB, processes 64, file size 64 MiB, cpu 600 s, "
-        "tmp 64 MiB, open files 1024; total memory 576 MiB (memory cgroup v1); between turns "
-        "(ponder = false): "
-        "its cgroup frozen")
+        "tmp 64 MiB, open files 1024; total memory 576 MiB (memory cgroup v1); address space a "
+        "process 32 GiB, a backstop; between turns (ponder = false): its cgroup frozen")
     assert "; total memory not capped (memory_mb = 0); " in run.describe(Limits(memory_mb=0))
     assert run.settings()["freezer_cgroup"] is True
     monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(2, reason="no write access"))
-    assert "; total memory not capped: no memory cgroup (no write access); " in run.describe()
+    assert ("; total memory not capped: no memory cgroup (no write access); 1024 MiB of address "
+            "space a process (the JVM and Node reserve more: raise memory_mb); ") in run.describe()
     assert run.describe().endswith("its process group stopped by signals (a bot can get around that)")
     assert run.settings()["memory_cgroup"] == "no memory cgroup (no write access)"
     assert run.settings()["freezer_cgroup"] is False

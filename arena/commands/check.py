@@ -6,7 +6,7 @@ import shlex
 
 import click
 
-from arena.cli_common import WholeRange
+from arena.cli_common import LIMIT_HELP, LimitSetting, WholeRange
 
 
 @click.command(name="check")
@@ -28,8 +28,9 @@ from arena.cli_common import WholeRange
 @click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "on", "off"]), default="auto",
               show_default=True, help="Check the bot in the bubblewrap sandbox it will meet in "
               "tournaments (see SECURITY.md); on refuses to start without it.")
+@click.option("--limit", "limit_settings", multiple=True, type=LimitSetting(), help=LIMIT_HELP)
 def command(bot, bot_args, games, move_ms, startup_ms, variants, only_variants,
-            sandbox_mode) -> None:
+            sandbox_mode, limit_settings) -> None:
     """Check that BOT follows the protocol: handshake, unknown lines, games against random in
     every preset (pops, fixed columns) and in odd sizes and line lengths (or the --variant
     ones), an opening, a clock, back-to-back games in one process, quit. Prints pass/fail per
@@ -71,8 +72,11 @@ def command(bot, bot_args, games, move_ms, startup_ms, variants, only_variants,
     from arena import sandbox
 
     try:
-        with sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)) as run:
-            click.echo(run.describe())  # what the bot will have: network, memory cap, ...
+        limits = dict(limit_settings)
+        with sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True),
+                                        limits) as run:
+            # what the bot will have: network, memory cap, ...
+            click.echo(run.describe(sandbox.merge_limits(sandbox.Limits(), limits)))
             report = run_checks(spec, tc, games, progress=show, variants=variants or ODD_VARIANTS,
                                 only_these=only_variants)
     except sandbox.SandboxUnavailable as error:

@@ -9,7 +9,16 @@ import sys
 
 import click
 
-from arena.cli_common import EXIT_SIGINT, EXIT_SIGTERM, FiniteRange, Terminated, WholeRange, sigterm_raises
+from arena.cli_common import (
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    LIMIT_HELP,
+    FiniteRange,
+    LimitSetting,
+    Terminated,
+    WholeRange,
+    sigterm_raises,
+)
 from arena.game import DEFAULT_VARIANT
 
 
@@ -114,10 +123,12 @@ def describe_game(record) -> str:
               help="--no-ponder lets each bot's processes run only on its turns (stopped from its "
               "hello answer and each move until its next turn), so that it cannot take CPU from "
               "its opponent (a tournament's `ponder = false`).")
+@click.option("--limit", "limit_settings", multiple=True, type=LimitSetting(), help=LIMIT_HELP)
 def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms, move_ms_a,
             move_ms_b, base_ms_a, base_ms_b, increment_ms_a, increment_ms_b, startup_ms, grace_ms,
             opening, openings_choice, args_a, args_b, restart_every_game, log_dir, as_json, sprt_bounds, sprt_alpha,
-            sprt_beta, sprt_model, sandbox_mode, adjudicate, affinity, ponder) -> None:
+            sprt_beta, sprt_model, sandbox_mode, adjudicate, affinity, ponder,
+            limit_settings) -> None:
     """Play GAMES games per variant between BOT_A and BOT_B.
 
     A bot is a path to an executable, a .py file, a folder with a bot.toml, a command line
@@ -228,7 +239,8 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     interrupted = False
     try:
         with (sigterm_raises(),
-              sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True)),
+              sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True),
+                                         dict(limit_settings)),
               _pinned_match(affinity)):
             play_match(
                 spec_a, spec_b, parsed, games, tcs, restart_every_game=restart_every_game,

@@ -529,10 +529,12 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
         seat = 1 if g["first"] == bot else 2
         opponent = g["second"] if seat == 1 else g["first"]
         score = g["result"] if seat == 1 else 1 - g["result"]
-        played.append({"seq": g["seq"], "link": links.get(g["game_id"], ""), "seat": seat,
-                       "variant": g["variant"] or UNNAMED_VARIANT, "opponent": opponent,
-                       "outcome": OUTCOMES.get(score, "void"), "reason": g["reason"],
-                       "plies": g["plies"], "finished_at": g["finished_at"]})
+        # a games file may hold only some of the stored columns
+        played.append({"seq": g.get("seq"), "link": links.get(g.get("game_id"), ""),
+                       "seat": seat, "variant": g["variant"] or UNNAMED_VARIANT,
+                       "opponent": opponent, "outcome": OUTCOMES.get(score, "void"),
+                       "reason": g.get("reason") or "", "plies": g.get("plies"),
+                       "finished_at": g.get("finished_at") or ""})
         r = rows.setdefault((g["variant"], opponent), {
             "variant": g["variant"] or UNNAMED_VARIANT, "opponent": opponent, "games": 0,
             "wins": 0, "draws": 0, "losses": 0, "forfeits": 0, "opp_forfeits": 0, "as_first": 0,
@@ -568,7 +570,7 @@ def bot_context(bot: str, games: pd.DataFrame, standings: Mapping[str, list[dict
     return {"bot": bot, "summary": summary, "by_opponent": table, "time_rows": time_rows,
             "hist": hist, "time_limit": limit_ms, "limit_x": limit_position(hist, limit_ms),
             "forfeits": forfeits,
-            "latest": sorted(played, key=lambda r: r["seq"], reverse=True)[:LATEST_GAMES],
+            "latest": played[::-1][:LATEST_GAMES],  # the table is in the order played
             "n_played": len(played)}
 
 

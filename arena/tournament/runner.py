@@ -155,7 +155,8 @@ class Runner:
         # games of bots not started yet in this run wait here: one that cannot start stops it
         self.start_watch = StartWatch.of_field(config.path, config.bots,
                                                config.time_control.startup_ms,
-                                               enabled=config.start_failure == "stop")
+                                               enabled=config.start_failure == "stop",
+                                               limits=config.sandbox.limits)
         self.lost = LostGames()  # games whose worker died or failed
         self.left_behind = 0  # bot processes of an earlier, killed run removed at the start
 

@@ -128,8 +128,9 @@ def test_the_check_command_tries_the_bot_as_the_tournament_runs_it(tmp_path):
     from arena.timecontrol import TimeControl
     from arena.tournament.startwatch import check_command
 
-    def entry(ref: str, args: tuple[str, ...] = (), time_control=None):
-        return SimpleNamespace(spec=resolve_bot(ref, args), args=args, time_control=time_control)
+    def entry(ref: str, args: tuple[str, ...] = (), time_control=None, limits=None, cwd=None):
+        return SimpleNamespace(spec=resolve_bot(ref, args, base=cwd), args=args,
+                               time_control=time_control, limits=limits or {})
 
     folder = entry("random", ("--seed", "3"))
     assert check_command(folder, 5000) == (f"arena check {folder.spec.cwd} --args '--seed 3'")
@@ -141,3 +142,14 @@ def test_the_check_command_tries_the_bot_as_the_tournament_runs_it(tmp_path):
         f"arena check '{' '.join(single.spec.argv)}'")
     odds = entry(str(script), (), TimeControl(move_ms=100, startup_ms=9000))
     assert check_command(odds, 800).endswith("--startup-ms 9000")  # its own time control's
+    # the sandbox limits it runs under: the file's, then its own (bot author review: a JVM
+    # that started only with memory_mb = 0 was sent to a check that always failed)
+    java = entry("random", limits={"memory_mb": 0, "processes": 256})
+    assert check_command(java, 5000, {"memory_mb": 4096, "tmp_mb": 64}) == (
+        f"arena check {java.spec.cwd} --limit memory_mb=0 --limit processes=256")
+    # a command line's files relative to the tournament file: absolute, to paste from anywhere
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "bot.js").write_text("")
+    (tmp_path / "t").mkdir()
+    node = entry("python3 ../js/bot.js", cwd=tmp_path / "t")
+    assert check_command(node, 5000).endswith(f" {tmp_path / 'js' / 'bot.js'}'")
