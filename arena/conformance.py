@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from arena import protocol
 from arena.boterrors import UNENDED_LINE
-from arena.botspec import BotSpec, resolve_bot
+from arena.botspec import MANIFEST, BotSpec, resolve_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
 from arena.process import BotIOError, BotProcess, BotTimeout
 from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
@@ -61,6 +61,28 @@ class CheckReport:
             return values[min(len(values) - 1, int(q * len(values)))]
 
         return {"p50": pick(0.5), "p90": pick(0.9), "p99": pick(0.99), "max": values[-1]}
+
+
+def handshake_hint(error: Exception, detail: str, spec: BotSpec, sandboxed: bool) -> str:
+    """The hint for a failed handshake, by how it failed: the same advice to answer hello and
+    start faster followed a bot that had crashed, hit a limit or lacked its files (bot author
+    review)."""
+    if "limit (" in detail:  # `hit the memory limit (exited with code 1)`
+        return ("raise the limit it hit with --limit (e.g. --limit memory_mb=4096, or 0 for none; "
+                "a tournament's [limits]), or make the bot need less")
+    if getattr(error, "reason", "") == CRASH:
+        hint = "the bot exited before answering hello: " + (
+            "its error is above" if STDERR_SAID in detail else
+            "it wrote nothing to stderr; run its command by hand and type the hello line")
+        if sandboxed and not (spec.cwd / MANIFEST).is_file():
+            hint += ("; in the sandbox a bot named by a command line sees only the files the "
+                     "command names: a bot of several files (modules, classes, data) needs a "
+                     "folder with a bot.toml (command = [...]), which it then sees whole")
+        return hint
+    if isinstance(error, BotTimeout) or str(error) == TIMEOUT:  # re-raised with the allowance
+        return ("answer 'hello' within the start-up allowance (--startup-ms here, startup_ms "
+                "in a tournament), and flush stdout after the line")
+    return HINTS["handshake"]
 
 
 def _hint_for(record: GameRecord) -> str:
@@ -121,7 +143,8 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
             results.append(CheckResult("handshake", True, detail))
         except (BotIOError, protocol.ProtocolError) as error:
             detail = getattr(error, "detail", str(error)) + _stderr_tail(process)
-            results.append(CheckResult("handshake", False, detail, HINTS["handshake"]))
+            results.append(CheckResult("handshake", False, detail,
+                                       handshake_hint(error, detail, spec, process.sandboxed)))
             return results
         variant = parse_variant(variant_spec)
         game = Game(variant)

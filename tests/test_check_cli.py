@@ -8,6 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from arena import sandbox
 from arena.commands.check import command as check_command
 from tests.conftest import MISBEHAVE, ROOT
 
@@ -54,6 +55,23 @@ def test_bad_hello_fails_fast(no_leftover_processes):
     assert "FAIL  handshake" in result.output and "1 check(s) failed" in result.output
 
 
+def test_a_failed_handshake_is_hinted_by_how_it_failed(tmp_path, no_leftover_processes):
+    """Every failed handshake got "answer hello ... start faster if it timed out", also a bot
+    that had crashed or lacked its files in the sandbox (bot author review)."""
+    bad = run(str(MISBEHAVE), "--args", "bad_hello")
+    assert "hint: answer 'hello protocol=fiar version=1' with 'hello name=YOURNAME'" in bad.output
+    (tmp_path / "bot.py").write_text("import helper\n")  # a module beside it, not named
+    (tmp_path / "helper.py").write_text("import sys\nsys.exit('helper ran')\n")
+    for mode in ("on", "off"):
+        if mode == "on" and not sandbox.probe().available:
+            continue
+        died = run(f"{sys.executable} {tmp_path / 'bot.py'}", "--sandbox", mode)
+        assert "hint: the bot exited before answering hello: its error is above" in died.output
+        multi = "a bot of several files (modules, classes, data) needs a folder with a bot.toml"
+        assert (multi in died.output) == (mode == "on"), died.output
+        assert ("No module named 'helper'" if mode == "on" else "helper ran") in died.output
+
+
 def test_each_failure_names_its_own_cause(no_leftover_processes):
     """A bot that dies mid-game shows its last stderr line (there is no log to see); one that
     dies on the arena's unknown lines is told to ignore them; one that prints its own line is
@@ -76,6 +94,7 @@ def test_each_failure_names_its_own_cause(no_leftover_processes):
     slow = run(str(MISBEHAVE), "--args", "silent_start", "--startup-ms", "300")
     assert ("FAIL  handshake: no hello answer within 300 ms (the start-up allowance, "
             "startup_ms)") in slow.output
+    assert "hint: answer 'hello' within the start-up allowance (--startup-ms here" in slow.output
 
 
 def test_unknown_bot_is_one_line_error():
