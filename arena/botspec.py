@@ -251,6 +251,12 @@ def resolve_command(
             raise BotSpecError(f"{prefix}command {first!r} not found on PATH "
                                "(is its runtime installed?)")
         command = [first, *rest]  # as written: the bot's PATH is the arena's
+        missing = next((word for word in rest if not word.startswith("-")
+                        and Path(word).suffix in SCRIPT_SUFFIXES
+                        and not (base / word).exists()), None)
+        if missing is not None:  # `node nothere.js` crashed every game, named `node`
+            raise BotSpecError(f"{prefix}script {missing!r} not found in {str(base)!r} (where "
+                               "the command runs)")
     # The program's own files: every argument naming a file here, else the program itself (an
     # interpreter followed by a script is not hashed: the script is what changes).
     scripts = [_absolute(base / word) for word in rest
@@ -274,6 +280,11 @@ def resolve_command(
 
 
 MAX_MANIFEST = 64 * 1024
+
+
+# What an interpreter's script argument ends with: one that is missing is a typo, not a bot.
+SCRIPT_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".ts", ".py", ".rb", ".pl", ".lua", ".php",
+                             ".jar", ".sh", ".R", ".jl", ".exs", ".class"})
 
 
 def _from_folder(folder: Path) -> BotSpec:

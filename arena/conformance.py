@@ -136,6 +136,9 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
             startup = (time.monotonic() - process.started_at) * 1000
             report.startup_ms.append(startup)
             detail = f"name={hello['name']} version={hello.get('version', '-')}, {startup:.0f} ms"
+            if startup > tc.startup_ms:  # in only by the grace, which a busy machine eats
+                detail += (f"; note: over the start-up allowance ({tc.startup_ms} ms), let in by "
+                           f"the {tc.grace_ms} ms grace, which PROTOCOL.md says not to rely on")
             stray = protocol.split_line(line)[2]
             if stray:  # `hello name=py good`: played as `py`, as PROTOCOL.md says; pointed out
                 detail += (f"; note: {' '.join(map(repr, stray))} is not key=value and is ignored "

@@ -115,6 +115,11 @@ def test_one_rule_for_commands_path_lookup_and_script_name(tmp_path, monkeypatch
     assert spec.program_hash != from_line.program_hash  # the script is hashed, not the runtime
     with pytest.raises(BotSpecError, match="'no-such-runtime-xyz' not found on PATH"):
         resolve_bot("no-such-runtime-xyz bot.js")
+    # a missing script is a one-line error, not a bot named `fakenode` that crashes every game
+    # (bot author review); options and words without a script's ending are the runtime's
+    with pytest.raises(BotSpecError, match=r"script 'nothere.js' not found in '.*jsbot'"):
+        resolve_bot("fakenode nothere.js")
+    assert resolve_bot("fakenode -e 1 bot.js").name == "bot"
 
 
 def test_tournament_command_uses_the_same_rule(tmp_path, monkeypatch):
