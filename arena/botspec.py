@@ -143,8 +143,15 @@ def _not_executable(path: Path) -> BotSpecError:
     if (build := _COMPILED_SOURCES.get(path.suffix.lower())) is not None:
         return BotSpecError(f"{str(path)!r} is source code: compile it (e.g. {build}) and give "
                             "the program, or a bot.toml whose command runs it")
+    interpreter = _INTERPRETERS.get(path.suffix.lower(), "INTERPRETER")
     return BotSpecError(f"{str(path)!r} is not executable: run  chmod +x {shlex.quote(str(path))}"
-                        "  (or name it in a bot.toml command with its interpreter)")
+                        f"  (or put its interpreter first: command = [\"{interpreter}\", "
+                        f"\"{path.name}\"] in a bot.toml)")
+
+
+# The interpreter a not-executable script's hint names, by its ending.
+_INTERPRETERS = {".sh": "sh", ".bash": "bash", ".js": "node", ".mjs": "node", ".rb": "ruby",
+                 ".pl": "perl", ".lua": "lua", ".php": "php"}
 
 
 def resolve_bot(

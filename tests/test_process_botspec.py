@@ -29,7 +29,8 @@ def test_py_file_and_executable(tmp_path):
     assert spec.name == "mine" and spec.command == [sys.executable, str(script)]
     exe = tmp_path / "run.sh"
     exe.write_text("#!/bin/sh\n")
-    with pytest.raises(BotSpecError, match=r"is not executable: run  chmod \+x "):
+    with pytest.raises(BotSpecError, match=r"is not executable: run  chmod \+x .*\(or put its "
+                       r"interpreter first: command = \[\"sh\", \"run.sh\"\] in a bot.toml\)"):
         resolve_bot(str(exe))
     exe.chmod(0o755)
     assert resolve_bot(str(exe)).command == [str(exe)]
