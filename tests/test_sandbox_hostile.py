@@ -260,15 +260,20 @@ def victim(project):
     """A process standing for the opponent or the arena worker: it holds games.db open and its
     stdout is a pipe read by the test; its command line carries a unique marker."""
     marker = f"victim-{uuid.uuid4().hex}"
-    code = ("import sys; db = open(sys.argv[1], 'ab'); sys.stdin.read()")
+    code = ("import sys; db = open(sys.argv[1], 'ab'); sys.stderr.write('ready\\n'); "
+            "sys.stderr.flush(); sys.stdin.read()")
     proc = subprocess.Popen([sys.executable, "-c", code, str(project.games_db), marker],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.marker = marker
+    # games.db is open once it says so: on a loaded machine the unsandboxed bot's scan of /proc
+    # came before the victim had opened it, and found nothing to tamper with
+    assert proc.stderr.readline() == b"ready\n"
     yield proc
     proc.kill()
     proc.wait(10)
     proc.stdin.close()
     proc.stdout.close()
+    proc.stderr.close()
 
 
 def _state(pid: int) -> str:
