@@ -72,6 +72,15 @@ def wins_at_once(variant: Variant, moves: Sequence[int]) -> bool:
     return False
 
 
+def openings_file(choice: str) -> Path:
+    """The file an `--openings` choice names (neither `builtin` nor `none`); OpeningsError when
+    there is none."""
+    path = Path(choice)
+    if not path.is_file():
+        raise OpeningsError(f"{choice}: no such openings file (or use 'builtin' or 'none')")
+    return path
+
+
 def openings_for_variants(choice: str, variants: Sequence[Variant]) -> dict[str, list[tuple[int, ...]]]:
     """Per variant spec, the openings to cycle through: `builtin`, `none` (the empty board
     only) or a file of move lists (the tournament format, checked against every variant)."""
@@ -79,9 +88,7 @@ def openings_for_variants(choice: str, variants: Sequence[Variant]) -> dict[str,
         return {v.spec: [()] for v in variants}
     if choice == BUILTIN:
         return {v.spec: builtin_openings(v) or [()] for v in variants}
-    path = Path(choice)
-    if not path.is_file():
-        raise OpeningsError(f"{choice}: no such openings file (or use 'builtin' or 'none')")
+    path = openings_file(choice)
     from arena.tournament.config import ConfigError, _read_openings
 
     try:

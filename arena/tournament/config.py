@@ -31,7 +31,7 @@ from arena.game import DEFAULT_VARIANT, MoveError, Variant, VariantError, format
 from arena.game import parse_variant as _parse_variant
 from arena.openings import BUILTIN as BUILTIN_OPENINGS
 from arena.openings import NONE as NO_OPENINGS
-from arena.openings import builtin_openings, opening_problem
+from arena.openings import OpeningsError, builtin_openings, opening_problem, openings_file
 from arena.sandbox import (
     LIMIT_KEYS,
     SandboxConfigError,
@@ -831,9 +831,10 @@ def league_openings_setting(choice: str, variants: list[Variant]) -> list[str]:
         return []
     if choice == BUILTIN_OPENINGS:
         return _league_lines(_builtin_openings(variants))
-    path = Path(choice)
-    if not path.is_file():
-        raise ConfigError(f"--openings {choice}: no such openings file (or use 'builtin' or 'none')")
+    try:
+        path = openings_file(choice)
+    except OpeningsError as error:
+        raise ConfigError(f"--openings {error}") from None
     return _league_lines(_read_openings(path, variants))
 
 

@@ -306,6 +306,10 @@ def test_a_league_plays_openings_each_variants_own_by_default(tmp_path: Path):
     (tmp_path / "d.toml").write_text('variants = ["classic"]\n')
     arena("league", "init", str(tmp_path / "d"), "--config", str(tmp_path / "d.toml"))
     assert len(settings(tmp_path / "d")["openings"]) == 6  # a file without `openings`: builtin
+    missing = arena("league", "init", str(tmp_path / "e"), "--openings", "nosuch.txt", check=False)
+    assert missing.returncode != 0 and "Traceback" not in missing.stderr
+    assert ("--openings nosuch.txt: no such openings file (or use 'builtin' or 'none')"
+            in missing.stderr)
 
 
 def test_a_tournament_run_refuses_a_league_folder(league: Path, tmp_path: Path):
