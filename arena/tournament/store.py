@@ -24,6 +24,7 @@ import re
 import shlex
 import shutil
 import sqlite3
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -496,16 +497,24 @@ def _readable_db(results_dir: str | Path) -> Path:
     Raises FileNotFoundError if there is none, StoreError (one line) if it cannot be read.
     """
     path = db_path(results_dir)
+    denied = StoreError(f"cannot read {path}: permission denied (this user may not read the "
+                        "file or its folder)")
+    # Never open() the database to test it: closing any descriptor of it drops every POSIX lock
+    # this process holds on it (SQLite's "How To Corrupt" 2.2), so that the next writer of another
+    # process took itself for the last one and deleted the WAL under a live connection (a league
+    # publishing its site in-process, while `league submit` ran: "disk I/O error").
     try:
-        with open(path, "rb"):
-            pass
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
         raise FileNotFoundError(missing_results(results_dir)) from None
     except PermissionError:
-        raise StoreError(f"cannot read {path}: permission denied (this user may not read the "
-                         "file or its folder)") from None
+        raise denied from None
     except OSError as error:
         raise StoreError(f"cannot read {path}: {error.strerror or error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise FileNotFoundError(missing_results(results_dir))
+    if not os.access(path, os.R_OK):
+        raise denied
     return path
 
 

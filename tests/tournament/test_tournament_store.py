@@ -165,6 +165,28 @@ def test_lock_refuses_a_second_runner_and_names_the_first(tmp_path):
     RunLock(tmp_path).acquire()
 
 
+def test_reading_the_results_keeps_a_live_writers_wal(tmp_path):
+    """A league built its site in the process that stores its games; the site's reader opened
+    and closed games.db to test it, which dropped the process's locks on it, and the next
+    writer of another process (`league submit`) deleted the WAL under the live connection: the
+    league stopped with "disk I/O error" (league review)."""
+    import subprocess
+    import sys
+
+    from arena.tournament.store import iter_game_rows
+
+    with Store(tmp_path) as store:
+        store.add_game(row("g1"))
+        assert [r["game_id"] for r in iter_game_rows(tmp_path)] == ["g1"]
+        other = ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                 "c.execute('PRAGMA user_version = 7'); c.commit(); c.close()")
+        subprocess.run([sys.executable, "-c", other, str(tmp_path / "games.db")], check=True,
+                       timeout=60)
+        assert (tmp_path / "games.db-wal").exists(), "another process deleted the live WAL"
+        store.add_game(row("g2"))
+    assert [r["game_id"] for r in iter_game_rows(tmp_path)] == ["g1", "g2"]
+
+
 def test_export_csv_and_jsonl(tmp_path):
     with Store(tmp_path) as store:
         store.add_game(row("g1"))
