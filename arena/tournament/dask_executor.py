@@ -114,9 +114,13 @@ class DaskExecutor(GameExecutor):
                 self._snapshots[name], bots[name] = take_snapshot(spec, name)
             except SnapshotError as error:
                 raise ClusterError(str(error)) from None
-        self.remote = RemoteSetup.of(uuid.uuid4().hex, bots, setup)
+        self.remote = RemoteSetup.of(run_token(setup.log_dir), bots, setup)
         self._cluster = None
+        self._address = cluster
         self._client = self._connect(cluster)
+        # a coordinator killed before it could close its run left warm bots on the workers
+        # (until RUN_IDLE): the next run of the same results closes them now
+        self._on_workers(_close_earlier_runs)
         self._done = distributed.as_completed(loop=self._client.loop, with_results=True,
                                              raise_errors=False)
         self._games: dict[str, ScheduledGame] = {}  # future key -> game
@@ -195,6 +199,8 @@ class DaskExecutor(GameExecutor):
             return unsent
         deadline = time.monotonic() + timeout
         while not self._done.has_ready() and time.monotonic() < deadline:
+            if self._client.status in ("closing", "closed"):
+                self._lost_cluster()
             if self._stopped_at is not None and time.monotonic() - self._stopped_at > STOP_GRACE:
                 return self._give_up()
             with self._done.thread_condition:
@@ -231,8 +237,20 @@ class DaskExecutor(GameExecutor):
         with self._done.lock:
             pending = [f for f in self._done.futures if f.key in self._games]
             self._done.futures.clear()
-        self._client.cancel(pending)
+        try:
+            self._client.cancel(pending)
+        except Exception:  # the scheduler is gone (ClosedClientError): nothing left to cancel
+            pass
         return [Outcome(self._games.pop(f.key), OutcomeKind.ABORTED) for f in pending]
+
+    def _lost_cluster(self) -> None:
+        """The client gave up on the scheduler (Dask retries for 30 s): the games out there
+        will never come back, so the run ends here, with one line, rather than wait forever."""
+        raise ClusterError(
+            f"lost the Dask scheduler ({self._address}): it stopped answering, and "
+            f"{len(self._games)} game{'s' if len(self._games) != 1 else ''} in play there "
+            "will be played again; the stored games are kept: start the scheduler and run the "
+            "same command again to resume")
 
     def stop(self) -> None:
         if self._stopped_at is None:
@@ -352,6 +370,20 @@ def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
     return run
 
 
+def run_token(log_dir: Path) -> str:
+    """A run's name on the workers: where its results live (this machine, that folder), then a
+    part of its own, so that a later run of the same results can close this one's leftovers."""
+    import hashlib
+    import socket
+
+    origin = hashlib.sha256(f"{socket.gethostname()}:{Path(log_dir).resolve()}".encode())
+    return f"{origin.hexdigest()[:16]}-{uuid.uuid4().hex}"
+
+
+def _same_results(run: str, other: str) -> bool:
+    return run != other and run.partition("-")[0] == other.partition("-")[0]
+
+
 def reap_silent_runs(now: float) -> list[str]:
     """Close the warm bots of runs idle since `now - RUN_IDLE` (their coordinator was killed,
     or lost the cluster, before it could close them); returns their tokens."""
@@ -388,6 +420,15 @@ async def _field_changed(run: str, retired: tuple[str, ...], added: tuple[str, .
         if detached:  # bots take a moment to close: not on the worker's event loop
             threading.Thread(target=close_all, args=(detached,), name="arena-field-change",
                              daemon=True).start()
+
+
+async def _close_earlier_runs(run: str) -> None:
+    """Close the runs of the same results as `run` that are still here: their coordinator was
+    killed (a live one holds the results' lock, so there is no other)."""
+    with _runs_lock:
+        earlier = [name for name in _runs if _same_results(run, name)]
+    for name in earlier:
+        await _close_run(name)
 
 
 async def _close_run(run: str) -> None:

@@ -185,6 +185,20 @@ def test_a_worker_closes_the_bots_of_runs_closed_or_gone_silent(tmp_path: Path) 
     assert silent.remote.run in reap_silent_runs(silent.used + RUN_IDLE * 2)
     assert silent.closed and silent.idle == []
 
+    # a coordinator killed with kill -9: the next run of the same results closes its bots at
+    # once, not RUN_IDLE later (league review); another results folder's run is left alone
+    from arena.tournament.dask_executor import _close_earlier_runs, _runs, run_token
+
+    killed = _worker_run(RemoteSetup.of(run_token(tmp_path / "logs"), {}, setup), tmp_path)
+    other = _worker_run(RemoteSetup.of(run_token(tmp_path / "other"), {}, setup), tmp_path)
+    killed.give_back(killed.take())
+    again = run_token(tmp_path / "logs")
+    assert again != killed.remote.run
+    asyncio.run(_close_earlier_runs(again))
+    assert killed.stop.is_set() and killed.remote.run not in _runs  # closed by a thread
+    assert not other.stop.is_set() and other.remote.run in _runs
+    asyncio.run(_close_run(other.remote.run))
+
 
 def test_a_worker_closes_retired_bots_now_or_after_their_game(tmp_path: Path) -> None:
     """A league bot that leaves the field: the worker's idle pools close its process at once, a
@@ -227,3 +241,35 @@ def test_a_worker_closes_retired_bots_now_or_after_their_game(tmp_path: Path) ->
         assert "a" in kept.warm()
     finally:
         asyncio.run(_close_run(run.remote.run))
+
+
+def test_a_lost_scheduler_ends_the_run_in_one_line() -> None:
+    """The scheduler killed mid-run: the coordinator waited on games that would never come back
+    for minutes, then died with a traceback from cancelling them through a closed client
+    (league review). The executor's side, without a cluster: a client Dask has closed."""
+    import threading
+    from types import SimpleNamespace
+
+    from arena.tournament.dask_executor import ClusterError, DaskExecutor
+    from arena.tournament.executor import OutcomeKind
+
+    class ClosedClient:
+        status = "closed"
+
+        def cancel(self, futures) -> None:
+            raise RuntimeError("Client is closed. Can't send cancel-keys message.")
+
+    done = SimpleNamespace(has_ready=lambda: False, lock=threading.Lock(), futures=set(),
+                           thread_condition=threading.Condition())
+    executor = object.__new__(DaskExecutor)
+    executor.__dict__.update(_client=ClosedClient(), _done=done, _unsent=[], _stopped_at=None,
+                             _games={"k1": "g1", "k2": "g2"}, _address="tcp://a:8786")
+    with pytest.raises(ClusterError) as caught:
+        executor.results(5.0)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("lost the Dask scheduler (tcp://a:8786): it stopped answering, and "
+                              "2 games in play there will be played again")
+    # a stop after the loss gives the games up without a traceback
+    done.futures = [SimpleNamespace(key="k1")]
+    assert [o.kind for o in executor._give_up()] == [OutcomeKind.ABORTED]
