@@ -98,7 +98,8 @@ def exclude_option(function):
     return click.option("--exclude", "exclude", metavar="BOT", multiple=True,
                         help="Leave out every game of this bot (repeat for several): a bot "
                              "disqualified, or removed from the tournament file, whose games "
-                             "stay stored.")(function)
+                             "stay stored; in a league, a name without @N leaves out all "
+                             "its versions.")(function)
 
 
 class LimitSetting(click.ParamType):

@@ -36,6 +36,12 @@ def test_without_bots_drops_every_game_of_the_bot(games_file):
     assert without_bots(games, []) is games
     with pytest.raises(UnknownBotError, match="no games of a bot named 'chet'; did you mean 'cheat'"):
         without_bots(games, ["chet"])
+    # a league's versions: the bare name leaves them all out (league review), a version itself
+    league = games.replace({"cheat": "cheat@1", "bravo": "cheat@2"})
+    assert len(without_bots(league, ["cheat"])) == 0
+    assert len(without_bots(league, ["cheat@1"])) == 2
+    with pytest.raises(UnknownBotError):
+        without_bots(league, ["che"])
 
 
 def test_standings_and_publish_leave_the_bot_out(games_file, tmp_path):

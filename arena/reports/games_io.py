@@ -82,17 +82,23 @@ class UnknownBotError(ValueError):
 
 def without_bots(games: pd.DataFrame, names: Iterable[str]) -> pd.DataFrame:
     """The games table without the games of `names` (a bot disqualified, or removed from the
-    tournament file while its games stay stored); UnknownBotError for a name with no games."""
+    tournament file while its games stay stored); a league bot's name without its `@N` stands
+    for all of its versions (one had to list every `name@N`). UnknownBotError for a name with
+    no games."""
     names = list(dict.fromkeys(names))
     if not names:
         return games
     present = sorted(set(games["first"]) | set(games["second"])) if len(games) else []
+    left_out: list[str] = []
     for name in names:
-        if name not in present:
+        versions = [bot for bot in present if bot == name or (
+            bot.rpartition("@")[0] == name and bot.rpartition("@")[2].isdigit())]
+        if not versions:
             from arena.spelling import did_you_mean
 
             raise UnknownBotError(f"no games of a bot named {name!r}{did_you_mean(name, present)}")
-    keep = ~(games["first"].isin(names) | games["second"].isin(names))
+        left_out += versions
+    keep = ~(games["first"].isin(left_out) | games["second"].isin(left_out))
     return games[keep].reset_index(drop=True)
 
 
