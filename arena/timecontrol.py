@@ -3,7 +3,9 @@ the commands alike (a leaf module: standard library only)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -92,3 +94,22 @@ def own_time_keys(own: dict) -> dict:
     if "move_ms" in own or "base_ms" in own:
         return {"move_ms": None, "base_ms": None, "increment_ms": 0, **own}
     return dict(own)
+
+
+def seconds_text(ms: int) -> str:
+    """`50 ms`, `1.5 s`: a duration as a time control's words give it."""
+    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms} ms"
+
+
+def time_limits_text(tc: Mapping[str, Any]) -> str:
+    """The limits of a time control in words, e.g. `1 min per game + 1 s per move`."""
+    limits = []
+    if tc.get("base_ms") is not None:
+        clock = f"{seconds_text(tc['base_ms'])} per game"
+        if tc.get("increment_ms"):
+            clock += f" + {seconds_text(tc['increment_ms'])} per move"
+        limits.append(clock)
+    if tc.get("move_ms") is not None:
+        limits.append(f"{seconds_text(tc['move_ms'])} per move" if not limits
+                      else f"at most {seconds_text(tc['move_ms'])} per move")
+    return ", ".join(limits)

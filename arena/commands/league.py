@@ -68,9 +68,12 @@ def init(ctx: click.Context, folder: Path, variants: tuple[str, ...], move_ms: i
         init_league(folder, settings)
     except (VariantError, LeagueError, ConfigError) as error:
         raise _fail(error) from None
-    limit = settings["time_control"].get("move_ms")
+    from arena.timecontrol import time_limits_text
+
+    # the whole time control: a clock beside move_ms read as a per-move limit alone (review)
+    limits = time_limits_text(settings["time_control"])
     click.echo(f"league created in {folder} ({', '.join(settings['variants'])}"
-               + (f"; {limit} ms per move" if limit else "") + f"); add bots with "
+               + (f"; {limits}" if limits else "") + f"); add bots with "
                f"`arena league submit {folder} PATH`")
 
 
@@ -230,7 +233,6 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
         runner = LeagueRunner(folder, concurrency=concurrency, until=stop_when,
                               publish_every=publish_every, seed=seed, out=click.echo,
                               executor_factory=factory)
-        click.echo(f"league {folder}: playing (Ctrl-C stops; games in flight are replayed later)")
         with sandbox.policy_for_command(runner.settings.get("sandbox", "auto"),
                                         lambda line: click.echo(line, err=True),
                                         runner.settings.get("limits")):

@@ -150,6 +150,9 @@ class LeagueRunner:
         started = time.monotonic()
         with RunLock(self.folder, "arena league run"), Store(self.folder) as store, \
                 _stop_on_signals(self.stop, self.summary), _run_key_of(self.folder) as left_behind:
+            # said once the lock is ours: a second run announced it, then refused (league review)
+            self.out(f"league {self.folder}: playing (Ctrl-C stops; games in flight are replayed "
+                     "later)")
             if left_behind:
                 self.out(f"removed {left_behind} bot process(es) left running by an earlier run")
             if self.settings.get("adjudicate") == "solver" and (

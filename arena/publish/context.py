@@ -25,6 +25,7 @@ from arena.reasons import STDERR_SAID, forfeiter_seat, is_forfeit
 from arena.reports import render
 from arena.schema import seat_times
 from arena.stats import time_summary
+from arena.timecontrol import seconds_text, time_limits_text
 
 UNNAMED_VARIANT = "unnamed variant"  # the label of games whose variant was not recorded
 
@@ -150,34 +151,16 @@ def byline(info: Mapping[str, Any]) -> str:
 
 # -- the Tournament panel ------------------------------------------------------------------------
 
-def _seconds(ms: int) -> str:
-    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms} ms"
-
-
 def time_control_text(tc: Mapping[str, Any]) -> str:
     """A stored time control in words, e.g. `1 s per move (200 ms grace; 5 s to start up, in the
     first move of a bot process)`: that move may take longer than the limit (site review)."""
     text = time_limits_text(tc)
     extras = []
     if tc.get("grace_ms"):
-        extras.append(f"{_seconds(tc['grace_ms'])} grace")
+        extras.append(f"{seconds_text(tc['grace_ms'])} grace")
     if tc.get("startup_ms"):
-        extras.append(f"{_seconds(tc['startup_ms'])} to start up, in the first move of a bot process")
+        extras.append(f"{seconds_text(tc['startup_ms'])} to start up, in the first move of a bot process")
     return f"{text} ({'; '.join(extras)})" if extras and text else text
-
-
-def time_limits_text(tc: Mapping[str, Any]) -> str:
-    """The limits of a time control in words, e.g. `1 min per game + 1 s per move`."""
-    limits = []
-    if tc.get("base_ms") is not None:
-        clock = f"{_seconds(tc['base_ms'])} per game"
-        if tc.get("increment_ms"):
-            clock += f" + {_seconds(tc['increment_ms'])} per move"
-        limits.append(clock)
-    if tc.get("move_ms") is not None:
-        limits.append(f"{_seconds(tc['move_ms'])} per move" if not limits
-                      else f"at most {_seconds(tc['move_ms'])} per move")
-    return ", ".join(limits)
 
 
 def stored_time_control(text: Any) -> dict:

@@ -266,9 +266,12 @@ def test_a_league_file_sets_variants_time_openings_and_sandbox(tmp_path: Path):
     (tmp_path / "openings.txt").write_text("d4 d3\nd3 d4\n")
     config = tmp_path / "club.toml"
     config.write_text('name = "club"\nvariants = ["classic", "popout"]\nopenings = "openings.txt"\n'
-                      'sandbox = "off"\n[time]\nmove_ms = 150\n[limits]\nmemory_mb = 768\n')
+                      'sandbox = "off"\n[time]\nmove_ms = 150\nbase_ms = 2000\n'
+                      '[limits]\nmemory_mb = 768\n')
     folder = tmp_path / "club"
-    arena("league", "init", str(folder), "--config", str(config))
+    made = arena("league", "init", str(folder), "--config", str(config))
+    # the clock too: `150 ms per move` alone hid it (league review)
+    assert "(classic, popout; 2 s per game, at most 150 ms per move)" in made.stdout
     from arena.league.registry import settings
 
     stored = settings(folder)
@@ -339,3 +342,15 @@ def test_a_submission_must_bring_its_own_program(league: Path, tmp_path: Path):
     refused = arena("league", "submit", str(league), str(thief), check=False)
     assert refused.returncode == 1 and "outside its folder" in refused.stderr, refused.stderr
     assert "thief" not in arena("league", "status", str(league)).stdout
+
+
+def test_a_second_league_run_refuses_before_it_announces_play(league: Path):
+    """It printed `league ...: playing` and then refused (league review)."""
+    from arena.tournament.store import RunLock
+
+    with RunLock(league, "arena league run"):
+        second = arena("league", "run", str(league), "--until", "2", check=False)
+    assert second.returncode == 1 and "in use by another `arena league run`" in second.stderr
+    assert "playing" not in second.stdout
+    first = arena("league", "run", str(league), "--until", "2")
+    assert first.stdout.startswith(f"league {league}: playing (Ctrl-C stops")
