@@ -306,9 +306,10 @@ def run_checks(
         if fallbacks:  # legal moves, but not the bot's own: its move function fails
             add(CheckResult(
                 "moves of its own", False,
-                f"choose_move raised on {len(fallbacks)} of {own_moves} moves, and the SDK "
-                f"played its first legal move instead: {fallbacks[0][len(FALLBACK_INFO):].strip()}",
-                "fix the exception in choose_move (its traceback is in the bot's stderr: "
+                f"its move function (the one given to run_bot) raised on {len(fallbacks)} of "
+                f"{own_moves} moves, and the SDK played its first legal move instead: "
+                f"{fallbacks[0][len(FALLBACK_INFO):].strip()}",
+                "fix the exception in the move function (its traceback is in the bot's stderr: "
                 "`arena play` with --log-dir DIR keeps it)"))
         ok = bot.starts == 1
         earlier = any(not r.ok for r in report.results)

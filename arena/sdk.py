@@ -282,7 +282,8 @@ def run_bot(
                 import traceback
 
                 traceback.print_exc(file=sys.stderr)
-                print(f"[sdk] choose_move failed ({error!r}); playing a legal move",
+                name = getattr(choose_move, "__name__", "the move function")
+                print(f"[sdk] {name} failed ({error!r}); playing a legal move",
                       file=sys.stderr, flush=True)
                 _write(f"info {FALLBACK_INFO} {error!r}"[:200] + "; played the first legal move")
                 position.advance(moves_text)  # rebuilds the game if the bot left it changed

@@ -173,7 +173,9 @@ def test_a_bot_whose_move_function_raises_fails_the_check(tmp_path, no_leftover_
                                              "raise ValueError('oops')"))
     result = run(str(bot), "-n", "1", "-v", "classic:6x5")
     assert result.exit_code == 1
-    assert "FAIL  moves of its own: choose_move raised on " in result.output
+    # named as the user knows it: `choose_move` is the SDK's parameter, not the bot's function
+    assert ("FAIL  moves of its own: its move function (the one given to run_bot) raised on "
+            in result.output)
     assert "the SDK played its first legal move instead: ValueError('oops')" in result.output
 
 
