@@ -289,6 +289,19 @@ def resolve_command(
 MAX_MANIFEST = 64 * 1024
 
 
+ARGS_RULE = "'args' must be a list of strings (numbers are taken as written: [\"--seed\", 3])"
+
+
+def argument_list(value: object) -> list[str] | None:
+    """A bot's `args` as the command line gets them, the same in a bot.toml and a tournament
+    file (`["--seed", 3]` was accepted in one and refused in the other); None if it is not a
+    list of strings and numbers."""
+    if not isinstance(value, list) or not all(
+            isinstance(a, str | int | float) and not isinstance(a, bool) for a in value):
+        return None
+    return [str(a) for a in value]
+
+
 # What an interpreter's script argument ends with: one that is missing is a typo, not a bot.
 SCRIPT_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".ts", ".py", ".rb", ".pl", ".lua", ".php",
                              ".jar", ".sh", ".R", ".jl", ".exs", ".class"})
@@ -349,9 +362,9 @@ def _from_folder(folder: Path) -> BotSpec:
     ):
         raise BotSpecError(
             f"{where('command')}: 'command' must be a string or a non-empty list of strings")
-    extra = data.get("args", [])
-    if not isinstance(extra, list) or not all(isinstance(a, str | int | float) for a in extra):
-        raise BotSpecError(f"{where('args')}: 'args' must be a list of strings")
+    extra = argument_list(data.get("args", []))
+    if extra is None:
+        raise BotSpecError(f"{where('args')}: {ARGS_RULE}")
     fields = {}
     for key in ("author", "version", "language"):
         value = data.get(key, "")

@@ -131,3 +131,21 @@ def test_output_naming_a_file_is_one_line_from_the_cli(tmp_path, monkeypatch):
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert lines == ["Error: t.toml:1: 'output': 'taken' is a file, not a folder: name a "
                      "results folder"]
+
+
+def test_args_follow_one_rule_in_a_tournament_file_and_a_bot_toml(tmp_path):
+    """`args = ["--seed", 3]` was accepted in a bot.toml and refused in a tournament file
+    (league review): numbers are taken as written in both, anything else refused in both."""
+    path = tmp_path / "t.toml"
+    path.write_text('[[bots]]\npath = "random"\nargs = ["--seed", 3]\n\n[[bots]]\npath = "greedy"\n')
+    assert list(load_config(path).bots[0].args) == ["--seed", "3"]
+    assert "t.toml:3: 'args' must be a list of strings" in error_of(
+        tmp_path, '[[bots]]\npath = "random"\nargs = ["--seed", true]\n\n' + BOTS)
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("print('hi')\n")
+    (folder / "bot.toml").write_text('command = "bot.py"\nargs = ["--seed", 3]\n')
+    assert resolve_bot(str(folder)).args[-2:] == ("--seed", "3")
+    (folder / "bot.toml").write_text('command = "bot.py"\nargs = ["--fast", true]\n')
+    with pytest.raises(BotSpecError, match="'args' must be a list of strings"):
+        resolve_bot(str(folder))

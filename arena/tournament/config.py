@@ -26,7 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from arena.affinity import available as affinity_available
-from arena.botspec import MANIFEST, NAME_RULE, BotSpec, folder_files, name_problem, resolve_command
+from arena.botspec import (
+    ARGS_RULE,
+    MANIFEST,
+    NAME_RULE,
+    BotSpec,
+    argument_list,
+    folder_files,
+    name_problem,
+    resolve_command,
+)
 from arena.game import DEFAULT_VARIANT, MoveError, Variant, VariantError, format_move, parse_move
 from arena.game import parse_variant as _parse_variant
 from arena.openings import BUILTIN as BUILTIN_OPENINGS
@@ -718,9 +727,9 @@ def _bot(check: _Checker, item: dict[str, Any], index: int, base: Path,
 
 def _bot_command(check: _Checker, item: dict[str, Any], index: int) -> tuple[str, list[str]]:
     """(reference, extra arguments) of a bot given by `path` + `args` or by `command`."""
-    args = list(item.get("args", []))
-    if not all(isinstance(a, str) for a in args):
-        raise check.error("'args' must be a list of strings", "args", "bots", index)
+    args = argument_list(item.get("args", []))
+    if args is None:
+        raise check.error(ARGS_RULE, "args", "bots", index)
     if "path" in item:
         if not item["path"].strip():
             raise check.error("'path' is empty: name a bot folder, script, executable or "

@@ -195,7 +195,9 @@ def test_a_bot_that_cannot_play_is_left_out_of_settled(league: Path) -> None:
 def test_a_run_waiting_for_bots_says_so_once(empty_league: Path, league: Path) -> None:
     runner, lines = runner_of(empty_league, Until(seconds=0.6))
     assert run_briefly(runner) and runner.summary.games == 0
-    assert lines == [f"waiting for two active bots that can play: the league has no active bots "
+    assert lines == [f"league {empty_league}: playing (Ctrl-C stops; games in flight are "
+                     "replayed later)",
+                     f"waiting for two active bots that can play: the league has no active bots "
                      f"(bots join with `arena league submit {empty_league} PATH`; Ctrl-C stops)"]
     target = next((league / "bots" / "greedy").rglob("*.py"))
     target.write_text(target.read_text() + "\n# changed after submission\n")
