@@ -95,7 +95,7 @@ def render(rows: list[dict], columns: list[str], fmt: str, headers: list[str] | 
 
 
 @click.command(name="analyze")
-@click.argument("source", metavar="RESULTS", type=click.Path(exists=True, path_type=Path))
+@click.argument("source", metavar="RESULTS", type=click.Path(path_type=Path))
 @click.option("--budget-ms", type=WholeRange(min=1, max=86_400_000), default=500, show_default=True,
               help="Solver time per position; a position not settled in it counts as unjudged.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -123,6 +123,10 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
     from arena.solver.analysis_store import AnalysisStore, analysis_path
     from arena.tournament.config import default_concurrency
 
+    if not source.exists():  # one line, as standings and publish say it (click's was three)
+        from arena.reports.games_io import no_such_path
+
+        raise click.ClickException(no_such_path(source))
     processes = concurrency or default_concurrency()
     with stop_exits("Stopped: the games analysed so far are kept in analysis.db; run again to "
                     "go on."):

@@ -228,7 +228,7 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
             from arena.tournament.dask_executor import cluster_executor_factory, cluster_problem
 
             if problem := cluster_problem(cluster):
-                raise ValueError(f"--cluster: {problem}")
+                raise click.BadParameter(problem, param_hint="--cluster")  # as `arena run`
             factory = cluster_executor_factory(cluster)
         runner = LeagueRunner(folder, concurrency=concurrency, until=stop_when,
                               publish_every=publish_every, seed=seed, out=click.echo,

@@ -14,7 +14,7 @@ def variant_folder(spec: str) -> str:
 
 
 @click.command(name="plot")
-@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True))
+@click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output directory (default: INPUT/plots for a results directory, "
                    "<file>_plots next to a games file; with --variant, its own folder "

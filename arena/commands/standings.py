@@ -94,7 +94,7 @@ def _skip_options(func: Callable) -> Callable:
 
 
 @click.command(name="standings")
-@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True))
+@click.argument("input_path", metavar="INPUT", type=click.Path())
 @click.option("--variant", "variant", metavar="SPEC", default=None,
               help="Only the games of this variant (default: pooled over all variants, then "
                    "one table per variant).")

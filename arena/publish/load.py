@@ -54,7 +54,9 @@ def load_results(path: str | Path) -> SiteInput:
     """Read a results directory or a games file; PublishError (one line) when it cannot be."""
     path = Path(path)
     if not path.exists():
-        raise PublishError(f"results path {path} does not exist")
+        from arena.reports.games_io import no_such_path
+
+        raise PublishError(no_such_path(path))
     if path.is_dir():
         try:
             games = store.load_games(path)

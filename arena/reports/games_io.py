@@ -102,6 +102,11 @@ def without_bots(games: pd.DataFrame, names: Iterable[str]) -> pd.DataFrame:
     return games[keep].reset_index(drop=True)
 
 
+def no_such_path(path: str | Path) -> str:
+    """What standings, plot, publish and analyze say of a results path that is not there."""
+    return f"{path}: no such file or directory"
+
+
 def load_games(path: str | Path) -> pd.DataFrame:
     """The games table of a results directory, a ``.csv`` or a ``.jsonl``/``.ndjson`` file."""
     path = Path(path)
@@ -119,7 +124,7 @@ def load_games(path: str | Path) -> pd.DataFrame:
             raise GamesFileError(f"{path}: cannot load the results: {exc}") from exc
         return _complete(frame, str(path))
     if not path.exists():
-        raise GamesFileError(f"{path}: no such file or directory")
+        raise GamesFileError(no_such_path(path))
     if not path.is_file():
         raise GamesFileError(f"{path}: not a regular file")
     suffix = path.suffix.lower()

@@ -354,3 +354,12 @@ def test_a_second_league_run_refuses_before_it_announces_play(league: Path):
     assert "playing" not in second.stdout
     first = arena("league", "run", str(league), "--until", "2")
     assert first.stdout.startswith(f"league {league}: playing (Ctrl-C stops")
+
+
+def test_a_bad_cluster_address_reads_as_in_arena_run(tmp_path: Path):
+    # `league run` said `--cluster: ...` where `run` says click's `Invalid value for --cluster`
+    arena("league", "init", str(tmp_path / "club"))
+    league_run = arena("league", "run", str(tmp_path / "club"), "--cluster", "local:x", check=False)
+    assert league_run.returncode == 2
+    assert ("Error: Invalid value for --cluster: 'local:x' is not local:N (N worker processes on "
+            "this machine)") in league_run.stderr

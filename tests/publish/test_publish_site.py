@@ -146,7 +146,7 @@ def test_a_game_id_given_twice_is_one_line(games_df, tmp_path):
 def test_cli_missing_results_dir(tmp_path):
     result = CliRunner().invoke(main, ["publish", str(tmp_path / "nope")])
     assert result.exit_code != 0
-    assert "does not exist" in result.output
+    assert "nope: no such file or directory" in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
 

@@ -143,8 +143,11 @@ def test_bad_jsonl_and_options(tmp_path):
         res = CliRunner().invoke(main, ["standings", str(csv), *args])
         assert res.exit_code == 2, res.output
         assert message in res.output and "Traceback" not in res.output
-    res = CliRunner().invoke(main, ["standings", str(tmp_path / "missing.csv")])
-    assert res.exit_code == 2 and "does not exist" in res.output
+    # one line, as publish, plot and analyze say it (it was click's three-line usage error)
+    for command in ("standings", "plot", "publish", "analyze"):
+        res = CliRunner().invoke(main, [command, str(tmp_path / "missing.csv")])
+        assert res.exit_code == 1 and res.output.strip().splitlines() == [
+            f"Error: {tmp_path / 'missing.csv'}: no such file or directory"], (command, res.output)
 
 
 def test_plot_command(tmp_path):
