@@ -150,13 +150,16 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
             raise registry.LeagueError(f"{name} was refused: it failed the conformance check "
                                        f"(`arena check {path}` shows the full report); nothing was stored")
         entry, spec = registry.snapshot(folder, source, name)
+        was_active = any(e.name == name and e.active for e in registry.entrants(folder))
         entrant, made = registry.add_version(folder, name, entry, spec, author=author, key=key)
     except registry.UnchangedSubmission as unchanged:
         click.echo(str(unchanged))
         return
     except (registry.LeagueError, sandbox.SandboxUnavailable, OSError, ValueError) as error:
         raise _fail(error) from None
-    replaced = f" (replaces {name}@{entrant.version - 1})" if entrant.version > 1 else ""
+    # after `league remove` nothing is replaced: the bot comes back (review: it said "replaces")
+    replaced = "" if entrant.version == 1 else f" (replaces {name}@{entrant.version - 1})" \
+        if was_active else f" (back in play: {name} had been removed)"
     click.echo(f"submitted {entrant.display}{replaced}: program {entrant.program_hash}, "
                f"{len(report.results)} checks passed")
     if made is not None:

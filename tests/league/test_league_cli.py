@@ -237,6 +237,10 @@ def test_league_errors_are_one_line(tmp_path: Path, league: Path):
     arena("league", "remove", str(league), "greedy")
     after = arena("league", "remove", str(league), "nobody", check=False)
     assert "(active: random)" in after.stderr  # not the retired greedy
+    # submitted again after its removal: nothing is replaced, it comes back (league review)
+    arena("league", "key", str(league), "greedy", "--key", "k-greedy-2")
+    back = arena("league", "submit", str(league), "greedy", "--key", "k-greedy-2")
+    assert "submitted greedy@2 (back in play: greedy had been removed): program" in back.stdout
 
 
 def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):
