@@ -20,6 +20,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -144,6 +146,7 @@ class LeagueRunner:
         self.lost = LostGames()  # games whose worker died or failed
         self.summary = RunSummary()
         self.published_at = 0  # games of this run when the site was last rebuilt
+        self._publisher: subprocess.Popen | None = None  # a site rebuild under way
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> RunSummary:
@@ -192,6 +195,8 @@ class LeagueRunner:
                 finally:  # whatever went wrong, no worker or bot outlives the run
                     executor.close()
                     self._clear_status()
+                    # a rebuild under way finishes, unless the run was stopped by a signal
+                    self._reap_publisher(wait=True, interrupt=bool(self.summary.signal))
         if not self.summary.stopped_by:
             self.summary.stopped_by = "stopped"
         return self.summary
@@ -421,7 +426,39 @@ class LeagueRunner:
         # one line a game, as `arena run` prints them where no live display is drawn
         self.out(f"[{self.summary.games}] {game.game_id} {game_text(row)}")
         if self.publish_every and self.summary.games % self.publish_every == 0:
-            self.publish()
+            self._publish_aside()
+
+    def _publish_aside(self) -> None:
+        """Rebuild the site in a process of its own while play goes on: built here, it held the
+        league still for its seconds (and Ctrl-C with it); a rebuild still running when the
+        next is due makes that one wait for the next count (league review)."""
+        self._reap_publisher()
+        if self._publisher is not None:
+            return
+        self.published_at = self.summary.games
+        self._publisher = subprocess.Popen(
+            [sys.executable, "-m", "arena", "publish", str(self.folder)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            start_new_session=True)  # a Ctrl-C for the league is passed on below, not twice
+
+    def _reap_publisher(self, wait: bool = False, interrupt: bool = False) -> None:
+        """Say how the background rebuild ended, once it has; `interrupt`: stop it (SIGINT: it
+        leaves the last site whole and no half-built folder)."""
+        publisher = self._publisher
+        if publisher is None:
+            return
+        if interrupt and publisher.poll() is None:
+            publisher.send_signal(signal.SIGINT)
+        if wait:
+            publisher.wait()
+        if publisher.poll() is None:
+            return
+        said = publisher.stderr.read().decode("utf-8", "replace").strip().splitlines()
+        publisher.stderr.close()
+        self._publisher = None
+        stopped = interrupt and publisher.returncode in (-signal.SIGINT, 128 + signal.SIGINT)
+        if publisher.returncode != 0 and not stopped:
+            self.out(f"publish failed: {said[-1] if said else f'exit {publisher.returncode}'}")
 
     def publish(self) -> None:
         """Rebuild FOLDER/site; readers never see half a site (it is built aside, then swapped in)."""

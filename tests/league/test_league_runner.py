@@ -245,3 +245,35 @@ def test_tournament_keys_a_league_cannot_honour_are_refused(tmp_path: Path, line
     key = line.split()[0]
     with pytest.raises(ConfigError, match=rf"league.toml:2: '{key}' is a key of tournament files"):
         load_league_file(path)
+
+
+def test_the_site_is_rebuilt_beside_the_play(tmp_path: Path) -> None:
+    """--publish-every built the site in the league's own process: no game was stored for its
+    seconds, and Ctrl-C waited for it (league review). Now a process of its own: one at a time,
+    its failure said in one line, stopped by a Ctrl-C of the league."""
+    import subprocess
+    import sys
+
+    from arena.league.runner import LeagueRunner, RunSummary
+
+    said: list[str] = []
+    runner = object.__new__(LeagueRunner)
+    runner.__dict__.update(out=said.append, summary=RunSummary(), folder=tmp_path,
+                           published_at=0, _publisher=None)
+    waiting = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                               stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    runner._publisher = waiting
+    runner.summary.games = 10
+    runner._publish_aside()  # the last rebuild still runs: no second one
+    assert runner._publisher is waiting and runner.published_at == 0
+    runner._reap_publisher(wait=True, interrupt=True)  # the league's Ctrl-C stops it quietly
+    waiting.stdin.close()
+    assert runner._publisher is None and said == []
+    runner._publisher = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit('disk full')"],
+                                         stderr=subprocess.PIPE)
+    runner._reap_publisher(wait=True)
+    assert said == ["publish failed: disk full"]
+    runner._publish_aside()  # a real one, of a folder without results: it fails, and says so
+    assert runner.published_at == 10
+    runner._reap_publisher(wait=True)
+    assert len(said) == 2 and said[-1].startswith("publish failed: ") and "\n" not in said[-1]
