@@ -844,7 +844,10 @@ def _signal_of(returncode: int) -> int:
 _MEMORY_PATTERNS = re.compile(
     r"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|OutOfMemoryError"
     r"|memory allocation of \d+ bytes failed|failed to allocate|mmap\(\) failed|ENOMEM"
-    r"|failed to map segment",  # the dynamic loader, out of address space before main()
+    r"|failed to map segment"  # the dynamic loader, out of address space before main()
+    # V8 and the JVM, short of address space before they run a line of the bot
+    r"|Fatal process OOM|Failed to reserve virtual memory|Could not reserve enough space"
+    r"|Could not allocate compressed class space",
     re.IGNORECASE,
 )
 _PROCESS_PATTERNS = re.compile(

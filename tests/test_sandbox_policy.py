@@ -239,6 +239,11 @@ def test_on_without_a_sandbox_refuses_in_one_line_with_the_install_hint(monkeypa
     (1, "Exception in thread main java.lang.OutOfMemoryError: Java heap space", "memory limit"),
     (127, "setpriv: error while loading shared libraries: libc.so.6: failed to map segment "
           "from shared object", "memory limit"),
+    # V8 and the JVM short of address space (bot author review: named a crash, or SIGTRAP)
+    (128 + signal.SIGTRAP, "#\n# Fatal process OOM in Failed to reserve virtual memory for "
+                           "CodeRange\n#", "memory limit"),
+    (1, "Error occurred during initialization of VM\nCould not allocate compressed class space: "
+        "1073741824 bytes", "memory limit"),
     (1, "BlockingIOError: [Errno 11] Resource temporarily unavailable", "process limit"),
     (2, "sh: 1: Cannot fork", "process limit"),
     (1, "RuntimeError: can't start new thread", "process limit"),
