@@ -258,10 +258,8 @@ def resolve_command(
             raise BotSpecError(f"{prefix}command {first!r} not found on PATH "
                                "(is its runtime installed?)")
         command = [first, *rest]  # as written: the bot's PATH is the arena's
-        missing = next((word for word in rest if not word.startswith("-")
-                        and Path(word).suffix in SCRIPT_SUFFIXES
-                        and not (base / word).exists()), None)
-        if missing is not None:  # `node nothere.js` crashed every game, named `node`
+        if (missing := _missing_script(rest, base)) is not None:
+            # `node nothere.js` crashed every game, as a bot named `node`
             raise BotSpecError(f"{prefix}script {missing!r} not found in {str(base)!r} (where "
                                "the command runs)")
     # The program's own files: every argument naming a file here, else the program itself (an
@@ -290,6 +288,25 @@ MAX_MANIFEST = 64 * 1024
 
 
 ARGS_RULE = "'args' must be a list of strings (numbers are taken as written: [\"--seed\", 3])"
+
+
+def _missing_script(words: Sequence[str], base: Path) -> str | None:
+    """The script an interpreter is given (its first word that is no option) when it has a
+    script's ending and is not there; None otherwise, and for code given inline (`sh -c`,
+    `node -e`), where the words are the interpreter's to read."""
+    for before, word in zip(["", *words], words):
+        if before in INLINE_CODE_OPTIONS:
+            return None
+        if word.startswith("-"):
+            continue
+        if Path(word).suffix in SCRIPT_SUFFIXES and not any(c.isspace() for c in word) \
+                and not (base / word).exists():
+            return word
+        return None
+    return None
+
+
+INLINE_CODE_OPTIONS = frozenset({"-c", "-e", "--eval", "-p", "--print", "-E", "-r"})
 
 
 def argument_list(value: object) -> list[str] | None:

@@ -44,6 +44,10 @@ def test_without_bots_drops_every_game_of_the_bot(games_file):
     assert len(without_bots(league, ["cheat@1"])) == 2
     with pytest.raises(UnknownBotError):
         without_bots(league, ["che"])
+    # a tournament's bot named `cheat` beside one named `cheat@2`: the name is that bot alone
+    both = league.assign(first=["cheat" if n == "cheat@1" else n for n in league["first"]])
+    assert "cheat@2" in set(without_bots(both, ["cheat"])["first"]) | set(
+        without_bots(both, ["cheat"])["second"])
 
 
 def test_standings_and_publish_leave_the_bot_out(games_file, tmp_path):

@@ -120,7 +120,11 @@ def test_one_rule_for_commands_path_lookup_and_script_name(tmp_path, monkeypatch
     # (bot author review); options and words without a script's ending are the runtime's
     with pytest.raises(BotSpecError, match=r"script 'nothere.js' not found in '.*jsbot'"):
         resolve_bot("fakenode nothere.js")
-    assert resolve_bot("fakenode -e 1 bot.js").name == "bot"
+    assert resolve_bot("fakenode --trace bot.js").name == "bot"
+    # inline code and a script's later arguments are the interpreter's: not checked (diff review)
+    assert resolve_bot("fakenode -e 'require(\"./x.js\")'").command[0] == "fakenode"
+    assert resolve_bot("fakenode bot.js --book later.py").name == "bot"
+    assert resolve_bot("sh -c 'exec node main.js'").command == ["sh", "-c", "exec node main.js"]
 
 
 def test_tournament_command_uses_the_same_rule(tmp_path, monkeypatch):

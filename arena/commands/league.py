@@ -243,7 +243,8 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
     except (registry.LeagueError, StoreError, sandbox.SandboxUnavailable, RunError,
             ValueError) as error:
         raise _fail(error) from None
-    if publish_every and summary.games > runner.published_at:
+    # after Ctrl-C the run ends now: the site keeps its last rebuild
+    if publish_every and summary.games > runner.published_at and not summary.signal:
         runner.publish()
     click.echo(f"Done: {summary.games} games this run; {summary.stopped_by}.")
     if summary.error:  # not a bot's fault: the games played are stored, the run is not done

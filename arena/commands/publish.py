@@ -44,9 +44,14 @@ def command(results: str, out_dir: str | None, no_plots: bool, no_logs: bool,
     def warn(message: str) -> None:
         click.echo(f"warning: {message}", err=True)
 
+    from arena.cli_common import stop_exits
+
     try:
-        out = build_site(results, out_dir, plots=not no_plots, logs=False if no_logs else None,
-                         warn=warn, exclude=exclude)
+        # Ctrl-C: 130, with the last site whole and no half-built folder (a league's background
+        # rebuild is stopped so; click's "Aborted!" exit 1 read as a failed build)
+        with stop_exits("Stopped: the site is as it was before this build."):
+            out = build_site(results, out_dir, plots=not no_plots,
+                             logs=False if no_logs else None, warn=warn, exclude=exclude)
     except UnknownBotError as error:
         raise click.BadParameter(str(error), param_hint="'--exclude'") from None
     except PublishError as error:

@@ -22,6 +22,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -51,7 +52,7 @@ from arena.tournament.executor import (
     WorkerSetup,
 )
 from arena.tournament.progress import game_text
-from arena.tournament.runner import ExecutorFactory, default_executor_factory
+from arena.tournament.runner import ExecutorFactory, RunError, default_executor_factory
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
 
@@ -147,6 +148,8 @@ class LeagueRunner:
         self.summary = RunSummary()
         self.published_at = 0  # games of this run when the site was last rebuilt
         self._publisher: subprocess.Popen | None = None  # a site rebuild under way
+        self._publisher_said: Any = None  # the file its stderr goes to
+        self._publishing_at = 0  # games of this run when it began
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> RunSummary:
@@ -409,6 +412,8 @@ class LeagueRunner:
         while self.in_flight and time.monotonic() < deadline:
             try:
                 self._collect(target, executor, wait=0.2)
+            except RunError:  # the executor lost its workers (a Dask scheduler): none will come
+                break
             except Exception as error:
                 failure = failure or error
                 target = None
@@ -435,15 +440,17 @@ class LeagueRunner:
         self._reap_publisher()
         if self._publisher is not None:
             return
-        self.published_at = self.summary.games
+        # its messages go to a file: a pipe read only at its end could fill and stop it
+        self._publisher_said = tempfile.TemporaryFile()
+        self._publishing_at = self.summary.games
         self._publisher = subprocess.Popen(
             [sys.executable, "-m", "arena", "publish", str(self.folder)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._publisher_said,
             start_new_session=True)  # a Ctrl-C for the league is passed on below, not twice
 
     def _reap_publisher(self, wait: bool = False, interrupt: bool = False) -> None:
-        """Say how the background rebuild ended, once it has; `interrupt`: stop it (SIGINT: it
-        leaves the last site whole and no half-built folder)."""
+        """Say how the background rebuild ended, once it has; `interrupt`: stop it (SIGINT:
+        `arena publish` leaves the last site whole and no half-built folder, and exits 130)."""
         publisher = self._publisher
         if publisher is None:
             return
@@ -453,11 +460,14 @@ class LeagueRunner:
             publisher.wait()
         if publisher.poll() is None:
             return
-        said = publisher.stderr.read().decode("utf-8", "replace").strip().splitlines()
-        publisher.stderr.close()
         self._publisher = None
-        stopped = interrupt and publisher.returncode in (-signal.SIGINT, 128 + signal.SIGINT)
-        if publisher.returncode != 0 and not stopped:
+        said_file, self._publisher_said = self._publisher_said, None
+        said_file.seek(0)
+        said = said_file.read().decode("utf-8", "replace").strip().splitlines()
+        said_file.close()
+        if publisher.returncode == 0:
+            self.published_at = self._publishing_at  # a failed rebuild is tried again
+        elif not (interrupt and publisher.returncode in (-signal.SIGINT, 128 + signal.SIGINT)):
             self.out(f"publish failed: {said[-1] if said else f'exit {publisher.returncode}'}")
 
     def publish(self) -> None:

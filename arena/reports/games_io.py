@@ -91,7 +91,9 @@ def without_bots(games: pd.DataFrame, names: Iterable[str]) -> pd.DataFrame:
     present = sorted(set(games["first"]) | set(games["second"])) if len(games) else []
     left_out: list[str] = []
     for name in names:
-        versions = [bot for bot in present if bot == name or (
+        # a league's `name@N` only where no bot has the name itself (a tournament's `engine`
+        # and `engine@2` are two bots: diff review)
+        versions = [name] if name in present else [bot for bot in present if (
             bot.rpartition("@")[0] == name and bot.rpartition("@")[2].isdigit())]
         if not versions:
             from arena.spelling import did_you_mean

@@ -200,6 +200,8 @@ class DaskExecutor(GameExecutor):
         deadline = time.monotonic() + timeout
         while not self._done.has_ready() and time.monotonic() < deadline:
             if self._client.status in ("closing", "closed"):
+                if self._stopped_at is not None:  # after a stop: nothing more will come back
+                    return self._give_up()
                 self._lost_cluster()
             if self._stopped_at is not None and time.monotonic() - self._stopped_at > STOP_GRACE:
                 return self._give_up()

@@ -250,30 +250,77 @@ def test_tournament_keys_a_league_cannot_honour_are_refused(tmp_path: Path, line
 def test_the_site_is_rebuilt_beside_the_play(tmp_path: Path) -> None:
     """--publish-every built the site in the league's own process: no game was stored for its
     seconds, and Ctrl-C waited for it (league review). Now a process of its own: one at a time,
-    its failure said in one line, stopped by a Ctrl-C of the league."""
+    its failure said in one line, stopped quietly by a Ctrl-C of the league, and a rebuild that
+    failed or was stopped is not counted as done (diff review)."""
     import subprocess
     import sys
+    import tempfile
 
     from arena.league.runner import LeagueRunner, RunSummary
 
     said: list[str] = []
     runner = object.__new__(LeagueRunner)
     runner.__dict__.update(out=said.append, summary=RunSummary(), folder=tmp_path,
-                           published_at=0, _publisher=None)
-    waiting = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                               stdin=subprocess.PIPE, stderr=subprocess.PIPE)
-    runner._publisher = waiting
+                           published_at=0, _publisher=None, _publisher_said=None,
+                           _publishing_at=0)
+
+    def child(code: str) -> None:
+        runner._publisher_said = tempfile.TemporaryFile()
+        runner._publisher = subprocess.Popen([sys.executable, "-c", code],
+                                             stdin=subprocess.PIPE,
+                                             stderr=runner._publisher_said)
+
+    child("import sys; sys.stdin.read()")
+    waiting = runner._publisher
     runner.summary.games = 10
     runner._publish_aside()  # the last rebuild still runs: no second one
-    assert runner._publisher is waiting and runner.published_at == 0
-    runner._reap_publisher(wait=True, interrupt=True)  # the league's Ctrl-C stops it quietly
+    assert runner._publisher is waiting
+    # the league's Ctrl-C stops it (130, or killed by the signal early in its start): quietly
+    runner._reap_publisher(wait=True, interrupt=True)
     waiting.stdin.close()
-    assert runner._publisher is None and said == []
-    runner._publisher = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit('disk full')"],
-                                         stderr=subprocess.PIPE)
+    assert runner._publisher is None and said == [] and runner.published_at == 0
+    child("import sys; sys.stderr.write('x' * 200000 + '\\n'); sys.exit('disk full')")
+    runner._reap_publisher(wait=True)  # 200 KB of warnings first: no pipe to fill and block
+    assert said == ["publish failed: disk full"] and runner.published_at == 0
+    runner._publish_aside()  # the real command, of a folder without results: it fails, says so
     runner._reap_publisher(wait=True)
-    assert said == ["publish failed: disk full"]
-    runner._publish_aside()  # a real one, of a folder without results: it fails, and says so
-    assert runner.published_at == 10
-    runner._reap_publisher(wait=True)
-    assert len(said) == 2 and said[-1].startswith("publish failed: ") and "\n" not in said[-1]
+    assert len(said) == 2 and said[-1].startswith("publish failed: ") and runner.published_at == 0
+
+
+def test_a_stopped_publish_exits_130_and_leaves_no_half_site(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    """The league stops its background rebuild with SIGINT: click made that `Aborted!` and exit
+    1, which read as a failed build (diff review)."""
+    from click.testing import CliRunner
+
+    from arena.cli import main
+    from arena.publish import site
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(site, "build_site", interrupted)
+    result = CliRunner().invoke(main, ["publish", str(tmp_path)])
+    assert result.exit_code == 130, result.output
+
+
+def test_a_drain_ends_when_the_executor_lost_its_workers() -> None:
+    """A lost Dask scheduler raised from every results() call, and the drain after the stop
+    retried it in a busy loop for STOP_WAIT_S (diff review)."""
+    import time
+
+    from arena.league.runner import STOP_WAIT_S, LeagueRunner
+    from arena.tournament.runner import RunError
+
+    calls = []
+
+    class Lost:
+        def results(self, timeout: float):
+            calls.append(timeout)
+            raise RunError("lost the Dask scheduler")
+
+    runner = object.__new__(LeagueRunner)
+    runner.__dict__.update(in_flight={1: object()}, games_out={1: 2})
+    started = time.monotonic()
+    runner._drain(None, Lost())
+    assert len(calls) == 1 and time.monotonic() - started < STOP_WAIT_S / 2
