@@ -294,7 +294,7 @@ def _missing_script(words: Sequence[str], base: Path) -> str | None:
     """The script an interpreter is given (its first word that is no option) when it has a
     script's ending and is not there; None otherwise, and for code given inline (`sh -c`,
     `node -e`), where the words are the interpreter's to read."""
-    for before, word in zip(["", *words[:-1]], words, strict=True):
+    for before, word in zip(["", *words][:len(words)], words, strict=True):
         if before in INLINE_CODE_OPTIONS:
             return None
         if word.startswith("-"):
