@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena import protocol
@@ -13,6 +14,7 @@ from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_
 from arena.process import BotIOError, BotProcess, BotTimeout
 from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
+from arena.sandbox import Limits
 from arena.sdk import FALLBACK_INFO
 
 HINTS = {
@@ -63,11 +65,40 @@ class CheckReport:
         return {"p50": pick(0.5), "p90": pick(0.9), "p99": pick(0.99), "max": values[-1]}
 
 
-def handshake_hint(error: Exception, detail: str, spec: BotSpec, sandboxed: bool) -> str:
+def check_command(target: str, *, args: Sequence[str] = (), tc: TimeControl | None = None,
+                  limits: Mapping[str, int] | None = None, variants: Sequence[str] = (),
+                  sandbox_mode: str | None = None) -> str:
+    """The `arena check` command that tries a bot as a tournament or league runs it: its
+    arguments, time control, sandbox limits and mode, and variants (only those). A tournament's
+    stop and a league's refusal said it two ways, one a bare `arena check PATH` that passed
+    where the league's own check failed (diff review)."""
+    extra: list[str] = ["--args", shlex.join(args)] if args else []
+    default = TimeControl()
+    if tc is not None:
+        if tc.move_ms is not None and tc.move_ms != CHECK_MOVE_MS:
+            extra += ["--move-ms", str(tc.move_ms)]
+        if tc.startup_ms != default.startup_ms:  # `arena check`'s default is the same
+            extra += ["--startup-ms", str(tc.startup_ms)]
+    if variants:
+        extra += ["--only-variants", *(word for spec in variants for word in ("-v", spec))]
+    defaults = Limits()
+    for key, value in (limits or {}).items():
+        if value != getattr(defaults, key):
+            extra += ["--limit", f"{key}={value}"]
+    if sandbox_mode == "off":
+        extra += ["--sandbox", "off"]
+    return shlex.join(["arena", "check", target, *extra])
+
+
+CHECK_MOVE_MS = 1000  # `arena check`'s per-move limit unless told
+
+
+def handshake_hint(error: Exception, own: str, detail: str, spec: BotSpec, sandboxed: bool) -> str:
     """The hint for a failed handshake, by how it failed: the same advice to answer hello and
     start faster followed a bot that had crashed, hit a limit or lacked its files (bot author
-    review)."""
-    if "limit (" in detail:  # `hit the memory limit (exited with code 1)`
+    review). `own`: the arena's words for the failure; `detail`: with the bot's stderr after
+    them, which is the bot's to word and decides nothing here."""
+    if own.startswith("bot hit the ") and " limit (" in own:  # `sandbox.status_text`
         return ("raise the limit it hit with --limit (e.g. --limit memory_mb=4096, or 0 for none; "
                 "a tournament's [limits]), or make the bot need less")
     if getattr(error, "reason", "") == CRASH:
@@ -145,9 +176,11 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
                            "(values hold no spaces: name=py-good)")
             results.append(CheckResult("handshake", True, detail))
         except (BotIOError, protocol.ProtocolError) as error:
-            detail = getattr(error, "detail", str(error)) + _stderr_tail(process)
+            own = getattr(error, "detail", str(error))
+            detail = own + _stderr_tail(process)
             results.append(CheckResult("handshake", False, detail,
-                                       handshake_hint(error, detail, spec, process.sandboxed)))
+                                       handshake_hint(error, own, detail, spec,
+                                                      process.sandboxed)))
             return results
         variant = parse_variant(variant_spec)
         game = Game(variant)

@@ -7,6 +7,7 @@ import shlex
 import click
 
 from arena.cli_common import LIMIT_HELP, LimitSetting, WholeRange
+from arena.timecontrol import TimeControl
 
 
 @click.command(name="check")
@@ -18,6 +19,9 @@ from arena.cli_common import LIMIT_HELP, LimitSetting, WholeRange
               help="Per-move limit in ms.")
 @click.option("--startup-ms", default=5000, show_default=True, type=WholeRange(min=0),
               help="Start-up allowance in ms.")
+@click.option("--grace-ms", default=TimeControl().grace_ms, show_default=True,
+              type=WholeRange(min=0),
+              help="Grace added to every deadline (the start-up allowance's too), as on play.")
 @click.option("--variant", "-v", "variants", multiple=True, metavar="SPEC",
               help="Also play games in this variant (repeat for several), e.g. the variants of "
               "your tournament; replaces the default odd sizes (classic:7x4, "
@@ -29,7 +33,7 @@ from arena.cli_common import LIMIT_HELP, LimitSetting, WholeRange
               show_default=True, help="Check the bot in the bubblewrap sandbox it will meet in "
               "tournaments (see SECURITY.md); on refuses to start without it.")
 @click.option("--limit", "limit_settings", multiple=True, type=LimitSetting(), help=LIMIT_HELP)
-def command(bot, bot_args, games, move_ms, startup_ms, variants, only_variants,
+def command(bot, bot_args, games, move_ms, startup_ms, grace_ms, variants, only_variants,
             sandbox_mode, limit_settings) -> None:
     """Check that BOT follows the protocol: handshake, unknown lines, games against random in
     every preset (pops, fixed columns) and in odd sizes and line lengths (or the --variant
@@ -38,7 +42,6 @@ def command(bot, bot_args, games, move_ms, startup_ms, variants, only_variants,
     from arena.botspec import BotSpecError, resolve_bot
     from arena.conformance import ODD_VARIANTS, run_checks
     from arena.game import VariantError, parse_variant
-    from arena.referee import TimeControl
 
     for spec_text in variants:
         try:
@@ -57,7 +60,7 @@ def command(bot, bot_args, games, move_ms, startup_ms, variants, only_variants,
         spec = resolve_bot(bot, extra)
     except (BotSpecError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    tc = TimeControl(move_ms=move_ms, startup_ms=startup_ms)
+    tc = TimeControl(move_ms=move_ms, startup_ms=startup_ms, grace_ms=grace_ms)
     click.echo(f"checking {spec.name} ({' '.join(spec.argv)})")
 
     def show(result) -> None:
@@ -75,8 +78,8 @@ def command(bot, bot_args, games, move_ms, startup_ms, variants, only_variants,
         limits = dict(limit_settings)
         with sandbox.policy_for_command(sandbox_mode, lambda line: click.echo(line, err=True),
                                         limits) as run:
-            # what the bot will have: network, memory cap, ...
-            click.echo(run.describe(sandbox.merge_limits(sandbox.Limits(), limits)))
+            # what the bot will have (network, memory cap, ...): the policy its starts get
+            click.echo(run.describe(sandbox.default_policy().limits))
             report = run_checks(spec, tc, games, progress=show, variants=variants or ODD_VARIANTS,
                                 only_these=only_variants)
     except sandbox.SandboxUnavailable as error:

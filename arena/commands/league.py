@@ -115,7 +115,7 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
     given its submission key)."""
     from arena import sandbox
     from arena.botspec import resolve_bot
-    from arena.conformance import run_checks
+    from arena.conformance import check_command, run_checks
     from arena.league import registry
     from arena.league.runner import time_control_of
 
@@ -147,8 +147,14 @@ def submit(folder: Path, path: Path, name: str | None, author: str, key: str | N
                 if not result.ok:
                     click.echo(f"FAIL  {result.name}: {result.detail}"
                                + (f" (hint: {result.hint})" if result.hint else ""), err=True)
+            again = check_command(str(Path(path).resolve()),
+                                  tc=time_control_of(league_settings),
+                                  limits=league_settings.get("limits"),
+                                  variants=league_settings.get("variants", [DEFAULT_VARIANT]),
+                                  sandbox_mode=league_settings.get("sandbox"))
             raise registry.LeagueError(f"{name} was refused: it failed the conformance check "
-                                       f"(`arena check {path}` shows the full report); nothing was stored")
+                                       f"(`{again}` shows the full report); nothing was "
+                                       "stored")
         entry, spec = registry.snapshot(folder, source, name)
         was_active = any(e.name == name and e.active for e in registry.entrants(folder))
         entrant, made = registry.add_version(folder, name, entry, spec, author=author, key=key)

@@ -156,7 +156,8 @@ class Runner:
         self.start_watch = StartWatch.of_field(config.path, config.bots,
                                                config.time_control.startup_ms,
                                                enabled=config.start_failure == "stop",
-                                               limits=config.sandbox.limits)
+                                               limits=config.sandbox.limits,
+                                               sandbox_mode=config.sandbox.mode)
         self.lost = LostGames()  # games whose worker died or failed
         self.left_behind = 0  # bot processes of an earlier, killed run removed at the start
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.botspec import MANIFEST
+from arena.conformance import check_command as conformance_check_command
 from arena.reasons import NO_HELLO
-from arena.sandbox import Limits
 from arena.timecontrol import TimeControl
 from arena.tournament.executor import Outcome
 from arena.tournament.schedule import ScheduledGame
@@ -120,32 +120,32 @@ class StartWatch:
 
     @classmethod
     def of_field(cls, path: object, bots: list[BotEntry], startup_ms: int,
-                 enabled: bool = True, limits: Mapping[str, int] | None = None) -> StartWatch:
-        """The watch of a tournament file's bots (each named by its entry's line); `limits`:
-        the file's [limits]."""
+                 enabled: bool = True, limits: Mapping[str, int] | None = None,
+                 sandbox_mode: str | None = None) -> StartWatch:
+        """The watch of a tournament file's bots (each named by its entry's line); `limits`
+        and `sandbox_mode`: the file's."""
         return cls(where={bot.name: f"{path}:{bot.line}" for bot in bots},
-                   checks={bot.name: check_command(bot, startup_ms, limits) for bot in bots},
+                   checks={bot.name: check_command(bot, startup_ms, limits, sandbox_mode)
+                           for bot in bots},
                    enabled=enabled)
 
 
-def check_command(bot: BotEntry, startup_ms: int, limits: Mapping[str, int] | None = None) -> str:
-    """`arena check` of a bot as the tournament runs it (its arguments, its start-up allowance,
-    its sandbox limits: the file's [limits], then its own), from any folder: its folder, else its
-    command line with the files it names made absolute (`node ../js/bot.js`, relative to the
-    tournament file, failed the check pasted from elsewhere: bot author review)."""
+def check_command(bot: BotEntry, startup_ms: int, limits: Mapping[str, int] | None = None,
+                  sandbox_mode: str | None = None) -> str:
+    """`arena check` of a bot as the tournament runs it (`conformance.check_command`: its
+    arguments, its start-up allowance, its sandbox limits, the file's [limits] then its own),
+    from any folder: its folder, else its command line with the files it names made absolute
+    (`node ../js/bot.js`, relative to the tournament file, failed the check pasted from
+    elsewhere: bot author review)."""
     if bot.time_control is not None:
         startup_ms = bot.time_control.startup_ms
     if (bot.spec.cwd / MANIFEST).is_file():  # the manifest's command, then the entry's args
-        target, extra = str(bot.spec.cwd), ["--args", shlex.join(bot.args)] if bot.args else []
+        target, args = str(bot.spec.cwd), tuple(bot.args)
     else:  # the whole command line (its arguments in it)
-        target, extra = shlex.join(_absolute(bot.spec.argv, bot.spec.cwd)), []
-    if startup_ms != TimeControl().startup_ms:  # `arena check`'s default is the same
-        extra += ["--startup-ms", str(startup_ms)]
-    defaults = Limits()
-    for key, value in {**(limits or {}), **bot.limits}.items():
-        if value != getattr(defaults, key):
-            extra += ["--limit", f"{key}={value}"]
-    return shlex.join(["arena", "check", target, *extra])
+        target, args = shlex.join(_absolute(bot.spec.argv, bot.spec.cwd)), ()
+    return conformance_check_command(target, args=args, tc=TimeControl(startup_ms=startup_ms),
+                                     limits={**(limits or {}), **bot.limits},
+                                     sandbox_mode=sandbox_mode)
 
 
 def _absolute(argv: list[str], cwd: Path) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import processes_matching
+from tests.conftest import ROOT, processes_matching
 
 BAD_BOT = """import sys
 print("hello name=bad", flush=True)
@@ -367,3 +367,20 @@ def test_a_bad_cluster_address_reads_as_in_arena_run(tmp_path: Path):
     assert league_run.returncode == 2
     assert ("Error: Invalid value for --cluster: 'local:x' is not local:N (N worker processes on "
             "this machine)") in league_run.stderr
+
+
+def test_a_refused_submission_names_the_check_that_fails_as_the_league_does(tmp_path: Path):
+    """The refusal said `arena check PATH`, which checks other variants, limits and time than
+    the league's own check (diff review): now the command that fails the same way."""
+    config = tmp_path / "club.toml"
+    config.write_text('variants = ["popout"]\nsandbox = "off"\n[time]\nmove_ms = 300\n'
+                      '[limits]\nprocesses = 32\n')
+    arena("league", "init", str(tmp_path / "club"), "--config", str(config))
+    bot = tmp_path / "bad"
+    bot.mkdir()
+    shutil.copy(ROOT / "tests" / "bots_misbehaving" / "misbehave.py", bot / "bot.py")
+    (bot / "bot.toml").write_text('command = "bot.py"\nargs = ["illegal"]\n')
+    refused = arena("league", "submit", str(tmp_path / "club"), str(bot), check=False)
+    assert refused.returncode == 1
+    assert (f"(`arena check {bot} --move-ms 300 --only-variants -v popout --limit processes=32 "
+            "--sandbox off` shows the full report)") in refused.stderr, refused.stderr
