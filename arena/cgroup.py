@@ -58,6 +58,16 @@ class Support:
         return f"memory cgroup v{self.version}"
 
     @property
+    def caps_swap(self) -> bool:
+        """Whether a bot's cgroup here can keep it out of swap (or the machine has none), as
+        `BotCgroup.set_limit` does: its controls are in the cgroup it is made under."""
+        if self.base is None:
+            return False
+        names = (("memory.memsw.limit_in_bytes", "memory.swappiness") if self.version == 1
+                 else ("memory.swap.max",))
+        return not swap_on() or any((self.base / name).exists() for name in names)
+
+    @property
     def freezes(self) -> bool:
         """Whether bots' cgroups can be frozen (`ponder = false`): v1 with a freezer hierarchy,
         v2 always (`cgroup.freeze`)."""
@@ -317,6 +327,9 @@ class BotCgroup:
         # v1 in its twin of the freezer hierarchy (None: not there)
         self.freezer = path if version == 2 else freezer
         self._oom_kills = 0
+        # its cap holds the bot's memory in RAM: swap capped too, or none on the machine (else a
+        # bot at its cap is swapped out, not killed, and the address space must stay the cap)
+        self.swap_capped = False
         self.removed = False
         self._frozen = False
         self._freeze_fd: int | None = None  # the freeze file, kept open: two writes a move
@@ -407,12 +420,13 @@ class BotCgroup:
             if not _write(self.path / "memory.limit_in_bytes", str(limit_bytes)):
                 return False
             # no swap beyond the limit: memsw where the kernel accounts swap, else no swapping
-            _write(self.path / "memory.memsw.limit_in_bytes", str(limit_bytes))
-            _write(self.path / "memory.swappiness", "0")
+            memsw = _write(self.path / "memory.memsw.limit_in_bytes", str(limit_bytes))
+            no_swapping = _write(self.path / "memory.swappiness", "0")
+            self.swap_capped = memsw or no_swapping or not swap_on()
             return True
         if not _write(self.path / "memory.max", str(limit_bytes)):
             return False
-        _write(self.path / "memory.swap.max", "0")
+        self.swap_capped = _write(self.path / "memory.swap.max", "0") or not swap_on()
         _write(self.path / "memory.oom.group", "1")
         return True
 
@@ -497,6 +511,11 @@ def _retry_pending() -> None:
         _pending.clear()
     for group in waiting:
         group.remove()  # still busy: back on the list
+
+
+def swap_on() -> bool:
+    """Whether the machine has any swap space in use (a line beyond /proc/swaps' header)."""
+    return len(_read(Path("/proc/swaps")).strip().splitlines()) > 1
 
 
 def _write(path: Path, text: str) -> bool:

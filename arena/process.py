@@ -241,7 +241,7 @@ class BotProcess:
 
     def _spawn(self, policy: sandbox.SandboxPolicy, env: dict[str, str]) -> None:
         argv, env = sandbox.wrap(self.command, env, self.cwd, policy,  # check that up front)
-                                 self._cgroup and self._cgroup.procs_files)
+                                 group=self._cgroup)
         # --- end of the sandbox hook ---
         with LIVE_BOTS.lock:
             try:

@@ -398,6 +398,9 @@ def describe_total_memory(limits: Limits) -> str:
     if not support.available:
         return (f"total memory not capped: {support.describe()}; {limits.memory_mb} MiB of "
                 "address space a process (the JVM and Node reserve more: raise memory_mb)")
+    if not support.caps_swap:  # a bot at its cap would be swapped out: the address space stays
+        return (f"total memory {cap // MIB} MiB ({support.describe()}), not counting swap; "
+                f"{limits.memory_mb} MiB of address space a process")
     backstop = limits.memory_mb * ADDRESS_SPACE_FACTOR
     return (f"total memory {cap // MIB} MiB ({support.describe()}); address space a process "
             f"{backstop // 1024 if backstop % 1024 == 0 else backstop / 1024:g} GiB, a backstop")
@@ -424,9 +427,12 @@ def start_run(mode: str) -> RunSandbox:
 
 def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str],
          policy: SandboxPolicy,
-         cgroup_procs: str | Sequence[str] | None = None) -> tuple[list[str], dict[str, str]]:
+         cgroup_procs: str | Sequence[str] | None = None,
+         group: cgroup.BotCgroup | None = None) -> tuple[list[str], dict[str, str]]:
     """The command line and environment that run `argv` (in `cwd`, with `env`) under `policy`;
-    `cgroup_procs`: the bot's cgroups to join first (`memory_cgroup(...).procs_files`).
+    `cgroup_procs`: the bot's cgroups to join first (`memory_cgroup(...).procs_files`), or
+    `group`: the cgroup itself, whose memory cap (`caps_real_memory`) makes the address-space
+    limit a backstop.
 
     Unchanged when the policy does not sandbox (mode `off`, or `auto` without bubblewrap); raises
     SandboxUnavailable for `on` without it. The returned argv starts `bwrap`, which becomes the
@@ -442,11 +448,17 @@ def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str
     uid = _bot_uid()
     # the bot's host-side HOME (private to this start, removed after it) holds the filter
     filter_file = _write_seccomp_filter(env["HOME"]) if uid is not None and env.get("HOME") else None
-    # a cgroup made for the policy carries its memory cap (`memory_cgroup` gives none otherwise)
+    if group is not None:
+        cgroup_procs = group.procs_files
     return build_argv(_found_on_path(argv, env, cwd), cwd, policy.limits, uid=uid,
                       seccomp_file=filter_file, cgroup_procs=cgroup_procs,
-                      memory_capped=bool(cgroup_procs) and memory_cap_bytes(policy.limits)
-                      is not None), inner_env
+                      memory_capped=caps_real_memory(group, policy.limits)), inner_env
+
+
+def caps_real_memory(group: cgroup.BotCgroup | None, limits: Limits) -> bool:
+    """Whether `group` holds the bot's memory at `memory_mb + tmp_mb` of RAM: capped, with no
+    swap beyond (a bot at its cap swapped out, not killed, would slow every clock)."""
+    return group is not None and group.swap_capped and memory_cap_bytes(limits) is not None
 
 
 def memory_cap_bytes(limits: Limits) -> int | None:

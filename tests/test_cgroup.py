@@ -361,3 +361,28 @@ def test_a_bot_without_a_memory_limit_still_gets_its_freezer():
     finally:
         if group is not None:
             group.remove()
+
+
+def test_a_cap_that_cannot_keep_the_bot_out_of_swap_says_so(tmp_path, monkeypatch):
+    """Where swap is on and the cgroup cannot cap it, a bot at its cap is swapped out, not
+    killed: the sandbox then keeps the address space as the cap (diff review)."""
+    from arena import sandbox
+
+    monkeypatch.setattr(cgroup, "swap_on", lambda: True)
+    limits = sandbox.Limits()
+    for version, swap_file in ((2, "memory.swap.max"), (1, "memory.memsw.limit_in_bytes")):
+        group = cgroup.BotCgroup(version, tmp_path / f"v{version}")
+        group.path.mkdir()
+        assert group.set_limit(1 << 30) and group.swap_capped  # plain files here: all written
+        assert sandbox.caps_real_memory(group, limits)
+        blocked = cgroup.BotCgroup(version, tmp_path / f"v{version}-blocked")
+        blocked.path.mkdir()
+        (blocked.path / swap_file).mkdir()  # the write fails
+        if version == 1:
+            (blocked.path / "memory.swappiness").mkdir()
+        assert blocked.set_limit(1 << 30) and not blocked.swap_capped
+        assert not sandbox.caps_real_memory(blocked, limits)
+        monkeypatch.setattr(cgroup, "swap_on", lambda: False)  # no swap: nothing to keep out of
+        assert blocked.set_limit(1 << 30) and blocked.swap_capped
+        monkeypatch.setattr(cgroup, "swap_on", lambda: True)
+    assert not sandbox.caps_real_memory(None, limits)

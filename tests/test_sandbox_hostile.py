@@ -121,7 +121,7 @@ def run_hostile(project: Project, policy: sandbox.SandboxPolicy, *args: str,
     home.mkdir()
     argv = [sys.executable, str(project.bot / "hostile.py"), *args]
     argv, env = sandbox.wrap(argv, minimal_env(str(home), token), project.bot, policy,
-                             group and group.procs_files)
+                             group=group)
     done = subprocess.run(argv, cwd=project.bot, env=env, capture_output=True, text=True,
                           input="hello protocol=fiar version=1\nquit\n", timeout=timeout,
                           start_new_session=True)

@@ -311,6 +311,7 @@ def test_the_address_space_is_a_backstop_where_a_cgroup_caps_real_memory():
 
 def test_run_description_for_arena_check(monkeypatch):
     monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(True))
+    monkeypatch.setattr(cgroup, "swap_on", lambda: False)
     monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(
         1, Path("/sys/fs/cgroup/memory/x"), freezer=Path("/sys/fs/cgroup/freezer/x")))
     run = sandbox.start_run("auto")
@@ -321,6 +322,11 @@ def test_run_description_for_arena_check(monkeypatch):
         "tmp 64 MiB, open files 1024; total memory 576 MiB (memory cgroup v1); address space a "
         "process 32 GiB, a backstop; between turns (ponder = false): its cgroup frozen")
     assert "; total memory not capped (memory_mb = 0); " in run.describe(Limits(memory_mb=0))
+    # with swap on and no control of it in the (made-up) hierarchy, the address space stays
+    monkeypatch.setattr(cgroup, "swap_on", lambda: True)
+    assert ("total memory 1088 MiB (memory cgroup v1), not counting swap; 1024 MiB of address "
+            "space a process") in run.describe()
+    monkeypatch.setattr(cgroup, "swap_on", lambda: False)
     assert run.settings()["freezer_cgroup"] is True
     monkeypatch.setattr(cgroup, "probe", lambda: cgroup.Support(2, reason="no write access"))
     assert ("; total memory not capped: no memory cgroup (no write access); 1024 MiB of address "
