@@ -56,9 +56,10 @@ def test_adjudicated_results_equal_perfect_play_out(name):
 
 
 def test_no_verdict_without_a_proof_in_the_budget():
-    # nine plies in, past the book (whose ply-8 part now holds "17653412"): a third of a
-    # second of solving, not a millisecond
-    game = start("176534127")
+    # ten plies in, past the book (which holds every position of plies 0-8 and the best
+    # replies after them, "176534127" among them): a third of a second of solving, not a
+    # millisecond
+    game = start("1765341271")
     oracle = oracle_for(game.variant)
     assert oracle.book.score(*oracle.position(game)) is None, "booked now: pick a deeper position"
     assert adjudicate(game, budget_s=0.001) is None
