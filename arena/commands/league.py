@@ -102,7 +102,7 @@ def _variant_specs(texts: tuple[str, ...]) -> list[str]:
 
 @command.command(name="submit")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=click.Path())  # as typed: errors quote it (`./nobot`, not `nobot`)
 @click.option("--name", help="The bot's name in the league (default: its bot.toml name or file name).")
 @click.option("--author", default="", help="Who submitted it (shown on the site; default: the "
               "name's previous version's, else the bot.toml's).")
@@ -110,7 +110,7 @@ def _variant_specs(texts: tuple[str, ...]) -> list[str]:
               help="The bot's submission key: set by its first submission (made and shown once "
               "if not given), needed for every new version. Better in ARENA_LEAGUE_KEY, out of "
               "the process list.")
-def submit(folder: Path, path: Path, name: str | None, author: str, key: str | None) -> None:
+def submit(folder: Path, path: str, name: str | None, author: str, key: str | None) -> None:
     """Check the bot at PATH and add it to the league (a new version if NAME is already there,
     given its submission key)."""
     from arena import sandbox

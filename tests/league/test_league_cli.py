@@ -230,6 +230,8 @@ def test_league_errors_are_one_line(tmp_path: Path, league: Path):
     assert again.returncode == 1 and "already holds a league" in again.stderr
     bad_until = arena("league", "run", str(league), "--until", "soon", check=False)
     assert bad_until.returncode == 1 and "--until 'soon'" in bad_until.stderr
+    typed = arena("league", "submit", str(league), "./nobot", check=False)
+    assert "no bot at './nobot'" in typed.stderr  # as typed, not `nobot` (league review)
     unknown = arena("league", "remove", str(league), "nobody", check=False)
     assert unknown.returncode == 1 and "greedy" in unknown.stderr
     for proc in (missing, again, bad_until, unknown):
