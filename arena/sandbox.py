@@ -140,6 +140,9 @@ LIMIT_KEYS = tuple(f.name for f in fields(Limits))
 # address space (64 GiB at the default): what runtimes reserve and never touch costs nothing,
 # and the backstop still bounds the page tables of a sparse hoard the cgroup may not count.
 ADDRESS_SPACE_FACTOR = 64
+# What a bot may lock in RAM (RLIMIT_MEMLOCK): the kernel's old default, for a runtime that locks
+# a page or two; beyond it, locked memory is memory no cgroup counts.
+LOCKED_MEMORY_BYTES = 64 * 1024
 # Below this much address space the loader cannot map libc (Python needs 13-16 MiB to start).
 MIN_MEMORY_MB = 16
 # Below this many open files a runtime cannot load (its libraries, the three pipes).
@@ -610,22 +613,24 @@ def _through_shell(argv: list[str], seccomp_file: str | None,
 # clone. It also refuses (ENOSYS, as a kernel without them) what a bot could use to take a
 # machine-wide kernel pool or leave state behind outside any cgroup: AIO contexts and io_uring
 # (`fs.aio-max-nr` is one count for the whole machine) and the kernel keyrings (a bot's uid's
-# keys outlive it), as Docker's default profile does. And it refuses internet sockets
-# (EAFNOSUPPORT): a bot has no network, and on its own loopback a TCP or UDP socket's buffers
-# are memory no cgroup v1 counts (one bot held 2.5 GiB that way, past the machine's `tcp_mem`);
-# the 32-bit `socketcall`, whose arguments a filter cannot read, is refused outright (a C
-# library built for kernels 4.3 on uses `socket` itself; older 32-bit ones get no sockets,
-# SECURITY.md says so). Per machine, each syscall ABI it runs: (audit arch, clone,
-# unshare, x32 ABI too, the syscalls refused outright, socket).
+# keys outlive it), as Docker's default profile does; and `perf_event_open`, whose ring buffers
+# are locked memory outside any cgroup (a bot of 200 processes pinned 1.5 GiB: hostile review).
+# Sockets are Unix ones only (any other family: EAFNOSUPPORT): a bot has no network, and the
+# buffers of the others are memory no cgroup v1 counts: on its own loopback a TCP socket's (one
+# bot held 2.5 GiB, past the machine's `tcp_mem`), a netlink socket's queue (1.5 GiB from one
+# process: hostile review). The 32-bit `socketcall`, whose arguments a filter cannot read, is
+# refused outright (a C library built for kernels 4.3 on uses `socket` itself; older 32-bit
+# ones get no sockets, SECURITY.md says so). Per machine, each syscall ABI it runs: (audit
+# arch, clone, unshare, x32 ABI too, the syscalls refused outright, socket and socketpair).
 _SECCOMP_ABIS = {
-    "x86_64": ((0xC000003E, 56, 272, True, (206, 425, 248, 249, 250), 41),
-               (0x40000003, 120, 310, False, (245, 425, 286, 287, 288, 102), 359)),
-    "aarch64": ((0xC00000B7, 220, 97, False, (0, 425, 217, 218, 219), 198),
-                (0x40000028, 120, 337, False, (243, 425, 309, 310, 311), 281)),
+    "x86_64": ((0xC000003E, 56, 272, True, (206, 425, 248, 249, 250, 298), (41, 53)),
+               (0x40000003, 120, 310, False, (245, 425, 286, 287, 288, 102, 336), (359, 360))),
+    "aarch64": ((0xC00000B7, 220, 97, False, (0, 425, 217, 218, 219, 241), (198, 199)),
+                (0x40000028, 120, 337, False, (243, 425, 309, 310, 311, 364), (281, 288))),
 }
 _CLONE3 = 435
 _CLONE_NEWUSER = 0x10000000
-_AF_INET, _AF_INET6 = 2, 10
+_AF_UNIX = 1
 
 
 def no_userns_filter(machine: str) -> bytes | None:
@@ -634,23 +639,24 @@ def no_userns_filter(machine: str) -> bytes | None:
     if abis is None:
         return None
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
-    allow, eperm, enosys, noinet = 0x7FFF0000, 0x00050001, 0x00050026, 0x00050061
+    allow, eperm, enosys, nofamily = 0x7FFF0000, 0x00050001, 0x00050026, 0x00050061
     code: list[tuple[int, object, object, int]] = []  # (op, jump if true, if false, k)
-    for n, (arch, clone, unshare, x32, refused, socket) in enumerate(abis):
+    for n, (arch, clone, unshare, x32, refused, sockets) in enumerate(abis):
         code += [(ld, 0, 0, 4), (jeq, 0, f"abi{n + 1}", arch), (ld, 0, 0, 0)]
         if x32:  # the x32 ABI shares the arch: its syscalls have bit 30 set; a bot has no use
             code.append((jge, "eperm", 0, 0x40000000))
         code += [(jeq, "enosys", 0, number) for number in refused]
         code += [(jeq, "enosys", 0, _CLONE3), (jeq, "flags", 0, clone),
-                 (jeq, "flags", 0, unshare), (jeq, "socket", 0, socket), (ret, 0, 0, allow),
-                 ("label", f"abi{n + 1}", 0, 0)]
+                 (jeq, "flags", 0, unshare)]
+        code += [(jeq, "socket", 0, number) for number in sockets]
+        code += [(ret, 0, 0, allow), ("label", f"abi{n + 1}", 0, 0)]
     code += [(ret, 0, 0, allow),
              ("label", "flags", 0, 0), (ld, 0, 0, 16), (jset, "eperm", 0, _CLONE_NEWUSER),
              (ret, 0, 0, allow),
              # the first argument's low word (little-endian): the address family
-             ("label", "socket", 0, 0), (ld, 0, 0, 16), (jeq, "noinet", 0, _AF_INET),
-             (jeq, "noinet", 0, _AF_INET6), (ret, 0, 0, allow),
-             ("label", "noinet", 0, 0), (ret, 0, 0, noinet),
+             ("label", "socket", 0, 0), (ld, 0, 0, 16), (jeq, 0, "nofamily", _AF_UNIX),
+             (ret, 0, 0, allow),
+             ("label", "nofamily", 0, 0), (ret, 0, 0, nofamily),
              ("label", "eperm", 0, 0), (ret, 0, 0, eperm),
              ("label", "enosys", 0, 0), (ret, 0, 0, enosys)]
     labels, program = {}, []
@@ -683,7 +689,9 @@ def prlimit_argv(limits: Limits, memory_capped: bool = False) -> list[str]:
     SIGXCPU (a readable cause) a second before the hard one kills. `memory_capped`: a cgroup
     caps the bot's real memory, and the address space is a backstop at ADDRESS_SPACE_FACTOR
     times memory_mb."""
-    args = ["prlimit", "--core=0"]
+    # locked memory: none a bot needs, and it is memory no cgroup counts (perf ring buffers; the
+    # bot inherited the arena's 8 MiB, or no limit where the arena has none)
+    args = ["prlimit", "--core=0", f"--memlock={LOCKED_MEMORY_BYTES}"]
     if limits.memory_mb:
         factor = ADDRESS_SPACE_FACTOR if memory_capped else 1
         args.append(f"--as={limits.memory_mb * MIB * factor}")

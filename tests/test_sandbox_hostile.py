@@ -215,17 +215,31 @@ def test_open_files_are_capped(project):
     assert run_hostile(project, OFF, "openfiles", "500").report == "ok opened 500"
 
 
-def test_internet_sockets_are_refused_and_unix_ones_kept(project):
+def test_sockets_other_than_unix_ones_are_refused(project):
     """On the bot's own loopback, TCP and UDP buffers are memory cgroup v1 does not count: a
-    bot held 2.5 GiB of the machine's that way (hostile review). As root, where the seccomp
-    filter is installed, the sandbox refuses internet sockets (a bot has no network anyway)."""
+    bot held 2.5 GiB of the machine's that way, and 1.5 GiB in netlink queues (hostile
+    reviews). As root, where the seccomp filter is installed, the sandbox allows Unix sockets
+    only (a bot has no network anyway)."""
     if os.geteuid() != 0:
         pytest.skip("the filter is installed where the arena runs as root")
     run = run_hostile(project, ON, "sockets")
     refused = "denied Address family not supported by protocol"
-    assert run.report == f"inet {refused}; inet6 {refused}; unix ok", run.stderr
+    assert run.report == (f"inet {refused}; inet6 {refused}; netlink {refused}; unix ok; "
+                          "unix pair ok"), run.stderr
     assert_gone(run)
-    assert run_hostile(project, OFF, "sockets").report.startswith("inet ok")
+    assert run_hostile(project, OFF, "sockets").report.startswith("inet ok; inet6 ok; netlink ok")
+
+
+def test_perf_events_are_refused(project):
+    """perf_event_open's ring buffers are locked memory outside any cgroup: 200 processes of a
+    bot pinned 1.5 GiB (hostile review). Refused by the filter (as root), and a bot may lock
+    next to nothing (RLIMIT_MEMLOCK) either way."""
+    if os.geteuid() != 0 or os.uname().machine not in ("x86_64", "aarch64"):
+        pytest.skip("the filter is installed where the arena runs as root")
+    run = run_hostile(project, ON, "perf")
+    assert run.report == "errno Function not implemented", run.stderr
+    assert run_hostile(project, OFF, "perf").report == "errno Bad address"
+    assert f"--memlock={sandbox.LOCKED_MEMORY_BYTES}" in sandbox.prlimit_argv(sandbox.Limits())
 
 
 def test_pseudo_terminals_are_refused(project):

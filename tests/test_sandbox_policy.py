@@ -102,7 +102,7 @@ def test_argv_isolates_namespaces_and_runs_the_bot_last(tmp_path):
     # limits through prlimit, then the unprivileged uid through setpriv
     tail = argv[argv.index("--") + 1:]
     assert tail[:tail.index("setpriv")] == [
-        "prlimit", "--core=0", f"--as={1024 << 20}", "--nproc=64", f"--fsize={64 << 20}",
+        "prlimit", "--core=0", f"--memlock={64 << 10}", f"--as={1024 << 20}", "--nproc=64", f"--fsize={64 << 20}",
         "--cpu=600:601", "--nofile=1024", "--"]
     assert "--reuid=1900000123" in tail and "--no-new-privs" in tail
 
@@ -174,7 +174,8 @@ def test_tmp_size_and_unlimited_limits():
     assert _pairs(argv, "--size") == [str(8 << 20), str(8 << 20), "4096"]
     assert _pairs(argv, "--remount-ro") == ["/dev/pts", "/dev"]
     assert sandbox.prlimit_argv(Limits(memory_mb=0, processes=0, file_size_mb=0,
-                                       cpu_seconds=0, open_files=0)) == ["prlimit", "--core=0", "--"]
+                                       cpu_seconds=0, open_files=0)) == [
+        "prlimit", "--core=0", f"--memlock={sandbox.LOCKED_MEMORY_BYTES}", "--"]
 
 
 def test_secrets_under_etc_are_masked(monkeypatch):

@@ -164,12 +164,18 @@ def attack() -> None:
     elif MODE == "sockets":  # internet sockets (their buffers escape cgroup v1), and a unix one
         said = []
         for name, family in (("inet", socket.AF_INET), ("inet6", socket.AF_INET6),
-                             ("unix", socket.AF_UNIX)):
+                             ("netlink", socket.AF_NETLINK), ("unix", socket.AF_UNIX)):
             try:
                 socket.socket(family, socket.SOCK_DGRAM).close()
                 said.append(f"{name} ok")
             except OSError as error:
                 said.append(f"{name} denied {error.strerror}")
+        try:
+            for end in socket.socketpair(socket.AF_UNIX):
+                end.close()
+            said.append("unix pair ok")
+        except OSError as error:
+            said.append(f"unix pair denied {error.strerror}")
         report("; ".join(said))
     elif MODE == "alloc":
         size = int(ARGS[0]) << 30
@@ -254,6 +260,14 @@ def attack() -> None:
             report("ok")
         else:
             report(f"denied {os.strerror(ctypes.get_errno())}")
+    elif MODE == "perf":  # perf_event_open: its ring buffers are locked memory no cgroup counts
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        # perf_event_open(NULL, ...): EFAULT where the call exists, ENOSYS where it is refused
+        number = {"x86_64": 298, "aarch64": 241}[os.uname().machine]
+        libc.syscall(number, None, 0, -1, -1, 0)
+        report(f"errno {os.strerror(ctypes.get_errno())}")
     elif MODE in ("aio", "keyring"):  # machine-wide kernel pools, state that outlives the bot
         import ctypes
 
