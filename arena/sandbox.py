@@ -691,7 +691,8 @@ def prlimit_argv(limits: Limits, memory_capped: bool = False) -> list[str]:
     times memory_mb."""
     # locked memory: none a bot needs, and it is memory no cgroup counts (perf ring buffers; the
     # bot inherited the arena's 8 MiB, or no limit where the arena has none)
-    args = ["prlimit", "--core=0", f"--memlock={LOCKED_MEMORY_BYTES}"]
+    args = ["prlimit", "--core=0",
+            f"--memlock={_not_above_own(resource.RLIMIT_MEMLOCK, LOCKED_MEMORY_BYTES)}"]
     if limits.memory_mb:
         factor = ADDRESS_SPACE_FACTOR if memory_capped else 1
         args.append(f"--as={limits.memory_mb * MIB * factor}")
@@ -702,14 +703,15 @@ def prlimit_argv(limits: Limits, memory_capped: bool = False) -> list[str]:
     if limits.cpu_seconds:
         args.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}")
     if limits.open_files:
-        args.append(f"--nofile={_open_files_allowed(limits.open_files)}")
+        args.append(f"--nofile={_not_above_own(resource.RLIMIT_NOFILE, limits.open_files)}")
     return [*args, "--"]
 
 
-def _open_files_allowed(wanted: int) -> int:
-    """`wanted`, but not above the arena's own hard limit where it cannot raise one (not root):
-    prlimit's attempt would fail the bot's every start ("Operation not permitted")."""
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+def _not_above_own(kind: int, wanted: int) -> int:
+    """`wanted`, but not above the arena's own hard limit of `kind` where it cannot raise one
+    (not root): prlimit's attempt would fail the bot's every start ("Operation not
+    permitted")."""
+    _, hard = resource.getrlimit(kind)
     if os.geteuid() == 0 or hard == resource.RLIM_INFINITY:
         return wanted
     return min(wanted, hard)

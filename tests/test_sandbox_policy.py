@@ -361,6 +361,7 @@ def test_open_files_stay_under_the_arenas_hard_limit_when_it_cannot_raise_it(mon
     monkeypatch.setattr(sandbox.resource, "getrlimit", lambda _: (512, 512))
     monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
     assert "--nofile=512" in sandbox.prlimit_argv(Limits())
+    assert "--memlock=512" in sandbox.prlimit_argv(Limits())  # the same for locked memory
     assert "--nofile=100" in sandbox.prlimit_argv(Limits(open_files=100))
     monkeypatch.setattr(sandbox.os, "geteuid", lambda: 0)
     assert "--nofile=1024" in sandbox.prlimit_argv(Limits())
