@@ -63,9 +63,8 @@ class Support:
         `BotCgroup.set_limit` does: its controls are in the cgroup it is made under."""
         if self.base is None:
             return False
-        names = (("memory.memsw.limit_in_bytes", "memory.swappiness") if self.version == 1
-                 else ("memory.swap.max",))
-        return not swap_on() or any((self.base / name).exists() for name in names)
+        return not swap_on() or any((self.base / name).exists()
+                                    for name in SWAP_CONTROLS[self.version])
 
     @property
     def freezes(self) -> bool:
@@ -420,13 +419,15 @@ class BotCgroup:
             if not _write(self.path / "memory.limit_in_bytes", str(limit_bytes)):
                 return False
             # no swap beyond the limit: memsw where the kernel accounts swap, else no swapping
-            memsw = _write(self.path / "memory.memsw.limit_in_bytes", str(limit_bytes))
-            no_swapping = _write(self.path / "memory.swappiness", "0")
-            self.swap_capped = memsw or no_swapping or not swap_on()
+            memsw, swappiness = SWAP_CONTROLS[1]
+            written = [_write(self.path / memsw, str(limit_bytes)),
+                       _write(self.path / swappiness, "0")]
+            self.swap_capped = any(written) or not swap_on()
             return True
         if not _write(self.path / "memory.max", str(limit_bytes)):
             return False
-        self.swap_capped = _write(self.path / "memory.swap.max", "0") or not swap_on()
+        [swap_max] = SWAP_CONTROLS[2]
+        self.swap_capped = _write(self.path / swap_max, "0") or not swap_on()
         _write(self.path / "memory.oom.group", "1")
         return True
 
@@ -511,6 +512,11 @@ def _retry_pending() -> None:
         _pending.clear()
     for group in waiting:
         group.remove()  # still busy: back on the list
+
+
+# The files that keep a bot's cgroup out of swap, per cgroup version (`set_limit` writes them;
+# `Support.caps_swap` looks for them before any cgroup is made).
+SWAP_CONTROLS = {1: ("memory.memsw.limit_in_bytes", "memory.swappiness"), 2: ("memory.swap.max",)}
 
 
 def swap_on() -> bool:

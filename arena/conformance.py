@@ -75,7 +75,7 @@ def check_command(target: str, *, args: Sequence[str] = (), tc: TimeControl | No
     extra: list[str] = ["--args", shlex.join(args)] if args else []
     default = TimeControl()
     if tc is not None:
-        if tc.move_ms is not None and tc.move_ms != CHECK_MOVE_MS:
+        if tc.move_ms is not None and tc.move_ms != default.move_ms:  # check's default is it
             extra += ["--move-ms", str(tc.move_ms)]
         if tc.startup_ms != default.startup_ms:  # `arena check`'s default is the same
             extra += ["--startup-ms", str(tc.startup_ms)]
@@ -88,9 +88,6 @@ def check_command(target: str, *, args: Sequence[str] = (), tc: TimeControl | No
     if sandbox_mode == "off":
         extra += ["--sandbox", "off"]
     return shlex.join(["arena", "check", target, *extra])
-
-
-CHECK_MOVE_MS = 1000  # `arena check`'s per-move limit unless told
 
 
 def handshake_hint(error: Exception, own: str, detail: str, spec: BotSpec, sandboxed: bool) -> str:

@@ -114,21 +114,18 @@ def _looks_like_game_id(argument: str) -> bool:
 def _stored_games(source: str, table, wanted: set[str]) -> Iterator[tuple[str, str, dict]]:
     """(label, record, extra JSON fields) of the games of one source: those whose id is in
     `wanted` if any is wanted, else all, in the order they were played."""
-    from arena.reports.render import result_text
+    from arena.reports.render import game_label, record_line, result_text
 
     for row in table.itertuples(index=False):
         game_id = str(getattr(row, "game_id", ""))
         if wanted and game_id not in wanted:
             continue
         reason = getattr(row, "reason", "") or ""
-        label = (f"{source} {game_id}: {row.first} vs {row.second}, "
-                 f"{result_text(row.result)}{f' ({reason})' if reason else ''}")
+        label = f"{source} {game_label(game_id, row.first, row.second, row.result, reason)}"
         # "stored_": what the games table says (a forfeit leaves the board unfinished)
         extra = {"game_id": game_id, "first": str(row.first), "second": str(row.second),
                  "stored_result": result_text(row.result), "stored_reason": str(reason)}
-        variant = str(getattr(row, "variant", "") or "")
-        moves = str(getattr(row, "moves", "") or "")
-        yield label, f"{variant}: {moves}" if variant else moves, extra
+        yield label, record_line(getattr(row, "variant", ""), getattr(row, "moves", "")), extra
 
 
 def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | None]]:

@@ -430,12 +430,10 @@ def start_run(mode: str) -> RunSandbox:
 
 def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str],
          policy: SandboxPolicy,
-         cgroup_procs: str | Sequence[str] | None = None,
          group: cgroup.BotCgroup | None = None) -> tuple[list[str], dict[str, str]]:
     """The command line and environment that run `argv` (in `cwd`, with `env`) under `policy`;
-    `cgroup_procs`: the bot's cgroups to join first (`memory_cgroup(...).procs_files`), or
-    `group`: the cgroup itself, whose memory cap (`caps_real_memory`) makes the address-space
-    limit a backstop.
+    `group`: the bot's cgroups (`memory_cgroup(...)`), joined first; their memory cap
+    (`caps_real_memory`) makes the address-space limit a backstop.
 
     Unchanged when the policy does not sandbox (mode `off`, or `auto` without bubblewrap); raises
     SandboxUnavailable for `on` without it. The returned argv starts `bwrap`, which becomes the
@@ -451,10 +449,9 @@ def wrap(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str
     uid = _bot_uid()
     # the bot's host-side HOME (private to this start, removed after it) holds the filter
     filter_file = _write_seccomp_filter(env["HOME"]) if uid is not None and env.get("HOME") else None
-    if group is not None:
-        cgroup_procs = group.procs_files
     return build_argv(_found_on_path(argv, env, cwd), cwd, policy.limits, uid=uid,
-                      seccomp_file=filter_file, cgroup_procs=cgroup_procs,
+                      seccomp_file=filter_file,
+                      cgroup_procs=group.procs_files if group is not None else None,
                       memory_capped=caps_real_memory(group, policy.limits)), inner_env
 
 

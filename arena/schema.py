@@ -89,11 +89,16 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
+def opening_plies(opening: Any) -> int:
+    """How many of a game's first moves the arena set (the games table's `opening` text; a
+    missing one, NaN in a games file, sets none)."""
+    return len(opening.split()) if isinstance(opening, str) else 0
+
+
 def seat_times(raw: Any, seat: int, opening: Any = "") -> list[float]:
     """The times of one seat's own moves in a game (`move_ms` or `move_cpu_ms`): its plies
-    after the `opening` (the games table's text: the arena's moves, recorded as 0 ms, are
-    nobody's), gaps left out."""
-    skip = len(opening.split()) if isinstance(opening, str) else 0
+    after the `opening` (the arena's moves, recorded as 0 ms, are nobody's), gaps left out."""
+    skip = opening_plies(opening)
     return [t for ply, t in enumerate(ply_times(raw))
             if ply >= skip and ply % 2 == seat - 1 and t is not None]
 

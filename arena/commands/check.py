@@ -15,7 +15,7 @@ from arena.timecontrol import TimeControl
 @click.option("--args", "bot_args", default="", help="Extra command-line arguments (one string).")
 @click.option("--games", "-n", default=2, show_default=True, type=WholeRange(min=1),
               help="Games per preset against random.")
-@click.option("--move-ms", default=1000, show_default=True, type=WholeRange(min=1),
+@click.option("--move-ms", default=TimeControl().move_ms, show_default=True, type=WholeRange(min=1),
               help="Per-move limit in ms.")
 @click.option("--startup-ms", default=5000, show_default=True, type=WholeRange(min=0),
               help="Start-up allowance in ms.")

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from arena.game import Game, IllegalMoveError, MoveError, format_move, parse_move, parse_variant
-from arena.schema import ply_times
+from arena.schema import opening_plies, ply_times
 
 
 def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None,
@@ -29,7 +29,7 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
     variant = parse_variant(variant_spec)
     game = Game(variant)
     tokens = moves.split() if isinstance(moves, str) else list(moves)
-    set_by_arena = len(opening.split()) if isinstance(opening, str) else 0
+    set_by_arena = opening_plies(opening)
     times = [None if t is None else round(t, 1) for t in ply_times(move_ms)]
     frames: list[dict] = [
         {"ply": 0, "board": game.board_rows(), "move": None, "kind": None, "column": None,

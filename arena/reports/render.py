@@ -295,6 +295,20 @@ def result_text(result: object) -> str:
     return {"1.00": "1-0", "0.50": "½-½", "0.00": "0-1"}.get(text, "void")
 
 
+def game_label(game_id: object, first: object, second: object, result: object,
+               reason: object = "") -> str:
+    """`g1: a vs b, 1-0 (line)`: a stored game named in one line (`arena replay`'s label, the
+    comment above each game of `arena export --format records`)."""
+    return (f"{game_id}: {first} vs {second}, {result_text(result)}"
+            f"{f' ({reason})' if reason else ''}")
+
+
+def record_line(variant: object, moves: object) -> str:
+    """A stored game's record, `VARIANT: m1 m2 ...` (its moves alone without a variant)."""
+    variant, moves = str(variant or ""), str(moves or "")
+    return f"{variant}: {moves}".rstrip() if variant else moves
+
+
 def timestamp(iso: object) -> str:
     """A stored ISO-8601 UTC time (with or without milliseconds) as `2026-11-30 22:15:03 UTC`."""
     text = "" if iso is None else str(iso).strip()

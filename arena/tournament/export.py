@@ -56,14 +56,12 @@ def record_lines(row: dict) -> str:
     The comment is what `arena replay` and other record readers skip; the names come from bot
     authors' files, so a control character in them could not break the record onto a new line.
     """
-    from arena.reports.render import result_text
+    from arena.reports.render import game_label, record_line
 
-    reason = row.get("reason") or ""
-    about = (f"{row.get('game_id')}: {row.get('first')} vs {row.get('second')}, "
-             f"{result_text(row.get('result'))}{f' ({reason})' if reason else ''}")
+    about = game_label(row.get("game_id"), row.get("first"), row.get("second"), row.get("result"),
+                       row.get("reason") or "")
     about = "".join(c if c.isprintable() else " " for c in about)
-    moves = str(row.get("moves") or "")
-    return f"# {about}\n{row.get('variant')}: {moves}".rstrip() + "\n"
+    return f"# {about}\n{record_line(row.get('variant'), row.get('moves'))}\n"
 
 
 class ExportError(ValueError):
