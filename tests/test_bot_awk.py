@@ -46,10 +46,16 @@ def test_greedy_beats_awk_as_the_readme_ranks_them():
     out = subprocess.run(
         # a wide grace: this checks the ranking, not clocks, and a core shared with the other
         # tests can hold a bot back past the default 200 ms (a flaky failure in a full run)
-        [sys.executable, "-m", "arena", "play", "greedy", "awk", "--games", "4", "--move-ms", "500",
+        [sys.executable, "-m", "arena", "play", "greedy", "awk", "--games", "8", "--move-ms", "500",
          "--grace-ms", "10000", "--json"], capture_output=True, text=True, cwd=ROOT, timeout=300,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     records = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-    assert len(records) == 4, out.stdout + out.stderr
-    assert all(r["winner"] == "greedy" for r in records), [
+    assert len(records) == 8, out.stdout + out.stderr
+    # stronger, not unbeatable: a random move sometimes makes a double threat greedy's one-move
+    # look cannot stop (awk won one game of four by a line in a CI run); greedy wins about 97 of
+    # 100, so 6 of 8 fails by chance about once in 700 runs, and a bot no better than awk nearly
+    # always
+    assert not any(r["reason"] not in ("line", "full") for r in records), records
+    greedy_wins = sum(r["winner"] == "greedy" for r in records)
+    assert greedy_wins >= 6, [
         (r["first"], r["winner"], r["reason"], r.get("detail"), r["moves"]) for r in records]
