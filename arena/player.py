@@ -20,6 +20,7 @@ from typing import Protocol
 
 from arena import protocol
 from arena.botspec import BotSpec
+from arena.bytecode import prepare_bot
 from arena.clocks import TurnBudget
 from arena.process import STDERR_CAP, Aborted, BotExited, BotIOError, BotProcess, BotTimeout
 from arena.reasons import STDERR_SAID, Reason, no_hello
@@ -58,6 +59,7 @@ class Transport(Protocol):
 def bot_process(spec: BotSpec, sandbox_policy: SandboxPolicy | None = None) -> Transport:
     """The real transport: the bot's program as a subprocess (sandboxed as `sandbox_policy`
     says; None: the process-wide default policy, see arena.sandbox.set_default_policy)."""
+    prepare_bot(spec)  # the arena modules it imports start from bytecode, not source
     return BotProcess(spec.argv, spec.cwd, sandbox_policy=sandbox_policy)
 
 

@@ -23,7 +23,7 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 TOKEN_VAR = "ARENA_BOT_TOKEN"
@@ -320,6 +320,28 @@ def reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
         pass
+
+
+def all_exited(pids: Iterable[int], timeout: float) -> bool:
+    """Whether every one of `pids` has exited (a zombie counts) within `timeout` seconds, each
+    watched through a pidfd; False where pidfds are missing. A pid that was reaped and given to
+    another process can only make this wait longer, never answer wrongly: it had exited."""
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        except (AttributeError, OSError):
+            return False
+        try:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            if not poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+                return False
+        finally:
+            os.close(fd)
+    return True
 
 
 def reap_orphans(pids: set[int], patience: float = 1.0) -> None:

@@ -146,3 +146,19 @@ def test_clean_close_does_not_scan_proc(tmp_path, monkeypatch, no_leftover_proce
     assert child.read_line(time.monotonic() + 60) == "ready"
     child.close()  # its child is left over after it quits: found, killed and reaped
     assert scans and set(scans) == {child.pid}
+
+
+def test_all_exited_counts_a_zombie_and_waits_for_a_runner():
+    done = subprocess.Popen(["true"])
+    running = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"],
+                               stdin=subprocess.PIPE)
+    try:
+        proctree.ExitWatch(done.pid).wait(30)  # a zombie now: exited, not reaped
+        assert _state(done.pid) == "Z"
+        assert proctree.all_exited([done.pid], 5.0)
+        assert not proctree.all_exited([done.pid, running.pid], 0.05)
+    finally:
+        running.stdin.close()
+        running.wait(30)
+        done.wait(30)
+    assert proctree.all_exited([done.pid, running.pid], 5.0)  # reaped: gone

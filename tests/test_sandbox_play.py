@@ -118,3 +118,31 @@ def test_sigterm_mid_move_ends_the_sandboxed_bots(tmp_path):
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
     assert processes_matching(marker) == []  # the sandbox and the bot in it are gone
+
+
+@needs_bwrap
+def test_a_sandboxed_close_ends_a_daemon_without_scanning_proc(monkeypatch,
+                                                              no_leftover_processes):
+    # The bot leaves a double-forked, setsid() daemon, then quits when told. Its pid namespace
+    # dies with the namespace's init, which takes the daemon along: the close needs no /proc scan
+    # (the scans were most of a sandboxed close's cost, issue 13), and nothing is left after it.
+    from arena import proctree
+    from arena.process import BotProcess
+
+    scans: list[int] = []
+    for name in ("owned_pids", "may_have_leftovers"):
+        real = getattr(proctree, name)
+        monkeypatch.setattr(proctree, name,
+                            lambda *a, real=real: scans.append(1) or real(*a))
+    marker = f"daemon-{os.getpid()}-{time.monotonic_ns()}"
+    bot = BotProcess([sys.executable, str(HOSTILE / "hostile.py"), "daemon", marker], HOSTILE,
+                     sandbox_policy=sandbox.SandboxPolicy("on"))
+    bot.start()
+    try:
+        bot.send("hello protocol=fiar version=1\n")
+        assert bot.read_line(time.monotonic() + 60).startswith("hello")
+        assert "ok left a daemon" in bot.stderr_last_line(wait=5)
+    finally:
+        bot.close()
+    assert scans == []
+    assert processes_matching(marker) == []
