@@ -1,0 +1,105 @@
+"""Kaggle ConnectX agents as arena bots (arena/connectx.py): the observation they get, the
+column they answer, the file they come in, and one such agent through `arena check`."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+from click.testing import CliRunner
+
+from arena.commands.check import command as check_command
+from arena.connectx import board, configuration, load_agent, move_of, observation
+from arena.game import Game, parse_variant
+from arena.sdk import GameSetup, Turn
+from tests.conftest import ROOT
+from tests.test_docs_examples import code_blocks
+
+KAGGLE_AGENT = '''
+import random
+
+def helper(board, columns):
+    return [c for c in range(columns) if board[c] == 0]
+
+def agent(observation, configuration):
+    # a typical submission: the centre if it is open, else a random open column
+    open_columns = helper(observation.board, configuration.columns)
+    centre = configuration.columns // 2
+    return centre if centre in open_columns else random.choice(open_columns)
+
+if __name__ == "__main__":
+    raise SystemExit("Kaggle never runs this, and neither does the arena")
+'''
+
+
+def _turn(spec: str, moves: list[int], base_ms: int | None = None, time_left_ms: int = 1000,
+          budget_ms: float = 850.0) -> Turn:
+    variant = parse_variant(spec)
+    game = Game(variant)
+    for move in moves:
+        game.push(move)
+    setup = GameSetup("g1", variant, 1, None if base_ms else 1000, base_ms, 0, 0, 0, "x", {})
+    return Turn(game, variant, 1, len(moves), list(moves), time_left_ms, None, setup.move_ms, 0,
+                budget_ms, 0.0, setup, 0.0)
+
+
+def test_the_board_is_flat_top_row_first_with_the_movers_mark():
+    turn = _turn("classic", [1, 4, 1])  # player 1 twice in column 1, player 2 once in column 4
+    cells = board(turn)
+    assert len(cells) == 42
+    bottom, above = cells[35:42], cells[28:35]
+    assert bottom == [1, 0, 0, 2, 0, 0, 0] and above == [1, 0, 0, 0, 0, 0, 0]
+    assert cells[:28] == [0] * 28
+    seen = observation(turn)
+    assert seen.mark == 2 and seen["step"] == 3 and seen.remainingOverageTime == 0.0
+    assert seen.board == cells
+
+
+def test_five_in_a_row_shows_its_filled_outer_columns():
+    cells = board(_turn("five", []))
+    rows = [cells[r * 9:(r + 1) * 9] for r in range(6)]
+    assert all(row[0] and row[8] and not any(row[1:8]) for row in rows)
+    assert configuration(_turn("five", [])).inarow == 5
+
+
+def test_configuration_and_time():
+    config = configuration(_turn("classic:10x9,connect=5", [], budget_ms=850.0))
+    assert (config.columns, config.rows, config.inarow) == (10, 9, 5)
+    assert config.actTimeout == pytest.approx(0.85)
+    clock = observation(_turn("classic", [], base_ms=60_000, time_left_ms=30_000,
+                              budget_ms=1_000.0))
+    assert clock.remainingOverageTime == pytest.approx(29.0)
+
+
+def test_columns_count_from_zero_and_must_be_integers():
+    assert move_of(0) == 1 and move_of(numpy.int64(6)) == 7
+    for bad in (True, 3.0, "3", None):
+        with pytest.raises(TypeError):
+            move_of(bad)
+
+
+def test_load_agent_takes_the_last_callable_and_not_the_main_block(tmp_path):
+    path = tmp_path / "submission.py"
+    path.write_text(KAGGLE_AGENT)
+    agent = load_agent(path)
+    assert agent.__name__ == "agent"
+    assert agent(observation(_turn("classic", [])), configuration(_turn("classic", []))) == 3
+    empty = tmp_path / "empty.py"
+    empty.write_text("VALUE = 1\n")
+    with pytest.raises(ValueError, match="defines no function"):
+        load_agent(empty)
+
+
+def test_an_unchanged_kaggle_submission_passes_arena_check(tmp_path, no_leftover_processes):
+    folder = tmp_path / "kaggle-bot"
+    folder.mkdir()
+    (folder / "submission.py").write_text(KAGGLE_AGENT)
+    # the README's bot.py, as a user copies it
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    source = next(b for b in code_blocks(readme, "python") if "load_agent" in b)
+    (folder / "bot.py").write_text(source)
+    (folder / "bot.toml").write_text('name = "kaggle-centre"\ncommand = "bot.py"\n')
+    result = CliRunner().invoke(check_command, [str(folder), "-n", "1"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "FAIL" not in result.output and "all checks passed" in result.output
+    assert "PASS  games: pops (popout): 1 games without a forfeit" in result.output  # drops only
