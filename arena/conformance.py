@@ -11,6 +11,7 @@ from arena import protocol
 from arena.boterrors import UNENDED_LINE
 from arena.botspec import MANIFEST, BotSpec, resolve_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
+from arena.player import ENDED_AFTER_WRONG_HELLO, what_followed
 from arena.process import BotIOError, BotProcess, BotTimeout
 from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
@@ -18,8 +19,9 @@ from arena.sandbox import Limits
 from arena.sdk import FALLBACK_INFO
 
 HINTS = {
-    "handshake": f"answer '{protocol.hello_line()}' with 'hello name=YOURNAME' and flush "
-                 "stdout; start faster if it timed out",
+    "handshake": f"answer '{protocol.hello_line()}' with 'hello name=YOURNAME' as the first "
+                 "line on stdout, and flush it; write anything else (logs, a runtime's "
+                 "messages) to stderr",
     "unknown lines": "ignore arena lines whose first word you do not know, and unknown key=value "
                      "fields",
     "timeout": "answer every turn within time_ms; flush stdout after each line",
@@ -107,6 +109,10 @@ def handshake_hint(error: Exception, own: str, detail: str, spec: BotSpec, sandb
                      "command names: a bot of several files (modules, classes, data) needs a "
                      "folder with a bot.toml (command = [...]), which it then sees whole")
         return hint
+    if ENDED_AFTER_WRONG_HELLO in own:
+        return ("it wrote that instead of hello and ended: most likely its program's or its "
+                "runtime's error (run its command by hand); the answer to hello must be the "
+                "first line on stdout, and everything else go to stderr")
     if isinstance(error, BotTimeout) or str(error) == TIMEOUT:  # re-raised with the allowance
         return ("answer 'hello' within the start-up allowance (--startup-ms here, startup_ms "
                 "in a tournament), and flush stdout after the line")
@@ -160,7 +166,10 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
                 # `check` has --startup-ms, a league its startup_ms: name the setting
                 raise BotIOError(TIMEOUT, f"{no_hello(tc.startup_ms)} (the start-up "
                                           f"allowance, startup_ms){error.unfinished_note()}") from None
-            hello = protocol.parse_hello_reply(line)
+            try:
+                hello = protocol.parse_hello_reply(line)
+            except protocol.ProtocolError as error:
+                raise protocol.ProtocolError(f"{error}{what_followed(process)}") from None
             startup = (time.monotonic() - process.started_at) * 1000
             report.startup_ms.append(startup)
             detail = f"name={hello['name']} version={hello.get('version', '-')}, {startup:.0f} ms"

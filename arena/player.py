@@ -101,6 +101,33 @@ class StderrLog:
             pass  # a log is not worth stopping a tournament for
 
 
+# after a wrong answer to hello, how long and how many lines of what follows are kept
+WRONG_HELLO_WAIT_S = 0.3
+WRONG_HELLO_LINES = 3
+ENDED_AFTER_WRONG_HELLO = "; then it ended ("  # `what_followed`, when the bot exited
+
+
+def what_followed(process: Transport) -> str:
+    """What a bot that answered hello with another line wrote next, and whether it then
+    exited, as `; then ...` parts: a runtime's error on stdout (the JVM's "Error occurred during
+    initialization of VM") is in its second line, and the first alone read as a protocol
+    mistake."""
+    lines: list[str] = []
+    ended = ""
+    deadline = time.monotonic() + WRONG_HELLO_WAIT_S
+    while len(lines) < WRONG_HELLO_LINES:
+        try:
+            line = process.read_line(deadline)
+        except BotExited as error:
+            ended = f"{ENDED_AFTER_WRONG_HELLO}{error})"
+            break
+        except BotIOError:
+            break
+        if line.strip():
+            lines.append(protocol.truncate(line.strip()))
+    return "".join(f"; then {line!r}" for line in lines) + ended
+
+
 class Forfeit(Exception):
     """A bot loses the game: `reason` (an arena.reasons value) and the offending text."""
 
@@ -285,7 +312,7 @@ class Player:
         try:
             self.hello = protocol.parse_hello_reply(line)
         except protocol.ProtocolError as error:
-            raise Forfeit(Reason.HANDSHAKE, str(error)) from None
+            raise Forfeit(Reason.HANDSHAKE, str(error) + what_followed(self.process)) from None
         self.startup_ms = (process.last_line_at - process.started_at) * 1000
         self._handshaken = True
         if not self.ponder:

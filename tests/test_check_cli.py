@@ -248,3 +248,21 @@ def write(text):  # the SDK's hello, with the name its author meant
 sys.stdout.write = write
 run_bot(lambda turn: turn.game.legal_moves()[0], name="py")
 """
+
+
+def test_a_runtime_error_on_stdout_is_shown_whole_with_its_exit(tmp_path, no_leftover_processes):
+    """The JVM writes some start-up errors to stdout: the check quoted only their first line,
+    as a protocol mistake, and said to answer hello and start faster."""
+    bot = tmp_path / "jvm.sh"
+    bot.write_text("#!/bin/sh\necho 'Error occurred during initialization of VM'\n"
+                   "echo 'Could not reserve enough space for 2097152KB object heap'\nexit 1\n")
+    bot.chmod(0o755)
+    result = run(str(bot))
+    assert result.exit_code == 1
+    assert ("FAIL  handshake: expected 'hello name=...', got 'Error occurred during "
+            "initialization of VM'; then 'Could not reserve enough space for 2097152KB object "
+            "heap'; then it ended (bot exited with code 1)") in result.output
+    assert "hint: it wrote that instead of hello and ended: most likely" in result.output
+    chatty = run(str(MISBEHAVE), "--args", "bad_hello")  # a wrong line, and it runs on
+    assert "got 'I am a bot'\n" in chatty.output or "got 'I am a bot';" in chatty.output
+    assert "then it ended" not in chatty.output

@@ -387,3 +387,19 @@ def test_pondering_is_the_default_and_stops_nothing():
     play_game(PRESETS["classic"], a, b, TC, game_id="g1")
     assert not [e for e in events.log if e[1] in ("freeze", "thaw")]
     close_players([a, b])
+
+
+def test_a_wrong_hello_answer_is_followed_by_what_the_bot_wrote_next():
+    """A runtime's error on stdout is several lines: the first alone read as a protocol
+    mistake (the JVM's "Error occurred during initialization of VM")."""
+    events = Events()
+    jvm = Player(spec("jvm"), transport_factory=factory(
+        "jvm", lambda line: ["Error occurred during initialization of VM", "",
+                             "Could not reserve enough space for 2097152KB object heap"]
+        if line.startswith("hello") else [], events))
+    good = Player(spec("good"), transport_factory=factory("good", FirstLegal("good"), events))
+    rec = play_game(PRESETS["classic"], good, jvm, TC)
+    assert (rec.reason, rec.forfeit_by) == ("handshake", 2)
+    assert rec.detail == ("expected 'hello name=...', got 'Error occurred during initialization "
+                          "of VM'; then 'Could not reserve enough space for 2097152KB object "
+                          "heap'")
