@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from arena import protocol
 from arena.boterrors import UNENDED_LINE
 from arena.botspec import MANIFEST, BotSpec, resolve_bot
+from arena.bytecode import prepare_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
 from arena.player import ENDED_AFTER_WRONG_HELLO, what_followed
 from arena.process import BotIOError, BotProcess, BotTimeout
@@ -155,6 +156,7 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
     """Handshake (with unknown keys), unknown lines, a turn in `variant_spec`, quit: driven line
     by line."""
     results = []
+    prepare_bot(spec)  # as every start through `player.bot_process`: timed from bytecode
     process = BotProcess(spec.argv, spec.cwd)
     try:
         try:
