@@ -78,6 +78,9 @@ MASKED_ETC_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d", "/etc/creds
                    "/etc/credstore.encrypted", "/etc/NetworkManager/system-connections",
                    "/etc/wireguard", "/etc/letsencrypt")
 
+NAMESPACES_HINT = ("let bwrap make its namespaces (as a user other than root: "
+                   "sysctl kernel.unprivileged_userns_clone=1, and on Ubuntu 24.04 "
+                   "kernel.apparmor_restrict_unprivileged_userns=0; or run the arena as root)")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: "
                 "sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap)")
 
@@ -273,6 +276,7 @@ def parse_bot_limits(item: Mapping[str, object], label: str) -> dict[str, int]:
 class Probe:
     available: bool
     reason: str = ""  # why not, one line
+    installable: bool = False  # whether installing bubblewrap (or util-linux) is the cure
 
 
 @functools.lru_cache(maxsize=1)
@@ -281,9 +285,10 @@ def probe() -> Probe:
     PATH, and a trivial sandboxed `true` that succeeds. Cached for the life of the process."""
     missing = [tool for tool in _helper_tools() if shutil.which(tool) is None]
     if missing:
-        return Probe(False, f"{', '.join(missing)} not found on PATH")
+        return Probe(False, f"{', '.join(missing)} not found on PATH", installable=True)
     if not _bwrap_supports("--size"):
-        return Probe(False, "bwrap is older than 0.7 (no --size to cap the bot's tmp)")
+        return Probe(False, "bwrap is older than 0.7 (no --size to cap the bot's tmp)",
+                     installable=True)
     true = shutil.which("true") or "/bin/true"
     argv = build_argv([true], "/", Limits(), uid=_bot_uid())  # "/": always there inside
     try:
@@ -313,16 +318,22 @@ def _helper_tools() -> tuple[str, ...]:
     return ("bwrap", "prlimit", "setpriv") if _running_as_root() else ("bwrap", "prlimit")
 
 
-def unavailable_message(reason: str) -> str:
+def unavailable_message(reason: str, installable: bool = True) -> str:
     """The one line for `sandbox = "on"` (or `--sandbox on`) when the sandbox cannot be set up."""
     return (f"the bot sandbox is required (sandbox = \"on\") but cannot be set up: {reason}; "
-            f"{INSTALL_HINT}, or run without it: --sandbox off / sandbox = \"off\"")
+            f"{_cure(installable)}, or run without it: --sandbox off / sandbox = \"off\"")
 
 
-def auto_notice(reason: str) -> str:
+def auto_notice(reason: str, installable: bool = True) -> str:
     """The one line said once (stderr and the stored settings) when `auto` runs unsandboxed."""
-    return (f"note: bots run without the sandbox ({reason}); {INSTALL_HINT} to isolate them, "
-            "or set sandbox = \"off\" to silence this")
+    return (f"note: bots run without the sandbox ({reason}); {_cure(installable)} to isolate "
+            "them, or set sandbox = \"off\" to silence this")
+
+
+def _cure(installable: bool) -> str:
+    """What makes the sandbox work: installing it, or (bwrap there but failing) the kernel's
+    leave; "install bubblewrap" followed a bwrap that was installed (non-root review)."""
+    return INSTALL_HINT if installable else NAMESPACES_HINT
 
 
 def resolve_mode(mode: str) -> bool:
@@ -333,7 +344,7 @@ def resolve_mode(mode: str) -> bool:
         return False
     result = probe()
     if mode == "on" and not result.available:
-        raise SandboxUnavailable(unavailable_message(result.reason))
+        raise SandboxUnavailable(unavailable_message(result.reason, result.installable))
     return result.available
 
 
@@ -379,8 +390,13 @@ class RunSandbox:
             return (f"sandbox: none ({why}): the bot runs as {_user()} with the arena's view of "
                     "the machine, network included")
         limits = limits or Limits()
+        support = cgroup.probe()
+        capped = support.available and support.caps_swap and memory_cap_bytes(limits) is not None
+        lowered = lowered_limits(limits, bool(capped))
+        ceiling = (f" (lowered to this user's hard limits: {', '.join(lowered)})"
+                   if lowered else "")
         return ("sandbox: bubblewrap: network none, processes its own only, files its own "
-                f"folder read-only + a private /tmp; {limits.describe()}; "
+                f"folder read-only + a private /tmp; {limits.describe()}{ceiling}; "
                 f"{describe_total_memory(limits)}; {describe_freezing()}")
 
 
@@ -422,7 +438,8 @@ def start_run(mode: str) -> RunSandbox:
     """Resolve `mode` for a run; raises SandboxUnavailable (the message to print, then exit
     non-zero) for `on` without a sandbox, and SandboxConfigError for a bad mode."""
     enabled = resolve_mode(mode)
-    notice = "" if enabled or mode == "off" else auto_notice(probe().reason)
+    notice = ("" if enabled or mode == "off"
+              else auto_notice(probe().reason, probe().installable))
     return RunSandbox(mode, enabled, notice)
 
 
@@ -564,7 +581,10 @@ def build_argv(argv: Sequence[str], cwd: str | os.PathLike[str], limits: Limits,
         out += ["--ro-bind", host, inside]
     for target, link in links:
         out += ["--symlink", target, link]
-    out += ["--remount-ro", "/dev", "--chdir", str(cwd_path), "--"]
+    # The root too (a tmpfs bwrap made, with the folders above the binds): as a user other
+    # than root the bot owns it, and wrote 2.4 GiB into it, past tmp_mb (non-root review). Its
+    # only writable places are then /tmp and /dev/shm, both capped at tmp_mb.
+    out += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", str(cwd_path), "--"]
     out += prlimit_argv(limits, memory_capped)
     if uid is not None:
         out += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
@@ -685,29 +705,66 @@ def prlimit_argv(limits: Limits, memory_capped: bool = False) -> list[str]:
     """`prlimit --as=... -- ` for the limits; soft = hard except CPU, whose soft limit sends
     SIGXCPU (a readable cause) a second before the hard one kills. `memory_capped`: a cgroup
     caps the bot's real memory, and the address space is a backstop at ADDRESS_SPACE_FACTOR
-    times memory_mb."""
+    times memory_mb. Each value is kept within the arena's own hard limit (`rlimit_values`)."""
+    values = rlimit_values(limits, memory_capped)
+    args = ["prlimit", "--core=0", f"--memlock={values['memlock']}"]
+    for option in ("as", "nproc", "fsize"):
+        if option in values:
+            args.append(f"--{option}={values[option]}")
+    if "cpu" in values:
+        soft, hard = values["cpu"]
+        args.append(f"--cpu={soft}:{hard}")
+    if "nofile" in values:
+        args.append(f"--nofile={values['nofile']}")
+    return [*args, "--"]
+
+
+def rlimit_values(limits: Limits, memory_capped: bool = False) -> dict:
+    """The rlimits a bot gets ({prlimit option: value}, `cpu`: (soft, hard)), none above the
+    arena's own hard limit where it cannot raise one (not root): prlimit's attempt would fail
+    every start, and under `auto` the failed probe ran every bot without the sandbox (a user's
+    `ulimit -t 600` in a login profile: non-root review)."""
     # locked memory: none a bot needs, and it is memory no cgroup counts (perf ring buffers; the
     # bot inherited the arena's 8 MiB, or no limit where the arena has none)
-    args = ["prlimit", "--core=0",
-            f"--memlock={_not_above_own(resource.RLIMIT_MEMLOCK, LOCKED_MEMORY_BYTES)}"]
+    values: dict = {"memlock": _not_above_own(resource.RLIMIT_MEMLOCK, LOCKED_MEMORY_BYTES)}
     if limits.memory_mb:
         factor = ADDRESS_SPACE_FACTOR if memory_capped else 1
-        args.append(f"--as={limits.memory_mb * MIB * factor}")
+        values["as"] = _not_above_own(resource.RLIMIT_AS, limits.memory_mb * MIB * factor)
     if limits.processes:
-        args.append(f"--nproc={limits.processes}")
+        values["nproc"] = _not_above_own(resource.RLIMIT_NPROC, limits.processes)
     if limits.file_size_mb:
-        args.append(f"--fsize={limits.file_size_mb * MIB}")
+        values["fsize"] = _not_above_own(resource.RLIMIT_FSIZE, limits.file_size_mb * MIB)
     if limits.cpu_seconds:
-        args.append(f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}")
+        hard = _not_above_own(resource.RLIMIT_CPU, limits.cpu_seconds + 1)
+        values["cpu"] = (max(1, min(limits.cpu_seconds, hard - 1)), hard)
     if limits.open_files:
-        args.append(f"--nofile={_not_above_own(resource.RLIMIT_NOFILE, limits.open_files)}")
-    return [*args, "--"]
+        values["nofile"] = _not_above_own(resource.RLIMIT_NOFILE, limits.open_files)
+    return values
+
+
+def lowered_limits(limits: Limits, memory_capped: bool = False) -> list[str]:
+    """The limits kept below what was asked by the arena's own hard limits, for `arena check`
+    (it said `open files 50000` where the bot got 20000)."""
+    values = rlimit_values(limits, memory_capped)
+    factor = ADDRESS_SPACE_FACTOR if memory_capped else 1
+    asked = {"as": ("address space", limits.memory_mb * MIB * factor, MIB, " MiB"),
+             "nproc": ("processes", limits.processes, 1, ""),
+             "fsize": ("file size", limits.file_size_mb * MIB, MIB, " MiB"),
+             "cpu": ("cpu", limits.cpu_seconds, 1, " s"),
+             "nofile": ("open files", limits.open_files, 1, "")}
+    out = []
+    for option, (label, wanted, unit, suffix) in asked.items():
+        if option not in values:
+            continue
+        got = values[option][0] if option == "cpu" else values[option]
+        if got < wanted:
+            out.append(f"{label} {got // unit}{suffix}")
+    return out
 
 
 def _not_above_own(kind: int, wanted: int) -> int:
     """`wanted`, but not above the arena's own hard limit of `kind` where it cannot raise one
-    (not root): prlimit's attempt would fail the bot's every start ("Operation not
-    permitted")."""
+    (not root)."""
     _, hard = resource.getrlimit(kind)
     if os.geteuid() == 0 or hard == resource.RLIM_INFINITY:
         return wanted
@@ -726,7 +783,9 @@ def _system_binds() -> list[str]:
             out += ["--ro-bind", "/dev/null", path]
     for path in MASKED_ETC_DIRS:
         if os.path.isdir(path) and not os.path.islink(path):
-            out += ["--perms", "0755", "--tmpfs", path]
+            # read-only: as a user other than root the bot owns these tmpfs mounts, and wrote
+            # 180 MiB into each, past tmp_mb (non-root review)
+            out += ["--perms", "0755", "--tmpfs", path, "--remount-ro", path]
     return out
 
 

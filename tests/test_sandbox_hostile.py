@@ -483,3 +483,15 @@ def test_a_start_that_fails_leaves_no_cgroup(project):
         bot.start()
     assert set(cgroup.probe().base.glob(f"{cgroup.PREFIX}{os.getpid()}-*")) == before
     assert not Path(bot._home).exists()  # nor its HOME folder
+
+
+def test_nothing_outside_tmp_is_writable_not_even_the_sandboxs_own_root(project):
+    # As a user other than root the bot owns the tmpfs mounts bwrap makes (its root, with the
+    # folders above the binds; the masked /etc folders) and wrote 2.4 GiB there, past tmp_mb
+    # (non-root review): all are read-only now, whoever runs the arena.
+    # (the folders above a bot's own are in that root, where its folder is not under /tmp)
+    masked = [d for d in sandbox.MASKED_ETC_DIRS if os.path.isdir(d) and not os.path.islink(d)]
+    run = run_hostile(project, ON, "writeall", "/", *masked)
+    assert run.report == "denied " + " ".join(
+        f"{d}=Read-only file system" for d in ["/", *masked]), run.stderr
+    assert_gone(run)

@@ -172,7 +172,8 @@ def test_tmp_size_and_unlimited_limits():
     argv = sandbox.build_argv(["/bin/true"], "/", Limits(memory_mb=0, processes=0, tmp_mb=8))
     # /tmp and /dev/shm; /dev/pts, empty (no PTYs), holds a page at most and is read-only
     assert _pairs(argv, "--size") == [str(8 << 20), str(8 << 20), "4096"]
-    assert _pairs(argv, "--remount-ro") == ["/dev/pts", "/dev"]
+    masked = [d for d in sandbox.MASKED_ETC_DIRS if Path(d).is_dir() and not Path(d).is_symlink()]
+    assert _pairs(argv, "--remount-ro") == [*masked, "/dev/pts", "/", "/dev"]
     assert sandbox.prlimit_argv(Limits(memory_mb=0, processes=0, file_size_mb=0,
                                        cpu_seconds=0, open_files=0)) == [
         "prlimit", "--core=0", f"--memlock={sandbox.LOCKED_MEMORY_BYTES}", "--"]
@@ -214,7 +215,8 @@ def test_probe_without_bwrap_says_what_is_missing_and_is_cached(monkeypatch):
 
 
 def test_on_without_a_sandbox_refuses_in_one_line_with_the_install_hint(monkeypatch):
-    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(False, "bwrap not found on PATH"))
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(False, "bwrap not found on PATH",
+                                                                 installable=True))
     with pytest.raises(sandbox.SandboxUnavailable) as caught:
         _ = SandboxPolicy("on").enabled
     message = str(caught.value)
@@ -224,6 +226,53 @@ def test_on_without_a_sandbox_refuses_in_one_line_with_the_install_hint(monkeypa
     assert SandboxPolicy("auto").enabled is False
     assert SandboxPolicy("off").enabled is False
     assert "apt-get install bubblewrap" in sandbox.auto_notice("bwrap not found on PATH")
+
+
+def test_a_bwrap_that_is_there_but_fails_is_not_told_to_be_installed(monkeypatch):
+    # "install bubblewrap" followed a bwrap that was installed (non-root review)
+    reason = "bwrap cannot create the sandbox: No permissions to create new namespace"
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Probe(False, reason))
+    with pytest.raises(sandbox.SandboxUnavailable) as caught:
+        _ = SandboxPolicy("on").enabled
+    for message in (str(caught.value), sandbox.auto_notice(reason, installable=False)):
+        assert "install bubblewrap" not in message and "unprivileged_userns_clone" in message
+
+
+def test_limits_stay_within_the_arenas_own_hard_limits_when_it_is_not_root(monkeypatch):
+    # A login's `ulimit -t 600` failed every prlimit, and under `auto` the failed probe ran
+    # every bot without the sandbox (non-root review)
+    import resource
+
+    own = {resource.RLIMIT_CPU: 600, resource.RLIMIT_NPROC: 50,
+           resource.RLIMIT_FSIZE: 20 * 1024 * 1024, resource.RLIMIT_AS: 900 * 1024 * 1024,
+           resource.RLIMIT_NOFILE: 20000, resource.RLIMIT_MEMLOCK: 8 * 1024 * 1024}
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(sandbox.resource, "getrlimit", lambda kind: (0, own[kind]))
+    limits = Limits(open_files=50000)
+    argv = sandbox.prlimit_argv(limits)
+    assert argv == ["prlimit", "--core=0", "--memlock=65536", f"--as={900 * 1024 * 1024}",
+                    "--nproc=50", f"--fsize={20 * 1024 * 1024}", "--cpu=599:600",
+                    "--nofile=20000", "--"]
+    assert sandbox.lowered_limits(limits) == ["address space 900 MiB", "processes 50",
+                                              "file size 20 MiB", "cpu 599 s",
+                                              "open files 20000"]
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 0)  # root raises its own: as asked
+    assert sandbox.lowered_limits(limits) == []
+    assert "--cpu=600:601" in sandbox.prlimit_argv(limits)
+
+
+def test_the_sandboxs_root_and_masked_folders_are_remounted_read_only():
+    # as a user other than root the bot owned them and wrote past tmp_mb (non-root review)
+    argv = sandbox.build_argv(["/bin/true"], "/", Limits())
+    bwrap = argv[argv.index("bwrap"):argv.index("--chdir")]
+    root = len(bwrap) - 4
+    assert bwrap[root:] == ["--remount-ro", "/", "--remount-ro", "/dev"]
+    mounts = ("--ro-bind", "--bind", "--tmpfs", "--dir", "--symlink", "--proc", "--dev")
+    assert not any(word in mounts for word in bwrap[root:])  # every mount made before
+    for folder in sandbox.MASKED_ETC_DIRS:
+        if Path(folder).is_dir() and not Path(folder).is_symlink():
+            at = bwrap.index(folder)
+            assert bwrap[at - 1] == "--tmpfs" and bwrap[at + 1:at + 3] == ["--remount-ro", folder]
 
 
 # --- a dead bot and its limit -----------------------------------------------------------------

@@ -21,6 +21,8 @@ off, that the same attack succeeds). Modes and arguments:
     daemon MARKER           leave a double-forked, setsid() process running MARKER in its environ
     filltmp MIB             write up to MIB MiB into $TMPDIR, in 1 MiB files
     bigfile MIB             write one file of MIB MiB into $TMPDIR
+    writeall DIR...         create a file in each folder (outside $TMPDIR: the sandbox's root,
+                            its masked /etc folders, the folders above its own)
     spin                    burn CPU forever
 """
 
@@ -247,6 +249,17 @@ def attack() -> None:
             report(f"ok wrote {written} MiB")
         except OSError as error:
             report(f"denied after {written} MiB: {error.strerror}")
+    elif MODE == "writeall":
+        outcomes = []
+        for folder in ARGS:
+            try:
+                with open(os.path.join(folder, f"hostile-{os.getpid()}"), "wb") as f:
+                    f.write(b"x")
+                outcomes.append(f"{folder}=written")
+            except OSError as error:
+                outcomes.append(f"{folder}={error.strerror}")
+        written = any(o.endswith("=written") for o in outcomes)
+        report(("ok " if written else "denied ") + " ".join(outcomes))
     elif MODE == "bigfile":
         with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "big"), "wb") as f:
             for _ in range(int(ARGS[0])):
