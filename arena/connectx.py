@@ -6,25 +6,31 @@ list, top row first (0 empty, 1 and 2 the players' discs), the agent's `mark`, a
 that from each `turn` and sends its column back as a drop, through the SDK's protocol loop:
 
     # bot.py, beside the unchanged Kaggle file submission.py (and a bot.toml: command = "bot.py")
-    from arena.connectx import load_agent, run_agent
+    from arena.connectx import run_agent
 
-    run_agent(load_agent("submission.py"), name="my-agent")
+    run_agent("submission.py", name="my-agent")
 
-`load_agent` takes the file's last callable, as Kaggle does. The agent plays every variant it
-can see on its board: any size and line length; in PopOut it only drops (ConnectX has no pops),
-and in 5-in-a-Row the pre-filled outer columns are discs on its board. `actTimeout` is the
-SDK's safe budget for the move in seconds (the move limit less its margin), and
-`remainingOverageTime` what a clock would leave beyond it (0 under a move limit). A column
-that is full or off the board is an illegal move: the bot loses the game, as on Kaggle; an
-agent that raises, or answers something that is not an integer, gets the SDK's fallback (the
-first legal move, and an `info` line saying so, which `arena check` fails).
+As on Kaggle: the agent is the file's last callable (an imported function or class counts too),
+the file is run afresh for every game (its module globals start over, as in each Kaggle
+episode), the agent gets as many of the two arguments as it takes, and whatever it prints goes
+to the bot's stderr (the log), not to the protocol. It plays every variant it can see on its
+board: any size and line length; in PopOut it only drops (ConnectX has no pops), and in
+5-in-a-Row the pre-filled outer columns are discs on its board. `actTimeout` (also `timeout`
+and `agentTimeout`) is the SDK's safe budget for the move in seconds (the move limit less its
+margin), and `remainingOverageTime` what a clock would leave beyond it (0 under a move limit).
+A column that is full or beyond the board is an illegal move: the bot loses the game, as on
+Kaggle; an agent that raises, or answers something that is no column number (negative, or not
+an integer), gets the SDK's fallback (the first legal move, and an `info` line saying so, which
+`arena check` fails and `arena play` and the standings point out).
 """
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 import runpy
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -74,34 +80,89 @@ def configuration(turn: Turn) -> Struct:
 
 def move_of(column: Any) -> int:
     """The arena's drop for a ConnectX column (counted from 0); TypeError if it is no integer
-    (numpy's integers are; `True` and 3.0 are not)."""
+    (numpy's integers are; `True` and 3.0 are not), ValueError if it is negative (a pop's
+    number here, and no column on Kaggle)."""
     if isinstance(column, bool) or isinstance(column, float):
         raise TypeError(f"the agent answered {column!r}, not a column number")
-    return operator.index(column) + 1
+    index = operator.index(column)
+    if index < 0:
+        raise ValueError(f"the agent answered {index}: columns count from 0")
+    return index + 1
 
 
-def chooser(agent: Agent) -> Callable[[Turn], int]:
-    """The SDK's move function for `agent`."""
+def call_agent(agent: Agent, observation: Struct, configuration: Struct) -> Any:
+    """Call `agent` as Kaggle does: with as many of (observation, configuration) as it takes,
+    its prints sent to stderr (stdout is the protocol's)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        return agent(*(observation, configuration)[:_arity(agent)])
+
+
+def _arity(agent: Agent) -> int:
+    """How many positional arguments `agent` takes, at most 2 (2 when it cannot be told)."""
+    function, bound = agent, 0
+    if hasattr(agent, "__func__"):  # a bound method: self is given
+        function, bound = agent.__func__, 1
+    elif not hasattr(agent, "__code__"):  # an object: its class's __call__
+        function, bound = vars(type(agent)).get("__call__"), 1
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_flags & _VARARGS:
+        return 2
+    return max(0, min(2, code.co_argcount - bound))
+
+
+_VARARGS = 0x04  # CO_VARARGS: a function of *args takes both
+
+
+def chooser(load: Callable[[], Agent]) -> Callable[[Turn], int]:
+    """The SDK's move function for the agent `load` gives."""
+    agent = load()
 
     def choose(turn: Turn) -> int:
-        return move_of(agent(observation(turn), configuration(turn)))
+        return move_of(call_agent(agent, observation(turn), configuration(turn)))
 
+    def new_game(setup: object) -> None:
+        nonlocal agent
+        if new_game.games:  # the first game plays the agent loaded at start-up
+            agent = load()
+        new_game.games += 1
+
+    new_game.games = 0  # type: ignore[attr-defined]
     choose.__name__ = getattr(agent, "__name__", "agent")
+    choose.new_game = new_game  # type: ignore[attr-defined]
     return choose
 
 
 def load_agent(path: str | os.PathLike[str]) -> Agent:
     """The last callable a ConnectX submission file defines (Kaggle's rule), the file run as a
-    module that is not `__main__`; ValueError if it defines none."""
-    names = runpy.run_path(os.fspath(path), run_name="submission")
-    agents = [value for key, value in names.items()
+    module that is not `__main__`, its prints sent to stderr. ValueError if it defines none;
+    SystemExit with `file:line: message` for a syntax error (the last stderr line is what a
+    forfeit quotes, and a traceback's last line names no place)."""
+    where = os.fspath(path)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            names = runpy.run_path(where, run_name="submission")
+    except SyntaxError as error:
+        raise SystemExit(f"{error.filename or where}:{error.lineno}: SyntaxError: "
+                         f"{error.msg}") from None
+    agents = [(key, value) for key, value in names.items()
               if callable(value) and not key.startswith("__")]
     if not agents:
-        raise ValueError(f"{os.fspath(path)}: defines no function to play with")
-    return agents[-1]
+        raise ValueError(f"{where}: defines no function to play with")
+    name, agent = agents[-1]
+    print(f"connectx: playing {name} from {where} (the file's last callable)", file=sys.stderr,
+          flush=True)
+    return agent
 
 
-def run_agent(agent: Agent, name: str = "connectx", version: str = "",
+def run_agent(agent: Agent | str | os.PathLike[str], name: str = "connectx", version: str = "",
               author: str = "") -> None:
-    """Play `agent` as a bot on stdin/stdout until `quit` (see `arena.sdk.run_bot`)."""
-    run_bot(chooser(agent), name=name, version=version, author=author)
+    """Play a ConnectX agent as a bot on stdin/stdout until `quit` (see `arena.sdk.run_bot`).
+    `agent`: a submission file, loaded afresh for every game as Kaggle runs each episode, or
+    the agent function itself (then its globals live on from game to game)."""
+    if isinstance(agent, str | os.PathLike):
+        path = agent
+        choose = chooser(lambda: load_agent(path))
+    else:
+        choose = chooser(lambda: agent)
+    run_bot(choose, name=name, version=version, author=author,
+            on_new_game=choose.new_game)  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ from arena.player import Forfeit, InfoCollector, Player, close_players, greet, l
 from arena.process import Aborted
 from arena.reasons import Reason
 from arena.schema import FRAME_COLUMNS
+from arena.sdk import FALLBACK_INFO
 from arena.timecontrol import SeatControls, TimeControl, per_seat
 
 # Adjudication asks the solver from this ply on: earlier positions rarely prove within the budget,
@@ -40,6 +41,24 @@ class GameAborted(Exception):
 
 
 STORED_INFO_CHARS = 200  # of the last info line of each ply, stored with the game
+
+def fallback_counts(last_infos: Sequence[str], opening_plies: int) -> tuple[int, int]:
+    """How many moves of the first and of the second bot the SDK played because the bot's move
+    function raised: plies whose last info line is the SDK's `FALLBACK_INFO` (sent right before
+    such a move; the stored `infos` keep each ply's last line). The opening's plies are nobody's.
+    Such a game looks played, and won or lost, by the bot (Kaggle user review)."""
+    counts = [0, 0]
+    for ply, line in enumerate(last_infos):
+        if ply >= opening_plies and line.startswith(FALLBACK_INFO):
+            counts[ply % 2] += 1
+    return counts[0], counts[1]
+
+
+def fallback_note(name: str, count: int) -> str:
+    """How a game line or a run's summary says it (`fallback_counts`)."""
+    return (f"{name}: {count} move{'s' if count != 1 else ''} by the SDK's fallback (its move "
+            "function raised; see its log)")
+
 
 @dataclass
 class GameRecord:
@@ -91,6 +110,10 @@ class GameRecord:
             control = getattr(self, name)
             row[name] = json.dumps(control, sort_keys=True) if control else ""
         return row
+
+    def fallback_counts(self) -> tuple[int, int]:
+        """Moves of (first, second) the SDK played because the bot's move function raised."""
+        return fallback_counts(self.stored_infos(), len(self.opening))
 
     def stored_infos(self) -> list[str]:
         """Per ply, the last info line the mover sent, cut to STORED_INFO_CHARS: its search's

@@ -8,7 +8,14 @@ import pytest
 from click.testing import CliRunner
 
 from arena.commands.check import command as check_command
-from arena.connectx import board, configuration, load_agent, move_of, observation
+from arena.connectx import (
+    board,
+    call_agent,
+    configuration,
+    load_agent,
+    move_of,
+    observation,
+)
 from arena.game import Game, parse_variant
 from arena.sdk import GameSetup, Turn
 from tests.conftest import ROOT
@@ -17,14 +24,24 @@ from tests.test_docs_examples import code_blocks
 KAGGLE_AGENT = '''
 import random
 
+print("agent loaded")  # Kaggle sends prints to the episode's log: here, to stderr
+last_step = -1  # state kept in globals, which Kaggle starts afresh for every episode
+
+
 def helper(board, columns):
     return [c for c in range(columns) if board[c] == 0]
 
+
 def agent(observation, configuration):
-    # a typical submission: the centre if it is open, else a random open column
+    global last_step
+    if observation.step <= last_step:
+        raise RuntimeError("a new game with the last game's globals")
+    last_step = observation.step
     open_columns = helper(observation.board, configuration.columns)
+    print("open columns:", open_columns)
     centre = configuration.columns // 2
     return centre if centre in open_columns else random.choice(open_columns)
+
 
 if __name__ == "__main__":
     raise SystemExit("Kaggle never runs this, and neither does the arena")
@@ -75,6 +92,35 @@ def test_columns_count_from_zero_and_must_be_integers():
     for bad in (True, 3.0, "3", None):
         with pytest.raises(TypeError):
             move_of(bad)
+    for negative in (-1, numpy.int8(-2)):  # -2 was played as the pop p1
+        with pytest.raises(ValueError, match="columns count from 0"):
+            move_of(negative)
+
+
+def test_an_agent_gets_as_many_arguments_as_it_takes_and_prints_to_stderr(capsys):
+    turn = _turn("classic", [4])
+    seen, config = observation(turn), configuration(turn)
+
+    class Callable:
+        def __call__(self, obs, config):
+            return config.columns
+
+    class Agents:
+        def method(self, obs):
+            return obs.mark
+
+    def noisy(obs, config):
+        print("thinking")
+        return len(obs.board)
+
+    assert call_agent(lambda obs: obs.step, seen, config) == 1
+    assert call_agent(lambda: 5, seen, config) == 5
+    assert call_agent(lambda *args: len(args), seen, config) == 2
+    assert call_agent(Callable(), seen, config) == 7
+    assert call_agent(Agents().method, seen, config) == 2
+    assert call_agent(noisy, seen, config) == 42
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == "thinking\n"
 
 
 def test_load_agent_takes_the_last_callable_and_not_the_main_block(tmp_path):
@@ -83,6 +129,10 @@ def test_load_agent_takes_the_last_callable_and_not_the_main_block(tmp_path):
     agent = load_agent(path)
     assert agent.__name__ == "agent"
     assert agent(observation(_turn("classic", [])), configuration(_turn("classic", []))) == 3
+    broken = tmp_path / "broken.py"
+    broken.write_text("def agent(obs, config)\n    return 0\n")
+    with pytest.raises(SystemExit, match=r"broken.py:1: SyntaxError: expected ':'"):
+        load_agent(broken)
     empty = tmp_path / "empty.py"
     empty.write_text("VALUE = 1\n")
     with pytest.raises(ValueError, match="defines no function"):
@@ -95,7 +145,7 @@ def test_an_unchanged_kaggle_submission_passes_arena_check(tmp_path, no_leftover
     (folder / "submission.py").write_text(KAGGLE_AGENT)
     # the README's bot.py, as a user copies it
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    source = next(b for b in code_blocks(readme, "python") if "load_agent" in b)
+    source = next(b for b in code_blocks(readme, "python") if "run_agent" in b)
     (folder / "bot.py").write_text(source)
     (folder / "bot.toml").write_text('name = "kaggle-centre"\ncommand = "bot.py"\n')
     result = CliRunner().invoke(check_command, [str(folder), "-n", "1"],

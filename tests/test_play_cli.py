@@ -350,3 +350,23 @@ def test_a_bot_that_ends_after_each_game_is_told_to_keep_running(no_leftover_pro
     assert second["reason"] == "crash" and second["forfeit_by"] == 2, second
     assert second["detail"].startswith("it ended after its previous game (a bot keeps running "
                                        "from game to game until `quit`): "), second["detail"]
+
+
+def test_a_game_line_says_how_many_moves_the_sdks_fallback_played(tmp_path,
+                                                                   no_leftover_processes):
+    from arena.referee import fallback_counts
+    from arena.sdk import FALLBACK_INFO
+
+    # the opening's plies are nobody's; the others alternate from the first bot
+    infos = ["", FALLBACK_INFO, FALLBACK_INFO + " x", "", FALLBACK_INFO + " y", FALLBACK_INFO]
+    assert fallback_counts(infos, 2) == (2, 1) and fallback_counts(infos, 5) == (0, 1)
+    bot = tmp_path / "buggy.py"
+    bot.write_text("from arena.sdk import run_bot\n\n\ndef choose(turn):\n"
+                   "    raise ValueError('a bug')\n\n\nrun_bot(choose, name='buggy')\n")
+    result = CliRunner().invoke(play_command, [str(bot), "random", "--games", "2",
+                                               "--openings", "none"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("g000")]
+    assert len(lines) == 2 and all(
+        " - buggy: " in line and "by the SDK's fallback (its move function raised; see its log)"
+        in line for line in lines), result.output

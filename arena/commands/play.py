@@ -47,6 +47,11 @@ def describe_game(record) -> str:
         text = f"{record.winner_name} wins ({how})"
     if record.forfeit_by:
         text += f" - seat {record.forfeit_by} forfeits: {record.detail}"
+    from arena.referee import fallback_note
+
+    for name, count in zip((record.first, record.second), record.fallback_counts(), strict=True):
+        if count:
+            text += f" - {fallback_note(name, count)}"
     return f"{head} {text}"
 
 

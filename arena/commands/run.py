@@ -60,6 +60,10 @@ def summary_lines(result: RunResult, output: Path) -> list[str]:
                      "played again: their pairing is stopped (see the note above).")
     if result.skipped:
         lines.append(f"{result.skipped} skipped: both bots failed to start too often.")
+    from arena.referee import fallback_note
+
+    lines += [f"note: {fallback_note(name, count)}"
+              for name, count in sorted(result.fallbacks.items())]
     return [*lines, f"Results in {output}/"]
 
 

@@ -27,7 +27,9 @@ from typing import Any
 from arena import proctree
 from arena.affinity import notes as affinity_notes
 from arena.reasons import FORFEIT_REASONS
+from arena.referee import fallback_counts
 from arena.sandbox import SandboxUnavailable, prepare_bundled, start_run
+from arena.sdk import FALLBACK_INFO
 from arena.solver.scope import adjudication_note
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executor import (
@@ -74,6 +76,8 @@ class RunResult:
     backup: Path | None = None
     error: str | None = None
     notes: list[str] = field(default_factory=list)
+    # bot -> its moves the SDK played because its move function raised (`fallback_counts`)
+    fallbacks: dict[str, int] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -409,12 +413,23 @@ class Runner:
             result.played += 1
         if row.get("reason") in FORFEIT_REASONS:
             result.forfeits += 1
+        self._count_fallbacks(row, result)
         for seat in ("first", "second"):
             name, version = row[seat], row.get(f"{seat}_version") or ""
             if version and versions.get(name) != version:
                 versions[name] = version
                 store.set_bot_version(name, version)
         progress.game_done(row)
+
+    @staticmethod
+    def _count_fallbacks(row: dict, result: RunResult) -> None:
+        infos = row.get("infos") or "[]"
+        if FALLBACK_INFO not in infos:  # the common case: no JSON to read
+            return
+        counts = fallback_counts(json.loads(infos), len((row.get("opening") or "").split()))
+        for name, count in zip((row["first"], row["second"]), counts, strict=True):
+            if count:
+                result.fallbacks[name] = result.fallbacks.get(name, 0) + count
 
     def _store_game(self, store: Store, game: ScheduledGame, row: dict, void: bool) -> dict:
         row = dict(row)

@@ -96,3 +96,34 @@ def test_a_closed_output_stops_the_run_as_such_not_as_a_results_folder_problem(t
     assert "the output was closed (broken pipe); the finished games are stored" in done.stderr
     assert "cannot use" not in done.stderr
     assert wait_no_processes(str(tmp_path / "rb")) == []
+
+
+RAISING_BOT = """
+from arena.sdk import run_bot
+
+
+def choose(turn):
+    if turn.ply % 4 == 1:  # every other move of the second seat
+        raise ValueError("a bug")
+    return turn.game.legal_moves()[0]
+
+
+run_bot(choose, name="buggy")
+"""
+
+
+def test_moves_played_by_the_sdks_fallback_are_pointed_out(tmp_path):
+    # A bot whose move function raises plays the SDK's first legal move instead: its games
+    # looked played by it, won or lost, and only the stored infos said otherwise (Kaggle user
+    # review). The run's summary says how many of its moves were the fallback's.
+    copy_bot(tmp_path, "random", "rb")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "buggy.py").write_text(RAISING_BOT)
+    file = write_toml(tmp_path / "a" / "t.toml", FILE.format(bots=bots("r1")) +
+                      '[[bots]]\npath = "buggy.py"\nname = "buggy"\n')
+    done = run_cli("run", str(file), "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in done.stdout.splitlines() if "fallback" in line)
+    assert line.startswith("note: buggy: ") and "moves by the SDK's fallback (its move " \
+        "function raised; see its log)" in line
+    assert "r1:" not in done.stdout
