@@ -11,6 +11,7 @@ still written by `league run` alone.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -24,6 +25,7 @@ from typing import Any
 from arena.botspec import MAX_NAME_CHARS, NAME_RULE, BotSpec, BotSpecError, name_problem, resolve_bot
 from arena.clock import utc_now_iso
 from arena.league import keys
+from arena.tournament import sqlite_read
 from arena.tournament.store import DB_NAME, Store, db_error
 
 SNAPSHOT_DIR = "bots"
@@ -110,12 +112,30 @@ def is_league(folder: str | Path) -> bool:
 @contextmanager
 def _connect(folder: Path, readonly: bool = False) -> Iterator[sqlite3.Connection]:
     path = folder / DB_NAME
-    uri = path.absolute().as_uri() + ("?mode=ro" if readonly else "")  # `#`, `?` escaped
+    if readonly:  # creates nothing beside the file: a league folder the user may not write
+        # (plain `mode=ro` failed there: "attempt to write a readonly database", non-root review)
+        reader = sqlite_read.Reader(path, _read_mode(path))
+        try:
+            yield reader.conn
+        finally:
+            reader.close()
+        return
+    uri = path.absolute().as_uri()  # `#`, `?` escaped
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
     try:
         yield conn
     finally:
         conn.close()
+
+
+def _read_mode(path: Path) -> str:
+    """`sqlite_read.open_mode`, but a private copy where `mode=ro` would need to write the
+    `-shm` it cannot (the error comes only at the first query, past a context manager's yield)."""
+    mode = sqlite_read.open_mode(path)
+    shm = sqlite_read.side_file(path, "-shm")
+    if mode == sqlite_read.READ_ONLY and not os.access(shm, os.W_OK):
+        return sqlite_read.SNAPSHOT
+    return mode
 
 
 def open_league(folder: str | Path) -> Path:
