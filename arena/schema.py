@@ -19,6 +19,7 @@ class Column:
     dtype: str      # pandas dtype of the loaded DataFrame ("float64" for nullable numbers)
     doc: str        # one line for docs/DESIGN.md
     in_frame: bool = True   # part of the DataFrame contract (False: stored and exported only)
+    json: bool = False      # its text is JSON (a list, a time control): a value in JSON exports
 
 
 GAME_COLUMNS: tuple[Column, ...] = (
@@ -40,8 +41,9 @@ GAME_COLUMNS: tuple[Column, ...] = (
     Column("pair_id", "TEXT NOT NULL DEFAULT ''", "string",
            "shared by the two games with the same start and swapped seats"),
     Column("move_ms", "TEXT NOT NULL DEFAULT '[]'", "string",
-           "JSON list of wall-clock ms per ply, in ply order (opening plies 0)"),
-    Column("move_cpu_ms", "TEXT NOT NULL DEFAULT '[]'", "string", "JSON list of CPU ms per ply"),
+           "JSON list of wall-clock ms per ply, in ply order (opening plies 0)", json=True),
+    Column("move_cpu_ms", "TEXT NOT NULL DEFAULT '[]'", "string", "JSON list of CPU ms per ply",
+           json=True),
     Column("detail", "TEXT NOT NULL DEFAULT ''", "string",
            "forfeit detail (offending text, exit code/signal), truncated; empty otherwise"),
     Column("started_at", "TEXT NOT NULL DEFAULT ''", "string", "ISO-8601 UTC"),
@@ -55,9 +57,9 @@ GAME_COLUMNS: tuple[Column, ...] = (
            "1 if both bots ran in the bubblewrap sandbox, 0 if not, NaN if unknown (older stores)"),
     Column("first_tc", "TEXT NOT NULL DEFAULT ''", "string",
            "JSON time control `first` played under (`move_ms`, `base_ms`, `increment_ms`, "
-           "`startup_ms`, `grace_ms`); empty in older stores"),
+           "`startup_ms`, `grace_ms`); empty in older stores", json=True),
     Column("second_tc", "TEXT NOT NULL DEFAULT ''", "string",
-           "JSON time control of `second`: differs from `first_tc` under time odds"),
+           "JSON time control of `second`: differs from `first_tc` under time odds", json=True),
     Column("round", "INTEGER", "float64", "schedule round (tournaments only)", in_frame=False),
     Column("arena_version", "TEXT NOT NULL DEFAULT ''", "string", "arena version that played it",
            in_frame=False),
@@ -67,10 +69,12 @@ GAME_COLUMNS: tuple[Column, ...] = (
     Column("infos", "TEXT NOT NULL DEFAULT '[]'", "string",
            "JSON list per ply of the last `info` line the mover sent with it (its first 200 "
            "characters, e.g. depth and score; empty if none); `[]` in older stores",
-           in_frame=False),
+           in_frame=False, json=True),
 )
 
 COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in GAME_COLUMNS}
+# The columns whose text is JSON, written as JSON values (not strings) by JSON exports.
+JSON_COLUMNS: frozenset[str] = frozenset(c.name for c in GAME_COLUMNS if c.json)
 # The DataFrame contract, in order.
 FRAME_COLUMNS: tuple[str, ...] = tuple(c.name for c in GAME_COLUMNS if c.in_frame)
 # Every stored field of a game (exports write all of them).

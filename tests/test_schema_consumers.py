@@ -47,7 +47,14 @@ def test_export_writes_the_stored_columns_in_schema_order():
 
     out = Out()
     assert write_games([{**record().to_row(), "seq": 1, "round": None}], "jsonl", out) == 1
-    assert list(json.loads(out.text)) == list(STORED_COLUMNS)
+    exported = json.loads(out.text)
+    assert list(exported) == list(STORED_COLUMNS)
+    # lists and time controls as JSON values, not JSON text inside the JSON (Kaggle user review)
+    from arena.schema import JSON_COLUMNS
+
+    assert JSON_COLUMNS == {"move_ms", "move_cpu_ms", "first_tc", "second_tc", "infos"}
+    assert all(isinstance(exported[name], list) for name in ("move_ms", "move_cpu_ms", "infos"))
+    assert all(isinstance(exported[name], dict | None) for name in ("first_tc", "second_tc"))
 
 
 def test_a_gap_in_the_move_times_keeps_every_later_move_with_its_seat():

@@ -1,5 +1,6 @@
 """Export the games of a results directory as CSV or JSON Lines (every stored column of
-`arena.schema.STORED_COLUMNS`, in its order), or as game records (`VARIANT: m1 m2 ...`, the
+`arena.schema.STORED_COLUMNS`, in its order; in JSON Lines the lists and time controls as JSON
+values, `schema.JSON_COLUMNS`), or as game records (`VARIANT: m1 m2 ...`, the
 one-line format `arena replay` reads). Reading the results writes nothing
 there."""
 
@@ -13,16 +14,25 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
-from arena.schema import STORED_COLUMNS
+from arena.schema import JSON_COLUMNS, STORED_COLUMNS
 from arena.spreadsheet import write_cell
 from arena.tournament.store import db_path, iter_game_rows, missing_results
 
 FORMATS = ("csv", "jsonl", "records")
 
 
-def _clean(value):
+def _clean(name: str, value):
     if isinstance(value, float) and math.isnan(value):
         return None
+    if name in JSON_COLUMNS and isinstance(value, str):
+        # a list or a time control as itself, not as JSON text inside the JSON (parsed twice:
+        # Kaggle user review); empty (older stores) is null, damaged text stays text
+        if not value:
+            return None
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
     return value
 
 
@@ -44,7 +54,7 @@ def write_games(rows: Iterable[dict], fmt: str, out: TextIO) -> int:
             count += 1
     else:
         for row in rows:
-            record = {k: _clean(row.get(k)) for k in STORED_COLUMNS}
+            record = {k: _clean(k, row.get(k)) for k in STORED_COLUMNS}
             out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
             count += 1
     return count
