@@ -13,7 +13,7 @@ from __future__ import annotations
 
 __all__ = ["ADJUDICATED", "ALL_REASONS", "CRASH", "EMPTY", "END_REASONS",
            "FORFEIT_REASONS", "FULL", "HANDSHAKE", "ILLEGAL", "LINE", "MAX_PLIES", "NO_HELLO",
-           "PROTOCOL", "REFEREE_REASONS", "REPETITION", "STDERR_SAID", "TIMEOUT", "VOID",
+           "PROTOCOL", "REASON_PHRASES", "REFEREE_REASONS", "REPETITION", "STDERR_SAID", "TIMEOUT", "VOID",
            "forfeiter_seat", "is_forfeit", "no_hello", "Reason"]  # noqa: F822 (built by __getattr__)
 
 # Where a forfeit's detail adds what a dying bot last wrote to stderr (`...; stderr: LINE`):
@@ -48,6 +48,19 @@ END_REASONS: tuple[str, ...] = (LINE, FULL, EMPTY, REPETITION, MAX_PLIES)
 FORFEIT_REASONS: tuple[str, ...] = (TIMEOUT, ILLEGAL, PROTOCOL, CRASH, HANDSHAKE)
 REFEREE_REASONS: tuple[str, ...] = (ADJUDICATED,)
 ALL_REASONS: tuple[str, ...] = (*END_REASONS, *FORFEIT_REASONS, *REFEREE_REASONS, VOID)
+
+
+# How the site says each reason ("X wins with ...", "X forfeits by ...", "Draw: ..."): the one
+# list, embedded in each replay page (its script had a copy that lacked `adjudicated`). `{connect}`
+# is the variant's line length.
+REASON_PHRASES: dict[str, str] = {
+    LINE: "{connect} in a row", FULL: "the board is full", EMPTY: "the board is empty",
+    REPETITION: "threefold repetition", MAX_PLIES: "the ply limit",
+    TIMEOUT: "a timeout", ILLEGAL: "an illegal move", PROTOCOL: "a protocol error",
+    CRASH: "a crash", HANDSHAKE: "a failed handshake",
+    ADJUDICATED: "adjudication (the exact solver proved the result)",
+    VOID: "no game (neither bot started)",
+}
 
 
 def is_forfeit(reason: str) -> bool:

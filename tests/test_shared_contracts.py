@@ -13,6 +13,7 @@ from arena.game import REASONS as ENGINE_REASONS
 from arena.reasons import ALL_REASONS, END_REASONS, FORFEIT_REASONS, REFEREE_REASONS, Reason, is_forfeit
 from arena.schema import FRAME_COLUMNS, STORED_COLUMNS, create_table_sql
 from arena.stats import percentile, time_summary
+from tests.conftest import ROOT
 
 
 def test_reason_sets_partition_the_vocabulary():
@@ -102,3 +103,18 @@ def test_who_forfeited_is_one_rule_for_live_rows_files_and_the_whole_table():
     shown = [row for row in game_rows(games, {}) if row["forfeit"]]
     assert [row["game_id"] for row in shown] == ["g1", "g2", "g3"]
     assert reason_badge(games.iloc[1].to_dict(), None) == {"text": "crash by a", "bad": True}
+
+
+def test_every_reason_has_the_sites_phrase_and_protocol_md_lists_every_reason():
+    import re
+
+    from arena import reasons
+
+    assert set(reasons.REASON_PHRASES) == set(reasons.ALL_REASONS)
+    # PROTOCOL.md's `end` section names every reason a bot can receive (all but void), and no
+    # other: nothing checked it against reasons.py (review of the seams)
+    text = (ROOT / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = text[text.index("### 4. End"):text.index("### 5. Quit")]
+    reasons_text = section.split("Reasons", 1)[1].split("Then comes", 1)[0]
+    listed = set(re.findall(r"`([a-z-]+)`", reasons_text))
+    assert listed == set(reasons.ALL_REASONS) - {reasons.VOID}

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from arena.game import Game, IllegalMoveError, MoveError, format_move, parse_move, parse_variant
+from arena.reasons import REASON_PHRASES
 from arena.schema import opening_plies, ply_times
 
 
@@ -70,6 +71,7 @@ def replay_frames(variant_spec: str, moves: str | list[str], move_ms: Any = None
         "final_board": game.board_rows(),
         "error": error,
         "error_ply": error_ply,
+        "reason_texts": REASON_PHRASES,
     }
 
 

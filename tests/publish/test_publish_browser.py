@@ -434,9 +434,10 @@ def test_replay_of_recorded_moves_that_break_the_rules_says_so(tab, tmp_path):
     from arena.publish.site import build_site
 
     csv = tmp_path / "games.csv"
-    csv.write_text("first,second,result,variant,moves\n"
-                   "a,b,1,classic,d1 d2 d1 d2 d1 d2 d1\n"
-                   "b,a,0,classic,d1 d1 d1 d1 d1 d1 d1 d2\n")
+    csv.write_text("first,second,result,variant,moves,reason\n"
+                   "a,b,1,classic,d1 d2 d1 d2 d1 d2 d1,line\n"
+                   "b,a,0,classic,d1 d1 d1 d1 d1 d1 d1 d2,\n"
+                   "a,b,1,classic,d4 d4 d4 d4,adjudicated\n")
     site = build_site(csv, tmp_path / "site", plots=False, warn=lambda _message: None)
     page = tab.open(site / "games" / "2.html")
     assert page.inner_text(".tag.reason") == "illegal move at ply 7"
@@ -444,6 +445,10 @@ def test_replay_of_recorded_moves_that_break_the_rules_says_so(tab, tmp_path):
     assert "ply 7 breaks the rules" in status and status.rstrip().endswith("a wins"), status
     ended = tab.open(site / "games" / "1.html")
     assert ended.inner_text("[data-status]").rstrip().endswith("a wins with 4 in a row")
+    # the phrases come from arena.reasons (the script's own copy lacked `adjudicated`)
+    cut = tab.open(site / "games" / "3.html")
+    assert cut.inner_text("[data-status]").rstrip().endswith(
+        "a wins with adjudication (the exact solver proved the result)")
 
 
 def test_a_crosstable_cell_leads_to_the_games_of_its_pair(tab, tournament):

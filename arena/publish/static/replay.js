@@ -64,12 +64,9 @@
   var PAUSE_HTML = ICON + 'M7 5h3v14H7zM14 5h3v14h-3z"/></svg> Pause';
 
   function reasonText(reason) {
-    var texts = {
-      line: v.connect + " in a row", full: "the board is full", empty: "the board is empty",
-      repetition: "threefold repetition", "max-plies": "the ply limit", timeout: "a timeout",
-      illegal: "an illegal move", protocol: "a protocol error", crash: "a crash", handshake: "a failed handshake"
-    };
-    return texts[reason] || reason || "";
+    // the phrases come with the page (arena.reasons.REASON_PHRASES): one list, in Python
+    var text = (data.reason_texts || {})[reason];
+    return text ? text.replace("{connect}", v.connect) : (reason || "");
   }
 
   function describeResult() {
