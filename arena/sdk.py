@@ -74,8 +74,11 @@ def variant_from_setup(setup: dict) -> Variant:
     if spec and spec != "-":
         try:
             known = parse_variant(spec)
-        except ValueError:
+        except ValueError as error:
             known = None
+            if ",rule=" in spec or ":rule=" in spec:  # PROTOCOL.md: then standard rules are a guess
+                print(f"[sdk] {error}: playing the game line's board by the standard rules",
+                      file=sys.stderr, flush=True)
         if known is not None and (
             known.columns, known.rows, known.connect, known.pops, known.fixed_columns,
             known.start, known.max_plies,

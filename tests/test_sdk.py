@@ -208,3 +208,22 @@ def test_a_move_played_because_choose_move_raised_says_so_in_an_info_line(monkey
     assert out[1:] == [f"info {FALLBACK_INFO} ValueError('oops'); played the first legal move",
                        "move d1"]
     assert "ValueError: oops" in capsys.readouterr().err  # the traceback, for its log
+
+
+def test_a_rule_the_sdk_does_not_know_is_said_on_stderr(capsys):
+    # PROTOCOL.md: a game under other rules names them in its spec, and a bot that does not
+    # know them cannot rely on the standard ones; the SDK played them silently (seams review)
+    from arena import protocol
+    from arena.game import PRESETS
+    from arena.sdk import variant_from_setup
+
+    description = PRESETS["classic"].describe()
+    line = protocol.game_line("g1", 1, {**description, "spec": "classic,rule=nosuch"},
+                              {"move_ms": 1000}, "x")
+    variant = variant_from_setup(protocol.parse_game_line(line))
+    assert (variant.columns, variant.rows, variant.connect) == (7, 6, 4)
+    err = capsys.readouterr().err
+    assert "nosuch" in err and "playing the game line's board by the standard rules" in err
+    variant_from_setup(protocol.parse_game_line(protocol.game_line(
+        "g2", 1, description, {"move_ms": 1000}, "x")))
+    assert capsys.readouterr().err == ""

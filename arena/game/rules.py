@@ -165,6 +165,13 @@ def register_rules(rules: Rules) -> Rules:
     return rules
 
 
+# Every hook a rule may override: the one list (a test holds it to `Rules`' methods), so that a
+# fast path asking for all of them (`uses_standard_hooks(rules)`) also refuses a rule that
+# overrides a hook added later (naming hooks one by one let a new one through unseen).
+RULE_HOOKS: tuple[str, ...] = ("poppable_columns", "after_drop", "after_pop", "repetition_limit")
+
+
 def uses_standard_hooks(rules: Rules, *hooks: str) -> bool:
-    """True if `rules` keeps the standard behaviour of every hook named (fast paths may inline it)."""
-    return all(getattr(type(rules), hook) is getattr(Rules, hook) for hook in hooks)
+    """True if `rules` keeps the standard behaviour of every hook named, or of every hook
+    (`RULE_HOOKS`) when none is named (fast paths may inline it)."""
+    return all(getattr(type(rules), hook) is getattr(Rules, hook) for hook in hooks or RULE_HOOKS)

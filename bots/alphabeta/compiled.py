@@ -67,8 +67,7 @@ def available(variant) -> bool:
     return (COMPILED and variant.columns * stride <= 63
             and (variant.connect - 1) * (stride + 1) < 64
             and variant.max_plies + 64 <= SEEN_SIZE // 2
-            and uses_standard_hooks(variant.rules, "poppable_columns", "after_drop", "after_pop",
-                                    "repetition_limit"))
+            and uses_standard_hooks(variant.rules))  # every hook, a later one too
 
 
 def ready() -> bool:

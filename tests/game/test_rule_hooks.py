@@ -213,3 +213,20 @@ def test_a_variant_is_an_immutable_value():
     with pytest.raises(AttributeError, match="immutable"):
         variant.rows = 9
     assert "columns=8" in repr(variant)
+
+
+def test_rule_hooks_lists_every_hook_and_fast_paths_refuse_any_overridden_one():
+    from arena.game.rules import RULE_HOOKS, Rules, uses_standard_hooks
+
+    methods = {name for name, value in vars(Rules).items()
+               if callable(value) and not name.startswith("_")}
+    assert set(RULE_HOOKS) == methods  # a new hook joins RULE_HOOKS, and every fast path checks it
+
+    class Later(Rules):  # overrides only a hook no fast path names one by one
+        name = "later-hook-test"
+
+        def repetition_limit(self, variant):
+            return 5
+
+    assert not uses_standard_hooks(Later()) and uses_standard_hooks(Later(), "after_drop")
+    assert uses_standard_hooks(Rules())
