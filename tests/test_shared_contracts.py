@@ -118,3 +118,14 @@ def test_every_reason_has_the_sites_phrase_and_protocol_md_lists_every_reason():
     reasons_text = section.split("Reasons", 1)[1].split("Then comes", 1)[0]
     listed = set(re.findall(r"`([a-z-]+)`", reasons_text))
     assert listed == set(reasons.ALL_REASONS) - {reasons.VOID}
+
+
+def test_the_spec_syntax_is_said_alike_everywhere():
+    # `arena variants` and the demo's comment had lost `[,rule=NAME]` (seams review)
+    from arena.commands.variants import command
+    from arena.game.variant import SPEC_SYNTAX, parse_variant
+
+    for path in ("README.md", "tournaments/demo.toml"):
+        assert SPEC_SYNTAX in (ROOT / path).read_text(encoding="utf-8"), path
+    for text in (command.help, parse_variant.__doc__):
+        assert SPEC_SYNTAX in " ".join(text.split()), text

@@ -7,6 +7,8 @@ import json
 import click
 
 from arena.game import PRESET_SUMMARIES, PRESETS
+from arena.game.rules import RULES
+from arena.game.variant import SPEC_SYNTAX
 
 
 @click.command(name="variants")
@@ -15,8 +17,8 @@ def command(as_json: bool) -> None:
     """List the variant presets and their parameters.
 
     \b
-    A variant spec is PRESET[:COLSxROWS][,connect=K][,max-plies=N], for example
-    popout:8x7 or classic:9x7,connect=5. Sizes run from 4x4 to 20x20.
+    A variant spec is PRESET[:COLSxROWS][,connect=K][,max-plies=N][,rule=NAME], for
+    example popout:8x7 or classic:9x7,connect=5. Sizes run from 4x4 to 20x20.
     """
     if as_json:
         for variant in PRESETS.values():
@@ -30,4 +32,5 @@ def command(as_json: bool) -> None:
         click.echo(row.format(name, f"{variant.columns}x{variant.rows}", variant.connect,
                               "yes" if variant.pops else "no", fixed, variant.max_plies,
                               PRESET_SUMMARIES[name]))
-    click.echo("\nSpec: PRESET[:COLSxROWS][,connect=K][,max-plies=N]  e.g. popout:8x7, classic:9x7,connect=5")
+    click.echo(f"\nSpec: {SPEC_SYNTAX}  e.g. popout:8x7, classic:9x7,connect=5")
+    click.echo(f"Rules: {', '.join(sorted(RULES))} (a spec without rule= plays the standard rules)")

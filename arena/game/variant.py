@@ -194,6 +194,11 @@ def split_variant_list(text: str) -> list[str]:
     return specs
 
 
+# How a variant spec is written: the one statement of it (the README, `arena variants`, the
+# demo tournament's comment and parse_variant's doc say it; a test holds them to this).
+SPEC_SYNTAX = "PRESET[:COLSxROWS][,connect=K][,max-plies=N][,rule=NAME]"
+
+
 def parse_variant(spec: str) -> Variant:
     """Parse `PRESET[:COLSxROWS][,connect=K][,max-plies=N][,rule=NAME]`, e.g. `popout:8x7` or
     `classic:9x7,connect=5`; `rule` names registered rules (`arena.game.rules.RULES`).
