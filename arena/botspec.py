@@ -578,7 +578,12 @@ def _imported_modules_of(script: Path, mtime_ns: int, size: int) -> frozenset[st
         for part in imported.strip("()").replace("\n", " ").split(","):
             if part.strip():
                 names.add(f"{module}.{part.split()[0]}")  # perhaps a submodule
-    return frozenset(n for n in names if n == "arena" or n.startswith("arena."))
+    # dotted names only: `import arena./abs/path/x` in a bot's docstring made a module path of
+    # a host file, whose bytecode the arena then wrote (diff review)
+    return frozenset(n for n in names if _ARENA_MODULE.fullmatch(n))
+
+
+_ARENA_MODULE = re.compile(r"arena(?:\.[A-Za-z_]\w*)*")
 
 
 def _package_of(script: Path) -> str:

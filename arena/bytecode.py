@@ -18,6 +18,7 @@ compile from source as before.
 from __future__ import annotations
 
 import importlib.util
+import os
 import py_compile
 import sys
 from collections.abc import Iterable
@@ -48,8 +49,22 @@ def is_current(source: Path, cache: Path) -> bool:
     return header == expected
 
 
-def ensure(sources: Iterable[Path]) -> int:
-    """Write the missing or stale caches of `sources`; returns how many were written."""
+ARENA_PACKAGE = Path(__file__).resolve().parent
+
+
+def ensure(sources: Iterable[Path], outside: Path | None = None) -> int:
+    """Write the missing or stale caches of `sources` that are the arena package's own files
+    (and not inside `outside`, a bot's folder); returns how many were written. A bot shapes
+    what its scripts import, so a source or a `__pycache__` that is a link, or that lies
+    anywhere else, is never written for: a bot that named a host file, or linked its folder's
+    `__pycache__` into the package, had the arena write bytecode that the next arena process
+    ran (diff review)."""
+    return write_caches(s for s in sources if _own_file(s, outside))
+
+
+def write_caches(sources: Iterable[Path]) -> int:
+    """Write the missing or stale caches of `sources`, whatever they are (`ensure` decides
+    which may be written); returns how many were written."""
     written = 0
     for source in sources:
         cache = cache_path(source)
@@ -64,10 +79,24 @@ def ensure(sources: Iterable[Path]) -> int:
     return written
 
 
+def _own_file(source: Path, outside: Path | None) -> bool:
+    """Whether `source` is a regular file of the arena package, reached without links, with a
+    `__pycache__` beside it that is no link either, and not inside `outside`."""
+    try:
+        real = source.resolve(strict=True)
+    except OSError:
+        return False
+    if real != Path(os.path.abspath(source)) or not real.is_relative_to(ARENA_PACKAGE):
+        return False
+    if outside is not None and real.is_relative_to(outside.resolve()):
+        return False
+    return not (source.is_symlink() or (real.parent / "__pycache__").is_symlink())
+
+
 def prepare_bot(spec: BotSpec) -> None:
     """Cache the arena modules `spec`'s scripts import, once per bot program and process."""
     key = (spec.program_hash, str(spec.cwd), tuple(spec.command))
     if key in _prepared:
         return
     _prepared.add(key)
-    ensure(arena_modules_of(spec))
+    ensure(arena_modules_of(spec), outside=spec.cwd)
