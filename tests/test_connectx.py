@@ -153,3 +153,48 @@ def test_an_unchanged_kaggle_submission_passes_arena_check(tmp_path, no_leftover
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "all checks passed" in result.output
     assert "PASS  games: pops (popout): 1 games without a forfeit" in result.output  # drops only
+
+
+def test_work_at_import_is_done_between_games_not_on_a_moves_clock(tmp_path,
+                                                                   no_leftover_processes):
+    # The file runs afresh for every game: at the previous game's end, so a submission that
+    # builds its tables at import (0.6 s here) does not lose its next first move on time at
+    # 300 ms a move (it did when the file ran at the `game` line: diff review)
+    from arena.commands.play import command as play_command
+
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "submission.py").write_text(
+        "import time\ntime.sleep(0.6)\n\n\ndef agent(obs, config):\n"
+        "    return [c for c in range(config.columns) if obs.board[c] == 0][0]\n")
+    (folder / "bot.py").write_text('from arena.connectx import run_agent\n\n'
+                                   'run_agent("submission.py", name="slow")\n')
+    (folder / "bot.toml").write_text('name = "slow"\ncommand = "bot.py"\n')
+    result = CliRunner().invoke(play_command, [str(folder), "random", "--games", "4",
+                                               "--move-ms", "300"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "forfeits" not in result.output and "fallback" not in result.output, result.output
+
+
+def test_a_submission_gets_its_globals_back_for_every_game_without_running_again(tmp_path):
+    from arena.connectx import Submission
+
+    runs = tmp_path / "runs"
+    path = tmp_path / "submission.py"
+    path.write_text(f"import random\nopen({str(runs)!r}, 'a').write('ran ')\n"
+                    "seen = []\ntable = {'built': 1}\n\n\ndef agent(obs, config):\n"
+                    "    seen.append(obs)\n    table['built'] += 1\n    return len(seen)\n")
+    submission = Submission(path)
+    agent = submission.agent
+    assert agent(None, None) == 1 and agent(None, None) == 2
+    fresh = submission.fresh()
+    assert fresh(None, None) == 1  # globals as after the file ran
+    assert fresh.__globals__["table"] == {"built": 2} and runs.read_text() == "ran "
+    # a global that cannot be copied (a lock): the file runs again instead
+    locked = tmp_path / "locked.py"
+    locked.write_text(f"import threading\nopen({str(runs)!r}, 'a').write('locked ')\n"
+                      "lock = threading.Lock()\ncalls = []\n\n\ndef agent(obs):\n"
+                      "    calls.append(obs)\n    return len(calls)\n")
+    again = Submission(locked)
+    assert again.agent(None) == 1 and again.agent(None) == 2
+    assert again.fresh()(None) == 1 and runs.read_text() == "ran locked locked "

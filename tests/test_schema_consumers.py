@@ -179,3 +179,22 @@ def test_the_leaderboards_medals_follow_the_rank_not_the_row(tmp_path):
     site = build_site_from_games(games, tmp_path / "site", plots=False)
     text = (site / "index.html").read_text()
     assert text.count('class="num rank rank-1"') >= 2 and 'class="num rank rank-2"' not in text
+
+
+def test_a_jsonl_export_reads_back_with_its_time_controls_and_move_times(tmp_path):
+    # the export's JSON values must load as the games table keeps them: a time control came
+    # back as Python's repr, and every game's time control read as none (diff review)
+    from arena.publish.context import game_time_text
+    from arena.reports.games_io import load_games
+
+    game = record()
+    game.first_tc = game.second_tc = {"move_ms": 100, "base_ms": None, "increment_ms": 0,
+                                      "startup_ms": 5000, "grace_ms": 100}
+    row = {**game.to_row(), "seq": 1, "round": None}
+    path = tmp_path / "games.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        write_games([row], "jsonl", out)
+    loaded = load_games(path).iloc[0]
+    assert json.loads(loaded["first_tc"]) == game.first_tc
+    assert json.loads(loaded["move_ms"]) == [0.0, 1.5, 2.0]
+    assert game_time_text(loaded) == game_time_text(row) != ""

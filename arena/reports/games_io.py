@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arena.schema import GAME_COLUMNS
+from arena.schema import GAME_COLUMNS, JSON_COLUMNS
 from arena.spreadsheet import read_frame
 
 REQUIRED = ("first", "second", "result")
@@ -390,21 +390,31 @@ def _complete(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         if col not in frame.columns:
             columns[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [""])
         else:
-            columns[col] = _text(frame[col])
+            columns[col] = _text(frame[col], json_values=col in JSON_COLUMNS)
     return frame.assign(**columns)
 
 
-def _text(column: pd.Series) -> pd.Series:
-    """A text column with "" for missing values (categories stay categories)."""
+def _text(column: pd.Series, json_values: bool = False) -> pd.Series:
+    """A text column with "" for missing values (categories stay categories). `json_values`: a
+    column whose text is JSON (`schema.JSON_COLUMNS`), where a JSON export has lists and time
+    controls as values: they become their JSON text again (a time control became Python's repr,
+    which nothing read: diff review)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         if not column.hasnans:
             return column
         if "" not in column.cat.categories:
             column = column.cat.add_categories([""])
         return column.fillna("")
-    if column.dtype == object and _has_lists(column):
-        column = column.map(_list_text)
+    if column.dtype == object:
+        if json_values:
+            column = column.map(_json_text)
+        elif _has_lists(column):
+            column = column.map(_list_text)
     return column.where(column.notna(), "").astype(str)
+
+
+def _json_text(value: object) -> object:
+    return json.dumps(value) if isinstance(value, list | dict) else value
 
 
 def _has_lists(column: pd.Series) -> bool:
