@@ -116,11 +116,10 @@ def _arity(agent: Agent) -> int:
 _VARARGS = 0x04  # CO_VARARGS: a function of *args takes both
 
 
-def chooser(load: Callable[[], Agent]) -> Callable[[Turn], int]:
-    """The SDK's move function for the agent `load` gives, with a `new_game` hook that gets it
-    afresh for each game after the first."""
-    agent = load()
-    used = False  # played a game since it was loaded
+def chooser(agent: Agent, fresh: Callable[[], Agent] | None = None) -> Callable[[Turn], int]:
+    """The SDK's move function for `agent`, with a `new_game` hook that takes `fresh()` for
+    each game after one it played (none given: the same agent throughout)."""
+    used = False  # played a game since it was taken
 
     def choose(turn: Turn) -> int:
         nonlocal used
@@ -129,8 +128,8 @@ def chooser(load: Callable[[], Agent]) -> Callable[[Turn], int]:
 
     def new_game(setup: object) -> None:
         nonlocal agent, used
-        if used:
-            agent, used = load(), False
+        if used and fresh is not None:
+            agent, used = fresh(), False
 
     choose.__name__ = getattr(agent, "__name__", "agent")
     choose.new_game = new_game  # type: ignore[attr-defined]
@@ -203,16 +202,8 @@ def run_agent(agent: Agent | str | os.PathLike[str], name: str = "connectx", ver
     the agent function itself (then its globals live on from game to game)."""
     if isinstance(agent, str | os.PathLike):
         submission = Submission(agent)
-        first = [True]
-
-        def load() -> Agent:
-            if first[0]:
-                first[0] = False
-                return submission.agent
-            return submission.fresh()
-
-        choose = chooser(load)
+        choose = chooser(submission.agent, submission.fresh)
     else:
-        choose = chooser(lambda: agent)
+        choose = chooser(agent)
     run_bot(choose, name=name, version=version, author=author,
             on_new_game=choose.new_game)  # type: ignore[attr-defined]

@@ -11,7 +11,6 @@ still written by `league run` alone.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
 import tempfile
@@ -114,7 +113,7 @@ def _connect(folder: Path, readonly: bool = False) -> Iterator[sqlite3.Connectio
     path = folder / DB_NAME
     if readonly:  # creates nothing beside the file: a league folder the user may not write
         # (plain `mode=ro` failed there: "attempt to write a readonly database", non-root review)
-        reader = sqlite_read.Reader(path, _read_mode(path))
+        reader = sqlite_read.Reader(path)
         try:
             yield reader.conn
         finally:
@@ -126,16 +125,6 @@ def _connect(folder: Path, readonly: bool = False) -> Iterator[sqlite3.Connectio
         yield conn
     finally:
         conn.close()
-
-
-def _read_mode(path: Path) -> str:
-    """`sqlite_read.open_mode`, but a private copy where `mode=ro` would need to write the
-    `-shm` it cannot (the error comes only at the first query, past a context manager's yield)."""
-    mode = sqlite_read.open_mode(path)
-    shm = sqlite_read.side_file(path, "-shm")
-    if mode == sqlite_read.READ_ONLY and not os.access(shm, os.W_OK):
-        return sqlite_read.SNAPSHOT
-    return mode
 
 
 def open_league(folder: str | Path) -> Path:

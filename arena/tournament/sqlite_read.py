@@ -16,6 +16,7 @@ So the way of opening depends on the files found beside the database:
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -43,7 +44,8 @@ def open_mode(path: Path) -> str:
     if not present:
         return IMMUTABLE
     if present == {"-wal", "-shm"}:
-        return READ_ONLY
+        # `mode=ro` writes the -shm: where it cannot (a folder of another user), a private copy
+        return READ_ONLY if os.access(side_file(path, "-shm"), os.W_OK) else SNAPSHOT
     return SNAPSHOT
 
 

@@ -33,7 +33,7 @@ def test_a_live_wal_whose_shm_cannot_be_written_is_read_from_a_private_copy(tmp_
     path = folder / registry.DB_NAME
     for suffix in ("-wal", "-shm"):
         sqlite_read.side_file(path, suffix).write_bytes(b"")
-    assert registry._read_mode(path) == sqlite_read.READ_ONLY
-    monkeypatch.setattr(registry.os, "access", lambda *_: False)
-    assert registry._read_mode(path) == sqlite_read.SNAPSHOT
+    assert sqlite_read.open_mode(path) == sqlite_read.READ_ONLY
+    monkeypatch.setattr(sqlite_read.os, "access", lambda *_: False)
+    assert sqlite_read.open_mode(path) == sqlite_read.SNAPSHOT
     assert registry.entrants(folder) == []
