@@ -2,7 +2,8 @@
 
 Modes that play at all play the first legal move until the misbehaviour is due. `--after N`
 delays the misbehaviour until the bot's N-th move (default 0: at once). `--pidfile PATH` is where
-`grandchild` writes the pid of the process it leaves behind.
+`grandchild` writes the pid of the process it leaves behind. `--think-ms N` is how long `slow`
+sleeps before each move (default 200).
 """
 
 import argparse
@@ -19,6 +20,7 @@ p = argparse.ArgumentParser()
 p.add_argument("mode")
 p.add_argument("--after", type=int, default=0)
 p.add_argument("--pidfile", default="")
+p.add_argument("--think-ms", type=int, default=200)
 args = p.parse_args()
 mode = args.mode
 out = sys.stdout
@@ -129,8 +131,8 @@ for raw in sys.stdin:
             say("move " + move)
             last_move_cpu = time.process_time() if mode == "offturn" else shared[0] / 1e6
             continue
-        if mode == "slow":  # thinks 200 ms a move without using the CPU
-            time.sleep(0.2)
+        if mode == "slow":  # thinks a while each move without using the CPU
+            time.sleep(args.think_ms / 1000)
             say("move " + move)
             continue
         due = my_moves >= args.after
