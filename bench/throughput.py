@@ -7,16 +7,21 @@ Each setting is run `--repeat` times and the best rate is kept, as other work on
 only ever slows a run down; the load average before the runs is printed for context.
 
 Field-size sweep (issue 13, a warm pool sized to the field): the same number of games between
-4 bots and between 16 bots, at one game per core, printing `field_16_vs_4` (the 16-bot rate over
-the 4-bot rate; near 1 when bot processes are kept warm for the whole field), the bot process
-starts per game of each (`restarts_per_game_field_N`), and the ratio again with each worker and
-its bots pinned to a core (`field_16_vs_4_pinned`). What keeps the ratio below 1: each worker
-starts every bot of the field once (about 29 ms of CPU per Python bot), and, unpinned, the
-kernel spreading 2 x 16 idle bot processes over the cores (more migrations, colder caches);
-`--sweep-games 2400` shows the steady state. The pinned sweep doubles the sweep's time.
+4, 8 and 16 bots, at one game per core, printing `field_16_vs_4` and `field_8_vs_4` (the larger
+field's rate over the 4-bot rate; near 1 when bot processes are kept warm for the whole field),
+the bot process starts per game of each (`restarts_per_game_field_N`), and the ratio again with
+each worker and its bots pinned to a core (`field_16_vs_4_pinned`). By default each field plays
+about 2400 games (`--sweep-games`): 10 game pairs per pairing of 16 bots. What is left of the
+field's size is then a fixed cost: each worker starts every bot of the field once (about 50 ms of
+the machine's CPU per sandboxed Python bot, 20 ms unsandboxed), and no game costs more. The
+smallest round-robin (one game pair per pairing: 240 games of 16 bots, under a second of play
+for 4 fast bots) is printed too, as `field_16_vs_4_single_round` (and `_pinned`): there the
+starts are most of the work, and with sandboxed Python bots no schedule can pass 0.8 (16 bots
+must start at least once, against 4: 12 more starts of about 50 ms on 2 cores add about 0.3 s
+to 0.7 s of play, and each of the 2 workers starting each bot doubles that).
 
     python bench/throughput.py [--games 100] [--bots 4] [--variant classic] [--cores N]
-    python bench/throughput.py --sweep-only [--sweep-games 240] [--sandbox off]
+    python bench/throughput.py --sweep-only [--sweep-games 2400] [--sandbox off]
 
 CPU affinity (issue 13): the same tournament at one game per core with `affinity = true` and
 without, in alternating runs (best of `--repeat` each), printing `throughput_pinned`,
@@ -38,6 +43,8 @@ from arena import affinity
 from arena.tournament.config import default_concurrency, load_config
 from arena.tournament.progress import Progress
 from arena.tournament.runner import Runner
+
+SINGLE_ROUND_GAMES = 240  # one game pair per pairing of 16 bots
 
 
 def make_file(folder: Path, bots: int, games: int, variant: str, sandbox: str = "auto") -> Path:
@@ -82,23 +89,26 @@ def run_once(path: Path, concurrency: int, output: Path,
 
 
 def field_sweep(folder: Path, total_games: int, cores: int, variant: str, mode: str,
-                repeat: int, pinned: bool = False,
-                sandbox: str = "auto") -> dict[int, tuple[float, float]]:
-    """{field size: (best games/s, starts per game)} for about `total_games` games each;
-    `pinned`: with `affinity = true`."""
-    out = {}
-    for bots in (4, 16):
+                repeat: int, pinned: bool = False, sandbox: str = "auto",
+                sizes: tuple[int, ...] = (4, 8, 16)) -> dict[int, tuple[float, float]]:
+    """{field size: (best games/s, starts per game)} for about `total_games` games each, the
+    sizes' runs interleaved (a round of each size, `repeat` rounds) so that other work on the
+    machine falls on all of them alike; `pinned`: with `affinity = true`."""
+    paths = {}
+    for bots in sizes:
         pairings = bots * (bots - 1) // 2
         games = max(2, 2 * round(total_games / pairings / 2))
-        path = make_file(folder / f"field{bots}", bots, games, variant, sandbox)
-        best, per_game = 0.0, 0.0
-        for i in range(repeat):
-            rate, played, starts = run_once(path, cores, folder / f"field{bots}-{pinned}-{i}",
-                                            mode, pinned)
-            if rate > best:
-                best, per_game = rate, starts / played
-        out[bots] = (best, per_game)
-    return out
+        paths[bots] = make_file(folder / f"field{bots}-{total_games}", bots, games, variant,
+                                sandbox)
+    best = {bots: (0.0, 0.0) for bots in sizes}
+    for i in range(repeat):
+        for bots in sizes if i % 2 == 0 else sizes[::-1]:  # no size always first
+            rate, played, starts = run_once(
+                paths[bots], cores, folder / f"field{bots}-{total_games}-{pinned}-{i}", mode,
+                pinned)
+            if rate > best[bots][0]:
+                best[bots] = (rate, starts / played)
+    return best
 
 
 def affinity_gain(folder: Path, path: Path, cores: int, mode: str,
@@ -133,8 +143,9 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=default_concurrency())
     parser.add_argument("--mode", choices=["process", "thread"], default="process",
                         help="workers as processes (default) or threads")
-    parser.add_argument("--sweep-games", type=int, default=240,
-                        help="games per field size in the field-size sweep")
+    parser.add_argument("--sweep-games", type=int, default=2400,
+                        help="games per field size in the field-size sweep (the single-round"
+                        " figures play one game pair per pairing of 16 bots: 240)")
     parser.add_argument("--sweep-only", action="store_true",
                         help="only the field-size sweep (4 vs 16 bots)")
     parser.add_argument("--sandbox", choices=["auto", "on", "off"], default="auto",
@@ -158,11 +169,19 @@ def main() -> None:
         for bots, (rate, per_game) in sweep.items():
             print(f"throughput_field_{bots}: {rate:.2f} games/s")
             print(f"restarts_per_game_field_{bots}: {per_game:.3f} starts/game")
+        print(f"field_8_vs_4: {sweep[8][0] / sweep[4][0]:.2f} ratio")
         print(f"field_16_vs_4: {sweep[16][0] / sweep[4][0]:.2f} ratio")
-        if affinity.available():  # the same sweep with each worker and its bots on one core
+        single = field_sweep(folder, SINGLE_ROUND_GAMES, args.cores, args.variant, args.mode,
+                             args.repeat, sandbox=args.sandbox, sizes=(4, 16))
+        print(f"field_16_vs_4_single_round: {single[16][0] / single[4][0]:.2f} ratio")
+        if affinity.available():  # the same sweeps with each worker and its bots on one core
             pinned = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
-                                 args.repeat, pinned=True, sandbox=args.sandbox)
+                                 args.repeat, pinned=True, sandbox=args.sandbox, sizes=(4, 16))
             print(f"field_16_vs_4_pinned: {pinned[16][0] / pinned[4][0]:.2f} ratio")
+            single = field_sweep(folder, SINGLE_ROUND_GAMES, args.cores, args.variant,
+                                 args.mode, args.repeat, pinned=True, sandbox=args.sandbox,
+                                 sizes=(4, 16))
+            print(f"field_16_vs_4_single_round_pinned: {single[16][0] / single[4][0]:.2f} ratio")
         if args.sweep_only:
             return
         path = make_file(folder, args.bots, args.games, args.variant, args.sandbox)
