@@ -171,14 +171,14 @@ def main() -> None:
             print(f"restarts_per_game_field_{bots}: {per_game:.3f} starts/game")
         print(f"field_8_vs_4: {sweep[8][0] / sweep[4][0]:.2f} ratio")
         print(f"field_16_vs_4: {sweep[16][0] / sweep[4][0]:.2f} ratio")
-        single = field_sweep(folder, SINGLE_ROUND_GAMES, args.cores, args.variant, args.mode,
+        single = field_sweep(folder / "single", SINGLE_ROUND_GAMES, args.cores, args.variant, args.mode,
                              args.repeat, sandbox=args.sandbox, sizes=(4, 16))
         print(f"field_16_vs_4_single_round: {single[16][0] / single[4][0]:.2f} ratio")
         if affinity.available():  # the same sweeps with each worker and its bots on one core
             pinned = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
                                  args.repeat, pinned=True, sandbox=args.sandbox, sizes=(4, 16))
             print(f"field_16_vs_4_pinned: {pinned[16][0] / pinned[4][0]:.2f} ratio")
-            single = field_sweep(folder, SINGLE_ROUND_GAMES, args.cores, args.variant,
+            single = field_sweep(folder / "single", SINGLE_ROUND_GAMES, args.cores, args.variant,
                                  args.mode, args.repeat, pinned=True, sandbox=args.sandbox,
                                  sizes=(4, 16))
             print(f"field_16_vs_4_single_round_pinned: {single[16][0] / single[4][0]:.2f} ratio")
