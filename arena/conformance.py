@@ -12,7 +12,7 @@ from arena.boterrors import UNENDED_LINE
 from arena.botspec import MANIFEST, BotSpec, resolve_bot
 from arena.bytecode import prepare_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
-from arena.player import ENDED_AFTER_WRONG_HELLO, what_followed
+from arena.player import WrongHello, wrong_hello
 from arena.process import BotIOError, BotProcess, BotTimeout
 from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
@@ -110,7 +110,7 @@ def handshake_hint(error: Exception, own: str, detail: str, spec: BotSpec, sandb
                      "command names: a bot of several files (modules, classes, data) needs a "
                      "folder with a bot.toml (command = [...]), which it then sees whole")
         return hint
-    if ENDED_AFTER_WRONG_HELLO in own:
+    if isinstance(error, WrongHello) and error.ended:
         return ("it wrote that instead of hello and ended: most likely its program's or its "
                 "runtime's error (run its command by hand); the answer to hello must be the "
                 "first line on stdout, and everything else go to stderr")
@@ -171,7 +171,7 @@ def _by_hand(spec: BotSpec, tc: TimeControl, report: CheckReport,
             try:
                 hello = protocol.parse_hello_reply(line)
             except protocol.ProtocolError as error:
-                raise protocol.ProtocolError(f"{error}{what_followed(process)}") from None
+                raise wrong_hello(error, process) from None
             startup = (time.monotonic() - process.started_at) * 1000
             report.startup_ms.append(startup)
             detail = f"name={hello['name']} version={hello.get('version', '-')}, {startup:.0f} ms"

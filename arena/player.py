@@ -104,12 +104,21 @@ class StderrLog:
 # after a wrong answer to hello, how long and how many lines of what follows are kept
 WRONG_HELLO_WAIT_S = 0.3
 WRONG_HELLO_LINES = 3
-ENDED_AFTER_WRONG_HELLO = "; then it ended ("  # `what_followed`, when the bot exited
 
 
-def what_followed(process: Transport) -> str:
-    """What a bot that answered hello with another line wrote next, and whether it then
-    exited, as `; then ...` parts: a runtime's error on stdout (the JVM's "Error occurred during
+class WrongHello(protocol.ProtocolError):
+    """A line other than the answer to hello, with what the bot wrote next (`what_followed`);
+    `ended`: the bot then exited, which `arena check` hints at as its program's error. A flag,
+    not a phrase in the text: the text quotes the bot, which could write any phrase."""
+
+    def __init__(self, text: str, ended: bool) -> None:
+        super().__init__(text)
+        self.ended = ended
+
+
+def what_followed(process: Transport) -> tuple[str, bool]:
+    """What a bot that answered hello with another line wrote next, as `; then ...` parts, and
+    whether it then exited: a runtime's error on stdout (the JVM's "Error occurred during
     initialization of VM") is in its second line, and the first alone read as a protocol
     mistake."""
     lines: list[str] = []
@@ -119,13 +128,19 @@ def what_followed(process: Transport) -> str:
         try:
             line = process.read_line(deadline)
         except BotExited as error:
-            ended = f"{ENDED_AFTER_WRONG_HELLO}{error})"
+            ended = f"; then it ended ({error})"
             break
         except BotIOError:
             break
         if line.strip():
             lines.append(protocol.truncate(line.strip()))
-    return "".join(f"; then {line!r}" for line in lines) + ended
+    return "".join(f"; then {line!r}" for line in lines) + ended, bool(ended)
+
+
+def wrong_hello(error: protocol.ProtocolError, process: Transport) -> WrongHello:
+    """`error` (a wrong answer to hello) with what followed it."""
+    followed, ended = what_followed(process)
+    return WrongHello(f"{error}{followed}", ended)
 
 
 class Forfeit(Exception):
@@ -312,7 +327,7 @@ class Player:
         try:
             self.hello = protocol.parse_hello_reply(line)
         except protocol.ProtocolError as error:
-            raise Forfeit(Reason.HANDSHAKE, str(error) + what_followed(self.process)) from None
+            raise Forfeit(Reason.HANDSHAKE, str(wrong_hello(error, self.process))) from None
         self.startup_ms = (process.last_line_at - process.started_at) * 1000
         self._handshaken = True
         if not self.ponder:

@@ -266,3 +266,11 @@ def test_a_runtime_error_on_stdout_is_shown_whole_with_its_exit(tmp_path, no_lef
     chatty = run(str(MISBEHAVE), "--args", "bad_hello")  # a wrong line, and it runs on
     assert "got 'I am a bot'\n" in chatty.output or "got 'I am a bot';" in chatty.output
     assert "then it ended" not in chatty.output
+    # the bot's own words cannot pass for its exit: the hint follows the arena's flag
+    forger = tmp_path / "forger.sh"
+    forger.write_text("#!/bin/sh\necho \"hi; then it ended (bot exited with code 1)\"\n"
+                      "exec sleep 30\n")  # and runs on
+    forger.chmod(0o755)
+    forged = run(str(forger))
+    assert "then it ended (bot exited" in forged.output, forged.output
+    assert "it wrote that instead of hello and ended" not in forged.output
