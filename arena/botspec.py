@@ -70,6 +70,9 @@ class BotSpec:
     language: str = ""
     args: tuple[str, ...] = ()
     named: bool = False  # the name was given (argument or manifest), not taken from a file name
+    # a command line's own files, which its hash covers with the arena modules their Python
+    # imports (a folder bot: its folder's files, listed where needed)
+    scripts: tuple[Path, ...] = ()
 
     @property
     def argv(self) -> list[str]:
@@ -203,7 +206,8 @@ def _from_path(path: Path, text: str) -> BotSpec:
             raise BotSpecError(f"bot {text!r} is not a regular file or a folder")
         if path.suffix == ".py":
             return BotSpec(path.stem, [sys.executable, str(path)], path.parent,
-                           _hash_files(path.parent, [path], python=True), language="python")
+                           _hash_files(path.parent, [path], python=True), language="python",
+                           scripts=(path,))
         if os.access(path, os.X_OK):
             return BotSpec(path.stem or path.name, [str(path)], path.parent,
                            _hash_files(path.parent, [path]))
@@ -277,10 +281,12 @@ def resolve_command(
         name=check_name(name if name else display, where),
         command=command,
         cwd=base,
-        program_hash=_hash_files(base, files, python=language == "python", text=shlex.join(parts)),
+        # the arena modules any of its Python scripts imports: `sh run.sh bot.py` runs them too
+        program_hash=_hash_files(base, files, python=True, text=shlex.join(parts)),
         language=language,
         args=tuple(str(a) for a in args),
         named=bool(name),
+        scripts=tuple(files),
     )
 
 
@@ -499,13 +505,9 @@ def _label(file: Path, base: Path) -> str:
 
 def arena_modules_of(spec: BotSpec) -> list[Path]:
     """The arena package's files that the bot's Python scripts import (what its hash covers
-    besides its own files): a folder bot's scripts, else the scripts its command line names."""
-    if (spec.cwd / MANIFEST).is_file():
-        scripts = [f for f in _folder_files(spec.cwd) if f.suffix == ".py"]
-    else:
-        scripts = [path for word in spec.argv if word.endswith(".py")
-                   and (path := _absolute(spec.cwd / word)).is_file()]
-    return _arena_modules(scripts)
+    besides its own files): a folder bot's scripts, else those of its command line's files."""
+    files = _folder_files(spec.cwd) if (spec.cwd / MANIFEST).is_file() else spec.scripts
+    return _arena_modules([f for f in files if f.suffix == ".py"])
 
 
 def _imports_arena(folder: Path) -> bool:

@@ -196,9 +196,17 @@ def test_hash_covers_the_arena_modules_a_bot_imports(tmp_path, monkeypatch):
         handle.write("\n# changed\n")
     second = resolve_bot("greedy").program_hash
     assert second != first
+    # a Python script that is not the command's first word (`sh run.sh bot.py`) runs the same
+    # arena modules, which the arena compiles for it: its hash covers them too
+    wrapped = tmp_path / "wrapped"
+    shutil.copytree(project / "bots" / "greedy", wrapped)
+    (wrapped / "run.sh").write_text('exec python3 "$1"\n')
+    command = resolve_command(["sh", "run.sh", "bot.py"], wrapped)
+    assert project / "arena" / "sdk.py" in botspec.arena_modules_of(command)
     with (project / "arena" / "sdk.py").open("a") as handle:
         handle.write("\n# changed\n")
     assert resolve_bot("greedy").program_hash != second
+    assert resolve_command(["sh", "run.sh", "bot.py"], wrapped).program_hash != command.program_hash
     modules = {p.relative_to(project).as_posix()
                for p in botspec._arena_modules([project / "bots" / "greedy" / "bot.py"])}
     assert {"arena/__init__.py", "arena/sdk.py", "arena/protocol.py", "arena/game/__init__.py",
