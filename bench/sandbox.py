@@ -55,7 +55,7 @@ class Bot:
         self.started = time.perf_counter()
         self.group = sandbox.memory_cgroup(policy) if in_cgroup else None
         argv, env = sandbox.wrap(spec.argv, minimal_env(self.home, uuid.uuid4().hex), spec.cwd,
-                                 policy, self.group and self.group.procs_files)
+                                 policy, self.group)
         self.proc = subprocess.Popen(argv, cwd=spec.cwd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, bufsize=0)
         self.buffer = b""
