@@ -72,6 +72,18 @@ def wins_at_once(variant: Variant, moves: Sequence[int]) -> bool:
     return False
 
 
+def reuse_note(variant_spec: str, available: int, pairs: int) -> str | None:
+    """A note when `pairs` seat-swapped game pairs (per pairing) cycle through fewer openings:
+    bots that always answer a position alike replay the same games, which the statistics then
+    count as independent (new-user review: 24 games, 12 distinct, without a word)."""
+    if available < 1 or pairs <= available:
+        return None
+    return (f"note: {pairs} game pairs per pairing in {variant_spec} cycle through "
+            f"{available} opening(s): bots that always answer a position alike replay the same "
+            "games; name an openings file with more (`arena openings --plies 4 --balanced "
+            "--count 1000` writes 101 for classic)")
+
+
 def openings_file(choice: str) -> Path:
     """The file an `--openings` choice names (neither `builtin` nor `none`); OpeningsError when
     there is none."""

@@ -149,6 +149,10 @@ def test_games_start_from_openings_by_default(tmp_path, no_leftover_processes):
     result = invoke("greedy", "random", "-n", "4", "--json", "--openings", str(book))
     assert [json.loads(line)["opening"] for line in result.stdout.splitlines()] == [
         ["d1", "d2"], ["d1", "d2"], ["d7"], ["d7"]]
+    assert "cycle through" not in result.stderr
+    # a third game pair replays the first opening: said (a deterministic pair replays a game)
+    result = invoke("greedy", "greedy", "-n", "6", "--json", "--openings", str(book))
+    assert "note: 3 game pairs per pairing in classic cycle through 2 opening(s)" in result.stderr
     result = CliRunner().invoke(play_command, ["greedy", "random", "--openings", "nope.txt"])
     assert result.exit_code == 2 and "no such openings file" in result.output
 

@@ -188,12 +188,15 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         raise click.BadParameter("give --opening (one start for every game) or --openings, "
                                  "not both", param_hint="'--openings'")
     opening_moves = _check_opening(opening, parsed)
-    from arena.openings import OpeningsError, openings_for_variants
+    from arena.openings import NONE, OpeningsError, openings_for_variants, reuse_note
 
     try:
         cycles = None if opening else openings_for_variants(openings_choice, parsed)
     except OpeningsError as error:
         raise click.BadParameter(str(error), param_hint="'--openings'") from None
+    for spec, openings in (cycles or {}).items() if openings_choice != NONE else ():
+        if note := reuse_note(spec, len(openings), (games + 1) // 2):
+            click.echo(note, err=True)
     if log_dir:
         try:
             Path(log_dir).mkdir(parents=True, exist_ok=True)

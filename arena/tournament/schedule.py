@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from arena.game import Variant, format_move
-from arena.openings import wins_at_once
+from arena.openings import reuse_note, wins_at_once
 from arena.tournament.config import Opening, TournamentConfig
 
 
@@ -98,7 +98,10 @@ def openings_notes(config: TournamentConfig) -> list[str]:
         if config.openings and not available:  # every line is for other variants
             notes.append(f"note: no opening of the openings file is for {variant.spec}: its "
                          "games start from the empty board")
-        used = min(available, pair_count(config, variant))
+        pairs = pair_count(config, variant)
+        if config.openings_given and (note := reuse_note(variant.spec, available, pairs)):
+            notes.append(note)
+        used = min(available, pairs)
         # a file's openings are meant to be played; the built-in set is a pool to draw from
         # (the demo said so five times)
         if used < available and config.openings_file is not None:

@@ -187,8 +187,10 @@ def test_openings_only_for_other_variants_are_said(tmp_path):
     assert "holds no openings for the variants played (classic, popout:5x4)" in message
     (tmp_path / "open.txt").write_text("classic: d4 d4\n")
     config = load(tmp_path, 'openings = "open.txt"\n' + GOOD)
-    assert openings_notes(config) == ["note: no opening of the openings file is for popout:5x4: "
-                                      "its games start from the empty board"]
+    assert openings_notes(config)[1:] == ["note: no opening of the openings file is for "
+                                          "popout:5x4: its games start from the empty board"]
+    assert "2 game pairs per pairing in classic cycle through 1 opening(s)" in \
+        openings_notes(config)[0]
 
 
 def test_cli_error_is_one_line_without_traceback(tmp_path):

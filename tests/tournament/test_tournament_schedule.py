@@ -135,6 +135,12 @@ def test_builtin_openings_are_each_variants_own_and_none_keeps_the_empty_board(t
     assert len({g.opening for g in build_schedule(few)}) == 2 and openings_notes(few) == []
     empty = config(tmp_path, extra='openings = "none"', name="n.toml")
     assert {g.opening for g in build_schedule(empty)} == {()} and openings_notes(empty) == []
+    # more game pairs than openings: games repeat for deterministic bots, and the notes say so
+    many = config(tmp_path, variants=("classic",), games=14, extra='openings = "builtin"',
+                  name="many.toml")
+    assert len({g.opening for g in build_schedule(many)}) == 6
+    assert [n[:70] for n in openings_notes(many)] == [
+        "note: 7 game pairs per pairing in classic cycle through 6 opening(s): "]
 
 
 def test_no_openings_with_more_than_one_game_pair_is_noted(tmp_path):
