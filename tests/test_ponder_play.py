@@ -48,12 +48,15 @@ def test_a_bot_that_computes_between_its_turns_is_stopped(tmp_path, mode, cgroup
                                                           no_leftover_processes):
     if mode == "on" and not sandbox.probe().available:
         pytest.skip(f"sandbox unavailable: {sandbox.probe().reason}")
-    first, frozen = offturn_cpu_ms(tmp_path, "--no-ponder", "--sandbox", mode, cgroups=cgroups)
+    first, frozen = offturn_cpu_ms(tmp_path, "--no-ponder", "--sandbox", mode, cgroups=cgroups,
+                                   think_ms=600)
     # stopped from its move to its next turn: only the moments around the signals are left
-    # (5-10 ms measured, the median of five kept well apart from a loaded machine's delays)
-    assert statistics.median(frozen) < 40, frozen
+    # (5-10 ms measured idle, medians of 10-23 ms and single moves of 34 ms with the cores
+    # busy); a bot left running takes a share of the opponent's 600 ms (about 200 ms at the
+    # 35% share CI's load left the pondering test)
+    assert statistics.median(frozen) < 80, frozen
     # and from its hello answer, through the opponent's first move, to its own first turn
-    assert first < 60, first
+    assert first < 100, first
 
 
 @pytest.mark.skipif(not cgroup.probe().available, reason=f"no cgroup: {cgroup.probe().reason}")
@@ -61,9 +64,9 @@ def test_a_chain_of_short_lived_processes_is_frozen_too(tmp_path, no_leftover_pr
     # each process computes 2 ms, forks its successor and leaves: stopping the processes one
     # by one always missed the newest (100-260 ms a move measured); a frozen cgroup takes all
     first, frozen = offturn_cpu_ms(tmp_path, "--no-ponder", "--sandbox", "on",
-                                   mode="offturn_chain")
-    assert statistics.median(frozen) < 40, frozen
-    assert first < 60, first
+                                   mode="offturn_chain", think_ms=600)
+    assert statistics.median(frozen) < 80, frozen
+    assert first < 100, first
 
 
 def test_pondering_lets_it_compute(tmp_path, no_leftover_processes):

@@ -116,13 +116,16 @@ def test_misbehaviour_on_the_second_move_forfeits(answers, reason, detail):
 
 
 def test_move_in_time_counts_up_to_the_grace_and_is_timed_by_arrival():
+    # A reply is due after_ms from the fake's own clock read, which comes after the referee's
+    # (its deadline's): a loaded machine can pause between the two (17 ms seen), and a reply at
+    # 1099 ms of 1100 was then late (1 in ~300 runs). Half the grace leaves 50 ms for that.
     events = Events()
-    late_but_in_grace = FirstLegal("slow", lambda ply, move: [Reply(f"move {move}", 1099)])
+    late_but_in_grace = FirstLegal("slow", lambda ply, move: [Reply(f"move {move}", 1050)])
     a, b = players(late_but_in_grace, FirstLegal("fast"), events)
     rec = play_game(PRESETS["classic"], a, b, TC)
-    assert rec.forfeit_by is None
+    assert rec.forfeit_by is None, rec.detail
     slow = rec.move_ms[0::2]
-    assert all(1099 <= ms < 1150 for ms in slow)  # its arrival, not when it was looked at
+    assert all(1050 <= ms < 1100 for ms in slow), slow  # its arrival, not when it was looked at
 
 
 def test_first_move_of_a_fresh_process_gets_the_startup_allowance():
@@ -150,9 +153,11 @@ def test_clock_is_charged_by_arrival_and_shown_to_both_bots():
     # the first moves came within the start-up allowance: not charged, the increment added
     assert (turns[0]["time_ms"], turns[0]["opponent_time_ms"]) == (3000, 3000)
     assert (turns[1]["time_ms"], turns[1]["opponent_time_ms"]) == (3050, 3050)
-    # then each move is charged from the turn line to its arrival (ms floored), +50 ms
-    assert 2999 <= turns[2]["time_ms"] <= 3000 and 3079 <= turns[2]["opponent_time_ms"] <= 3080
-    assert turns[2]["last_ms"] == 100
+    # then each move is charged from the turn line to its arrival (ms floored), +50 ms; the
+    # referee's clock read comes a little before the fake's, up to tens of ms on a loaded machine
+    # (3063 seen): not charged (3100) or no increment (2950, 3030) is still told apart
+    assert 2960 <= turns[2]["time_ms"] <= 3000 and 3040 <= turns[2]["opponent_time_ms"] <= 3080
+    assert 100 <= turns[2]["last_ms"] <= 140
 
 
 def test_handshake_failures_and_void_game():

@@ -62,7 +62,9 @@ def test_each_seat_is_told_and_timed_by_its_own_control():
     assert turns_a[0]["opponent_time_ms"] == 3000 and turns_a[1]["opponent_time_ms"] == 3050
     # seat 2: its own clock (the first move is within the start-up allowance, then charged)
     assert turns_b[0]["time_ms"] == 3000 and turns_b[1]["time_ms"] == 3050
-    assert 3079 <= turns_b[2]["time_ms"] <= 3080
+    # charged 20 ms and given 50 (3080); up to 40 ms more for a loaded machine's pause between
+    # the referee's clock read and the scripted transport's (not charged would be 3100)
+    assert 3040 <= turns_b[2]["time_ms"] <= 3080
     assert all(t["opponent_time_ms"] is None for t in turns_b)  # seat 1 has no clock
     assert (rec.first_tc, rec.second_tc) == (FAST.to_dict(), CLOCK.to_dict())
     row = rec.to_row()

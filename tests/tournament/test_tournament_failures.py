@@ -115,11 +115,14 @@ def test_a_bot_that_cannot_start_stops_the_run_and_runs_again_once_fixed(tmp_pat
 
 
 FLAKY_BOT = """
-import sys, time
-from pathlib import Path
-counter = Path(sys.argv[1])
-starts = int(counter.read_text() or 0) + 1 if counter.exists() else 1
-counter.write_text(str(starts))
+import fcntl, os, sys, time
+# counted under a lock: the two workers start it within a few ms of each other, and two starts
+# that both read the counter before either wrote it both played (the test then saw 1 start)
+counter = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(counter, fcntl.LOCK_EX)
+starts = int(os.read(counter, 32) or 0) + 1
+os.pwrite(counter, str(starts).encode(), 0)
+os.close(counter)
 if starts > 1:
     sys.exit(2)  # every later start fails: the first process is kept for its worker's games
 from arena.sdk import run_bot
