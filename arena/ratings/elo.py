@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from arena.ratings.system import Display, Rated, RatingOptions
+from arena.ratings.system import Display, Rated, RatingOptions, format_number
 from arena.ratings.table import Anchor, CodedGames, codes, games_in_order, normalise_results
 
 ELO_PER_NAT = 400.0 / math.log(10.0)  # 173.7177927613007: Elo points per natural-log unit
@@ -211,7 +211,7 @@ class EloFit:
             parts.append(f"95% intervals: {self.interval}")
         if self.first_move is not None:
             parts.append(
-                f"first-move advantage fitted: {self.first_move:+.1f} +- "
+                f"first-move advantage fitted: {format_number(self.first_move, 1, True)} +- "
                 f"{Z95 * (self.first_move_se or 0.0):.1f} Elo"
             )
         if self.regularised:

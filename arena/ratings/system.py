@@ -16,6 +16,7 @@ plus one entry there.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -76,3 +77,19 @@ class RatingSystem(Protocol):
 
     def rate(self, games: CodedGames, options: RatingOptions) -> Rated: ...
 
+
+def format_number(x: object, digits: int = 1, signed: bool = False) -> str:
+    """A number as tables, charts and notes show it: fixed digits, `-` when missing, never
+    `-0` (a rating of exactly 0 read as `-0` on the chart: new-user review)."""
+    if x is None:
+        return "-"
+    try:
+        f = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(x)
+    if math.isnan(f):
+        return "-"
+    if math.isinf(f):
+        return "+inf" if f > 0 else "-inf"
+    f = round(f, digits) + 0.0  # a value that rounds to zero prints as 0, never as -0
+    return f"{f:+.{digits}f}" if signed else f"{f:.{digits}f}"

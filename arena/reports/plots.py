@@ -24,6 +24,7 @@ from arena.ratings.elo import elo_history
 from arena.ratings.facts import move_times, variant_facts
 from arena.ratings.pairs import score_matrix
 from arena.ratings.standings import compute_standings
+from arena.ratings.system import format_number
 from arena.ratings.table import select_variant, variants_of
 from arena.stats import percentile
 
@@ -69,7 +70,28 @@ def _save(fig: Figure, out_dir: Path, stem: str, formats: Sequence[str]) -> list
 
 
 def _short(name: str, width: int = 28) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
+    """`name` in at most `width` characters, cut in the middle: names often share a long
+    prefix and differ at the end (`random-bot-with-a-long-name-1`, `...-2`)."""
+    if len(name) <= width:
+        return name
+    tail = (width - 1) // 2
+    return name[: width - 1 - tail] + "…" + name[len(name) - tail:]
+
+
+def _short_labels(names: Sequence[str], width: int = 28) -> list[str]:
+    """Each name shortened by `_short`, numbered where two would still read alike (names cut
+    at the end read the same on every chart: new-user review)."""
+    labels = [_short(name, width) for name in names]
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    counter: dict[str, int] = {}
+    for k, label in enumerate(labels):
+        if seen[label] > 1:
+            counter[label] = counter.get(label, 0) + 1
+            mark = f" #{counter[label]}"
+            labels[k] = _short(names[k], width - len(mark)) + mark
+    return labels
 
 
 def _wrap_variant(spec: str, width: int = 16) -> str:
@@ -131,13 +153,14 @@ def plot_ratings(standings: pd.DataFrame) -> Figure | None:
     ax.plot(elo, y, "o", color=ACCENT, markersize=6, zorder=3)
     ax.axvline(0 if standings.attrs.get("method", "").find("mean 0") >= 0 else np.nan,
                color="0.4", linewidth=0.8, linestyle="--", zorder=1)
-    ax.set_yticks(y, [_short(b) for b in t["bot"]], fontsize=_label_size(n))
+    ax.set_yticks(y, _short_labels(list(t["bot"])), fontsize=_label_size(n))
     ax.grid(axis="y", visible=False)
     span = float(np.nanmax(hi) - np.nanmin(lo)) if n else 1.0
     span = span if span > 0 else 1.0
-    sign = "" if standings.attrs.get("anchored") else "+"  # anchored ratings are absolute
+    signed = not standings.attrs.get("anchored")  # anchored ratings are absolute
     for yy, e, h in zip(y, elo, hi, strict=True):
-        ax.text(h + 0.015 * span, yy, f"{e:{sign}.0f}", va="center", fontsize=8, color="0.25")
+        ax.text(h + 0.015 * span, yy, format_number(e, 0, signed), va="center", fontsize=8,
+                color="0.25")
     ax.set_xlim(float(np.nanmin(lo)) - 0.05 * span, float(np.nanmax(hi)) + 0.12 * span)
     ax.set_ylim(-0.7, n - 0.3)
     ref = "relative to the pool mean" if "mean 0" in standings.attrs.get("method", "") else (
@@ -182,6 +205,7 @@ def plot_progress(games: pd.DataFrame, order: Sequence[str], points: int = 30) -
     ax = fig.add_subplot()
     colors = _palette(n)
     ends = []
+    names = dict(zip(order, _short_labels(list(order), 22), strict=True))
     for k, bot in enumerate(order):
         h = hist.loc[hist["bot"] == bot]
         if h.empty:
@@ -193,7 +217,7 @@ def plot_progress(games: pd.DataFrame, order: Sequence[str], points: int = 30) -
     ylabels = _spread_labels([e for _, _, e, _ in ends], (hi - lo) / max(30.0, 2.2 * n))
     xmax = float(hist["games"].max())
     for (bot, x, e, color), yl in zip(ends, ylabels, strict=True):
-        ax.annotate(_short(bot, 22), xy=(x, e), xytext=(xmax * 1.02, yl), color=color,
+        ax.annotate(names[bot], xy=(x, e), xytext=(xmax * 1.02, yl), color=color,
                     fontsize=_label_size(n), va="center", annotation_clip=False,
                     arrowprops={"arrowstyle": "-", "color": color, "alpha": 0.4,
                                 "linewidth": 0.6})
@@ -229,7 +253,7 @@ def plot_head_to_head(games: pd.DataFrame, order: Sequence[str]) -> Figure | Non
     ax = fig.add_subplot()
     data = np.ma.masked_invalid(100.0 * mat.to_numpy(dtype=float))  # percent, as the cells
     im = ax.imshow(data, cmap=_score_cmap(), norm=_score_norm(), aspect="equal")
-    labels = [_short(b, 22) for b in order]
+    labels = _short_labels(list(order), 22)
     fs = _label_size(n)
     ax.set_xticks(np.arange(n), labels, rotation=45, ha="right", rotation_mode="anchor",
                   fontsize=fs)
@@ -285,7 +309,7 @@ def plot_variant_scores(games: pd.DataFrame, order: Sequence[str]) -> Figure | N
     im = ax.imshow(np.ma.masked_invalid(100.0 * data), cmap=_score_cmap(), norm=_score_norm(),
                    aspect="auto")
     fs = _label_size(n)
-    ax.set_yticks(np.arange(n), [_short(b) for b in order], fontsize=fs)
+    ax.set_yticks(np.arange(n), _short_labels(list(order)), fontsize=fs)
     ax.set_xticks(np.arange(m), [_wrap_variant(v) for v in variants],
                   fontsize=9, rotation=0 if m <= 5 else 30, ha="center" if m <= 5 else "right")
     ax.grid(False)
@@ -367,7 +391,7 @@ def plot_move_times(games: pd.DataFrame, order: Sequence[str]) -> Figure | None:
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_minor_locator(LogLocator(base=10, subs=np.arange(1, 10) * 1.0))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
-    ax.set_yticks(np.arange(1, n + 1), [_short(b) for b in bots], fontsize=_label_size(n))
+    ax.set_yticks(np.arange(1, n + 1), _short_labels(list(bots)), fontsize=_label_size(n))
     ax.grid(axis="y", visible=False)
     ax.set_xlabel("wall-clock time per move (ms, log scale)")
     ax.set_title("Move time per bot (box 25-75%, whiskers 5-95%, red tick 99%)")

@@ -13,23 +13,9 @@ import pandas as pd
 
 from arena.ratings import registry
 from arena.ratings.system import Display
+from arena.ratings.system import format_number as _num
 
 FORMATS = ("table", "csv", "json", "markdown")
-
-
-def _num(x: object, digits: int = 1, signed: bool = False) -> str:
-    if x is None:
-        return "-"
-    try:
-        f = float(x)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return str(x)
-    if math.isnan(f):
-        return "-"
-    if math.isinf(f):
-        return "+inf" if f > 0 else "-inf"
-    f = round(f, digits) + 0.0  # a value that rounds to zero prints as 0, never as -0
-    return f"{f:+.{digits}f}" if signed else f"{f:.{digits}f}"
 
 
 def display_cell(row: Mapping[str, Any], display: Display, anchored: bool = False) -> str:

@@ -117,3 +117,39 @@ def test_a_name_with_dollar_signs_is_text_not_math(tmp_path):
     games = pd.DataFrame({"first": [odd, "B"], "second": ["B", odd], "result": [1.0, 0.5]})
     assert write_plots(games, tmp_path, formats=("svg",))  # raised ValueError: \frac{
     assert odd in (tmp_path / "ratings.svg").read_text()  # drawn as written
+
+
+def test_long_names_that_share_a_prefix_stay_apart_on_every_chart():
+    """Names cut at the end read alike (`random-bot-with-a-rea…` ten times: new-user review):
+    cut in the middle, numbered when that is not enough."""
+    from arena.reports.plots import _short_labels
+
+    bots = [f"random-bot-with-a-really-long-name-{k}" for k in range(10)]
+    games = games_of(bots, variants=("classic",), rounds=1)
+    head = plot_head_to_head(games, bots)
+    labels = [tick.get_text() for tick in head.axes[0].get_yticklabels()]
+    assert len(set(labels)) == 10 and all(len(label) <= 22 for label in labels), labels
+    ratings = plot_ratings(compute_standings(games))
+    labels = [tick.get_text() for tick in ratings.axes[0].get_yticklabels()]
+    assert len(set(labels)) == 10, labels
+    # alike even when cut in the middle: numbered, within the width
+    twins = ["abcdefghijklmnop-middle-one-abcdefghijklmnop", "abcdefghijklmnop-middle-two-abcdefghijklmnop"]
+    short = _short_labels(twins, 22)
+    assert len(set(short)) == 2 and all(len(label) <= 22 for label in short), short
+    assert _short_labels(["x", "y"]) == ["x", "y"]
+
+
+def test_a_rating_of_zero_reads_zero_on_the_chart_and_in_the_notes():
+    """A rating of exactly 0 read `-0` on the chart and a first-move advantage `-0.0` (new-user
+    review): one formatter, `system.format_number`, for tables, charts and notes."""
+    from arena.ratings.system import format_number
+
+    assert format_number(-0.0, 0, True) == "+0" and format_number(-0.04, 1, True) == "+0.0"
+    assert format_number(-0.4, 0) == "0" and format_number(float("nan")) == "-"
+    even = pd.DataFrame([{"variant": "classic", "first": a, "second": b, "result": r}
+                         for a, b, r in (("a", "b", 1.0), ("b", "a", 1.0), ("a", "b", 0.0),
+                                         ("b", "a", 0.0))])
+    standings = compute_standings(even)
+    labels = [t.get_text() for t in plot_ratings(standings).axes[0].texts]
+    assert labels == ["+0", "+0"], labels
+    assert "-0" not in " ".join(standings.attrs.get("notes", [])) + str(standings.attrs)
