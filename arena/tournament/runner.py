@@ -43,7 +43,7 @@ from arena.tournament.progress import Progress
 from arena.tournament.reporting import select_results
 from arena.tournament.schedule import ScheduledGame, build_schedule, openings_notes
 from arena.tournament.startwatch import StartWatch
-from arena.tournament.store import LOG_DIR, RunLock, Store, StoreError, move_aside
+from arena.tournament.store import DB_NAME, LOG_DIR, RunLock, Store, StoreError, foreign_files, move_aside
 from arena.tournament.voids import VoidTracker, pairing_of
 
 WORKER_QUEUE = 2  # games submitted per executor slot: a worker never waits for the coordinator
@@ -183,6 +183,12 @@ class Runner:
             raise RunError(f"{self.results_dir} is a league's folder (`arena league run "
                            f"{self.results_dir}` plays it): choose another --output for "
                            f"{self.config.path.name}")
+        if foreign := foreign_files(self.results_dir):
+            # the run writes standings and charts there by name: a user's own standings.md was
+            # replaced without a word (new-user review); `arena publish` refuses the same
+            raise RunError(f"output folder {self.results_dir} holds other files ({foreign}) and "
+                           f"no tournament results ({DB_NAME}): choose a new or empty folder "
+                           f"for {self.config.path.name} (--output)")
         lock = RunLock(self.results_dir)
         lock.acquire()
         # With the lock held no live run owns bots of this folder: any still carrying its key were

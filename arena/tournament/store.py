@@ -732,6 +732,15 @@ class RunLock:
         self.release()
 
 
+def foreign_files(results_dir: Path) -> str:
+    """The first names (`a, b, ...`) in `results_dir` when it holds files but no results
+    database (a folder of the user's, not a run's), else ''."""
+    if not results_dir.is_dir() or (results_dir / DB_NAME).exists():
+        return ""
+    names = sorted(p.name for p in results_dir.iterdir() if p.name != LOCK_NAME)
+    return ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+
+
 def move_aside(results_dir: str | Path) -> Path | None:
     """Move the database and logs into `backup-<UTC time>/` (never deletes). Returns that folder."""
     directory = Path(results_dir)

@@ -73,6 +73,15 @@ def test_a_results_folder_belongs_to_one_file(tmp_path):
     assert (backup / "analysis.db").is_file() and not (results / "analysis.db").exists()
     assert not (results / "site").exists() and not (results / "plots").exists()
     assert len(stored_ids(results)) == 2
+    # a folder of the user's own files is not a results folder: its standings.md was replaced
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "standings.md").write_text("my own notes")
+    refused = run_cli("run", str(copy), "-q", "--output", str(precious), cwd=tmp_path)
+    assert refused.returncode == 1 and "\n" not in refused.stderr.strip(), refused.stderr
+    assert "holds other files (standings.md) and no tournament results (games.db)" in refused.stderr
+    assert (precious / "standings.md").read_text() == "my own notes"
+    assert sorted(p.name for p in precious.iterdir()) == ["standings.md"]
     assert wait_no_processes(str(bot)) == []
 
 
