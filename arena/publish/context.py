@@ -273,6 +273,8 @@ def tournament_items(settings: Mapping[str, Any], games: Any = None) -> list[tup
         items.append(("Openings", "none: every game starts on the empty board"))
     if isinstance(stored.get("concurrency"), int):
         n = stored["concurrency"]
+        if games is not None and len(games):  # `concurrency = 100000` ran its 12 games at once
+            n = min(n, len(games))
         items.append(("Concurrency", f"{n} game{'s' if n != 1 else ''} at a time"))
     if stored.get("restart") == "every-game":
         items.append(("Bot processes", "a fresh process for every game"))

@@ -31,7 +31,7 @@ from arena.referee import fallback_counts
 from arena.sandbox import SandboxUnavailable, prepare_bundled, start_run
 from arena.sdk import FALLBACK_INFO
 from arena.solver.scope import adjudication_note
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, default_concurrency
 from arena.tournament.executor import (
     GameExecutor,
     LostGames,
@@ -249,6 +249,11 @@ class Runner:
                          f"run of {self.results_dir}")
         if pending:  # affinity: CPUs shared by several workers, or no affinity on this platform
             notes += affinity_notes(config.affinity, min(max(1, config.concurrency), len(pending)))
+        if pending and not config.cluster and config.concurrency > (cores := default_concurrency()):
+            # 40 workers on 2 cores started without a word (new-user review)
+            notes.append(f"note: concurrency {config.concurrency} on {cores} core(s): games share "
+                         "the cores, and a bot's clock runs while it waits for one (forfeits on "
+                         f"time; concurrency = {cores} plays as fast without that)")
         notes += [self.voids.note(games[0], len(games)) for games in skipped.values()]
         scheduled_ids = {g.game_id for g in schedule}
         extra = len(store.all_ids() - scheduled_ids)

@@ -66,6 +66,9 @@ def test_tournament_panel_is_worded_for_people():
     assert dict(context.tournament_items(builtin, played))["Openings"] == (
         "30 from the built-in set; 2 played (each game pair plays one, both seats)")
     assert labels["Concurrency"] == "2 games at a time"
+    # no more at a time than there were games (`concurrency = 100000`: new-user review)
+    huge = {**STORED, "settings": {**STORED["settings"], "concurrency": 100000}}
+    assert dict(context.tournament_items(huge, played))["Concurrency"] == "4 games at a time"
     assert labels["Tournament file"] == "cup.toml"  # never the publisher's folders
     assert "/home/ada" not in text
     # both stored timestamp spellings (with and without milliseconds) show one way

@@ -118,6 +118,9 @@ def test_arena_run_says_when_workers_share_a_core(tmp_path):
                   cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert f"3 workers on {len(CPUS)} CPU" in out.stdout + out.stderr
+    # and that the clocks run while a game waits for a core (40 workers on 2 cores: no word)
+    assert f"note: concurrency 3 on {len(CPUS)} core(s): games share the cores" in \
+        out.stdout + out.stderr
     games = load_games(tmp_path / "out")
     assert (games.first_version == games.second_version).all()
     assert wait_no_processes(str(bot)) == []
