@@ -191,6 +191,9 @@ def run(variant_spec: str, as_json: bool, records: Sequence[str],
     except VariantError as error:
         raise ReplayUsageError(f"--variant: {error}") from None
     lines = list(record_lines(records))
+    if not lines:  # `arena replay </dev/null` printed nothing and exited 0 (new-user review)
+        where = ", ".join(records) if records else "standard input"
+        raise ReplayInputError(f"no game records to replay in {where}")
     dumps = None
     if as_json:
         from json import dumps

@@ -98,8 +98,11 @@ def test_run_refuses_a_corrupt_database_and_leaves_it_untouched(tmp_path):
 
 def test_a_file_where_the_log_folder_goes_is_a_one_line_error(tmp_path):
     (tmp_path / "res").mkdir()
-    (tmp_path / "res" / "logs").write_text("not a folder")
     file = tournament(tmp_path, BOTS)
+    (tmp_path / "res" / "logs").write_text("not a folder")
+    # a folder with no results is refused first: the one-line error about that
+    fails(arena("run", str(file), "-o", str(tmp_path / "res")), "holds other files (logs)")
+    (tmp_path / "res" / "games.db").write_bytes(b"")  # an empty database: a results folder
     fails(arena("run", str(file), "-o", str(tmp_path / "res")), "cannot make the bots' log folder")
 
 
@@ -304,6 +307,10 @@ def test_replay_files(tmp_path):
     assert json.loads(result.stdout)["moves"] == ["d4"]
     fails(arena("replay", str(tmp_path)), "no tournament results in")  # a folder: its games
     fails(arena("replay", "-", stdin=b"\xff\xfe d4\n"), "standard input: not UTF-8")
+    # nothing to replay is said, not an empty success (new-user review)
+    fails(arena("replay", stdin=b""), "no game records to replay in standard input")
+    (tmp_path / "empty.txt").write_text("")
+    fails(arena("replay", str(tmp_path / "empty.txt")), "no game records to replay in")
 
 
 # -- arena play / check ----------------------------------------------------------------------
