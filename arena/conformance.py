@@ -286,13 +286,17 @@ def run_checks(
     fallbacks: list[str] = []  # info lines of moves the SDK played because choose_move raised
     own_moves = 0
 
-    def count_fallbacks(rec: GameRecord, seat: int) -> None:
+    def tally(rec: GameRecord, seat: int) -> None:
+        """The bot's own moves of a game (not the opening's): their times and fallbacks, from
+        every game the check plays (the times had left out two games, and the counts of the
+        two lines disagreed: new-user review)."""
         nonlocal own_moves
-        plies = [lines for ply, lines in enumerate(rec.infos)
-                 if ply % 2 == seat - 1 and ply >= len(rec.opening)]  # its own, not the opening's
+        plies = [ply for ply in range(len(rec.infos))
+                 if ply % 2 == seat - 1 and ply >= len(rec.opening)]
         own_moves += len(plies)
-        fallbacks.extend(line for lines in plies for line in lines
+        fallbacks.extend(line for ply in plies for line in rec.infos[ply]
                          if line.startswith(FALLBACK_INFO))
+        report.move_ms.extend(rec.move_ms[ply] for ply in plies if ply < len(rec.move_ms))
 
     try:
         n = 0
@@ -306,8 +310,7 @@ def run_checks(
                 first, second = (bot, other) if i % 2 == 0 else (other, bot)
                 rec = play_game(variant, first, second, tc, game_id=f"check-{n}")
                 seat = 1 if first is bot else 2
-                count_fallbacks(rec, seat)
-                report.move_ms.extend(rec.move_ms[seat - 1::2])
+                tally(rec, seat)
                 if rec.startup_ms[seat - 1] is not None:
                     report.startup_ms.append(rec.startup_ms[seat - 1])
                 if rec.forfeit_by == seat or rec.void:
@@ -327,7 +330,7 @@ def run_checks(
             opening = _centre_drops(opening_variant, 3)
         opening_rec = play_game(opening_variant, bot, other, tc, opening=opening,
                                 game_id="check-opening")
-        count_fallbacks(opening_rec, 1)
+        tally(opening_rec, 1)
         ok = opening_rec.forfeit_by != 1
         add(CheckResult("opening position (moves set by the arena)", ok,
                         "" if ok else f"{opening_rec.reason}: {opening_rec.detail}",
@@ -336,7 +339,7 @@ def run_checks(
             clock = TimeControl(move_ms=None, base_ms=20_000, increment_ms=100,
                                 startup_ms=tc.startup_ms, grace_ms=tc.grace_ms)
             clock_rec = play_game(PRESETS["classic"], other, bot, clock, game_id="check-clock")
-            count_fallbacks(clock_rec, 2)
+            tally(clock_rec, 2)
             ok = clock_rec.forfeit_by != 2
             add(CheckResult("clock time control (20 s + 0.1 s)", ok,
                             "" if ok else f"{clock_rec.reason}: {clock_rec.detail}",

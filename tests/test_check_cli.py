@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 
@@ -180,6 +181,10 @@ def test_a_bot_whose_move_function_raises_fails_the_check(tmp_path, no_leftover_
     assert ("FAIL  moves of its own: its move function (the one given to run_bot) raised on "
             in result.output)
     assert "the SDK played its first legal move instead: ValueError('oops')" in result.output
+    # every move of every game the check played, in both lines (62 of 62 against "over 54 moves")
+    raised = re.search(r"raised on (\d+) of (\d+) moves", result.output)
+    timed = re.search(r"move time: .* over (\d+) moves", result.output)
+    assert raised and timed and raised[1] == raised[2] == timed[1], result.output
 
 
 def test_a_hello_without_a_newline_is_named_in_the_check(tmp_path, no_leftover_processes):
