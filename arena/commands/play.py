@@ -105,7 +105,9 @@ def describe_game(record) -> str:
               help="Print one JSON object per game (summary on stderr).")
 @click.option("--sprt", "sprt_bounds", default=None, metavar="ELO0,ELO1",
               help="Stop the match once an SPRT of H1: A is ELO1 stronger against H0: ELO0 "
-              "decides (then --games is the most games per variant).")
+              "decides (then --games is the most games per variant). As in fishtest, it weighs "
+              "the two bounds against each other, not the score alone: a lopsided match can take "
+              "more games than its score suggests (39-0-1 had not decided 0,50).")
 @click.option("--sprt-alpha", type=FiniteRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="SPRT false-positive rate.")
 @click.option("--sprt-beta", type=FiniteRange(0, 1, min_open=True, max_open=True), default=0.05,

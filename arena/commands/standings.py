@@ -140,7 +140,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
     """
     from arena.ratings.pairs import pairwise_table
     from arena.ratings.standings import compute_standings
-    from arena.ratings.table import anchor_if_present, select_variant, variants_of
+    from arena.ratings.table import anchor_if_present, canonical_variant, select_variant, variants_of
     from arena.reports.games_io import with_accuracy, with_bot_info
     from arena.reports.render import render_pairwise, render_standings
     from arena.solver.analysis_store import analysis_beside
@@ -174,7 +174,8 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
         sections: list[tuple[str | None, str | None]] = []
         present = variants_of(games)
         if variant is not None:
-            sections.append((variant, f"Variant {variant}"))
+            # titled by the spec the games store (`classic:7x6` is `classic`: new-user review)
+            sections.append((variant, f"Variant {canonical_variant(games, variant)}"))
         elif len(present) > 1:
             sections.append((None, "All variants (pooled)"))
             sections += [(v, f"Variant {v}") for v in present]

@@ -61,6 +61,9 @@ def test_standings_table(tmp_path):
     assert "All variants (pooled)" in out and "Variant classic" in out and "Variant popout" in out
     assert out.index("Strong") < out.index("Rookie")
     assert "covariance" in out
+    # one variant is titled by its stored spec, however it was asked for (new-user review)
+    res = run("standings", str(csv), "--variant", "classic:7x6")
+    assert res.exit_code == 0 and res.output.startswith("Variant classic\n"), res.output
 
 
 def test_standings_json_and_csv(tmp_path):
