@@ -95,6 +95,8 @@ def test_info_collector_keeps_whole_lines_until_the_cap_and_always_the_last():
     (lambda move: ["move x4"], "protocol", "x4"),
     (lambda move: ["thinking hard"], "protocol", "unknown line 'thinking hard'"),
     (lambda move: ["move"], "protocol", "'move' without a move token"),
+    # past Python's 4,300-digit int() limit: a ValueError of its own stopped every run
+    (lambda move: ["move d" + "7" * 5000], "protocol", "malformed move 'd777"),
     (lambda move: [f"move {move}", "move d99"], "protocol", "move sent before its turn"),
     (lambda move: ["info flood"] * (MAX_INFO_LINES + 1), "protocol", "flood"),
     (lambda move: [Reply(f"move {move}", after_ms=1101)], "timeout",

@@ -10,12 +10,17 @@ class MoveError(ValueError):
     """A move token that cannot be parsed."""
 
 
+MAX_COLUMN_DIGITS = 9
+
+
 def parse_move(token: str) -> int:
     text = token.strip().lower()
     kind = "d"
     if text[:1] in ("d", "p"):
         kind, text = text[0], text[1:]
-    if not text.isdigit() or not text.isascii() or int(text) < 1:
+    # past 4,300 digits int() raises a ValueError of its own (a bot's 5,000-digit move crashed
+    # every run: hostile review); no board has a column of more than a few digits
+    if not text.isdigit() or not text.isascii() or len(text) > MAX_COLUMN_DIGITS or int(text) < 1:
         raise MoveError(f"malformed move {token!r}: expected dN, pN or N with N a column from 1")
     column = int(text)
     return column if kind == "d" else -column
