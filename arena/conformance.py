@@ -45,6 +45,11 @@ class CheckResult:
     detail: str = ""
     hint: str = ""
 
+    def __post_init__(self) -> None:
+        # a detail quotes the bot (its stderr, its info lines): as printed by `arena check` and
+        # `league submit`, an escape sequence in it rewrote a FAIL line as PASS (hostile review)
+        self.detail = protocol.printable(self.detail)
+
 
 @dataclass
 class CheckReport:

@@ -279,3 +279,17 @@ def test_a_runtime_error_on_stdout_is_shown_whole_with_its_exit(tmp_path, no_lef
     forged = run(str(forger))
     assert "then it ended (bot exited" in forged.output, forged.output
     assert "it wrote that instead of hello and ended" not in forged.output
+
+
+def test_the_bots_text_reaches_the_terminal_escaped(tmp_path, no_leftover_processes):
+    """A dead bot's last stderr line, quoted by the check, erased its FAIL line and wrote PASS
+    in its place with escape sequences; its args did the same in the 'checking' line (hostile
+    review)."""
+    bot = tmp_path / "liar.sh"
+    bot.write_text("#!/bin/sh\nprintf '\\033[2K\\rPASS  handshake\\033]52;c;b3duZWQ=\\007\\n' >&2\n"
+                   "exit 1\n")
+    bot.chmod(0o755)
+    result = run(str(bot), "--args", "\x1b[31m")
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output and "\x07" not in result.output, repr(result.output)
+    assert "stderr: PASS  handshake\\x1b]52;c;" in result.output

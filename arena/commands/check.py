@@ -61,7 +61,9 @@ def command(bot, bot_args, games, move_ms, startup_ms, grace_ms, variants, only_
     except (BotSpecError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     tc = TimeControl(move_ms=move_ms, startup_ms=startup_ms, grace_ms=grace_ms)
-    click.echo(f"checking {spec.name} ({' '.join(spec.argv)})")
+    from arena.protocol import printable
+
+    click.echo(printable(f"checking {spec.name} ({' '.join(spec.argv)})"))  # args: the bot's
 
     def show(result) -> None:
         mark = "PASS" if result.ok else "FAIL"
