@@ -338,7 +338,7 @@ def _from_folder(folder: Path) -> BotSpec:
 
     from arena.tomlcheck import KeyLines, suggest, syntax_error
 
-    fd = _open_regular(manifest)  # not a link to /dev/zero or a FIFO: see _open_regular
+    fd = open_regular(manifest)  # not a link to /dev/zero or a FIFO: see open_regular
     if fd is None:
         raise BotSpecError(f"{str(manifest)!r} is not a regular file")
     try:
@@ -461,7 +461,7 @@ def _hash_files(base: Path, files: Iterable[Path], python: bool = False, text: s
     return digest.hexdigest()[:HASH_CHARS]
 
 
-def _open_regular(file: Path) -> int | None:
+def open_regular(file: Path) -> int | None:
     """A read-only descriptor of `file` if it is a regular file, else None. A bot's folder is
     the submitter's to shape, and the arena reads it on the host, before any sandbox: a link
     to /dev/zero ran the arena out of memory, and a FIFO hung it (links are not followed; the
@@ -485,7 +485,7 @@ def _hash_content(digest, file: Path) -> None:
             return
     except OSError:
         return
-    fd = _open_regular(file)
+    fd = open_regular(file)
     if fd is None:
         digest.update(b"special")
         return
@@ -558,7 +558,7 @@ MAX_SCANNED_SCRIPT = 16 << 20
 
 @functools.lru_cache(maxsize=1024)
 def _imported_modules_of(script: Path, mtime_ns: int, size: int) -> frozenset[str]:
-    fd = _open_regular(script)
+    fd = open_regular(script)
     if fd is None:
         return frozenset()
     with os.fdopen(fd, "rb") as handle:

@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botspec import MANIFEST, BotSpec, folder_files, hash_folder, hash_program
+from arena.botspec import MANIFEST, BotSpec, folder_files, hash_folder, hash_program, open_regular
 
 FOLDER, FILE = "folder", "file"
 _READY = ".arena-snapshot-ok"  # written last: a folder without it is an interrupted unpack
@@ -136,9 +136,16 @@ def _pack(root: Path, files: list[Path], bot: str) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
         for file in files:
+            # regular files only, read without following links (as the hash reads them): a
+            # link to a FIFO hung the run, one to /dev/zero ran it out of memory (hostile review)
+            fd = open_regular(file)
+            if fd is None:
+                raise SnapshotError(f"bot {bot!r}: {file} is a link or not a regular file: a "
+                                    "cluster's workers get a bot's regular files only")
             try:
-                content = file.read_bytes()  # a symlink's target, as the hash reads it
-                mode = file.stat().st_mode
+                with os.fdopen(fd, "rb") as handle:
+                    content = handle.read()
+                    mode = os.fstat(handle.fileno()).st_mode
             except OSError as error:
                 raise SnapshotError(f"bot {bot!r}: cannot read {file}: "
                                     f"{error.strerror or error}") from None

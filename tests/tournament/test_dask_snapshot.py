@@ -84,6 +84,27 @@ def test_a_bot_changed_after_it_was_resolved_is_refused(tmp_path: Path) -> None:
         take_snapshot(spec)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "zero", "secret"])
+def test_a_snapshot_takes_regular_files_only(tmp_path: Path, kind: str) -> None:
+    """A link to a FIFO hung a cluster run before its first game, one to /dev/zero ran it out
+    of memory, one to a file outside the folder sent its content to the workers (hostile
+    review): refused by name, as the hash reads no link either."""
+    import os
+
+    bot = copy_bot(tmp_path, "random", "linked")
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "pipe")
+        (bot / "data").symlink_to(tmp_path / "pipe")
+    elif kind == "zero":
+        (bot / "data").symlink_to("/dev/zero")
+    else:
+        (tmp_path / "secret.txt").write_text("the organiser's")
+        (bot / "data").symlink_to(tmp_path / "secret.txt")
+    spec = resolve_bot(str(bot))
+    with pytest.raises(SnapshotError, match=r"data is a link or not a regular file"):
+        take_snapshot(spec)
+
+
 def test_a_program_missing_on_the_worker_is_named(tmp_path: Path) -> None:
     bot = copy_bot(tmp_path, "random")
     (bot / "bot.toml").write_text('name = "r"\ncommand = "sh bot.py"\n')
