@@ -448,6 +448,10 @@ class BotCgroup:
     def pids(self) -> list[int]:
         return [int(p) for p in _read(self.procs).split() if p.isascii() and p.isdigit()]
 
+    def kill_all(self) -> None:
+        """SIGKILL every process inside (a frozen v1 cgroup's die only once thawed)."""
+        self._kill_listed()
+
     def _kill_listed(self) -> None:
         for pid in self.pids():
             try:

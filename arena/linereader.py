@@ -7,11 +7,18 @@ refuses a move that was waiting in the pipe in time nor accepts one that came af
 A line's time is when it was read, or the deadline for a line found late that may have come in
 time (the arena cannot know better, and its own lateness is not charged to the bot).
 
+Two bounds keep a bot from passing late output off as output in time (hostile review: a move
+written 1.5 s past a 100 ms limit, stored as in time): a read that itself took over `SLOW_READ_S`
+(the bot held its pipe's lock, e.g. with splice(), while it thought) dates what it read at its
+end; and past the deadline no more is read as possibly in time than the pipe can hold, as a bot
+that keeps refilling a full pipe would otherwise never let it be seen empty.
+
 The clock and the wait are parameters, so tests can play "the arena looks late" exactly.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import threading
@@ -20,8 +27,12 @@ from collections.abc import Callable
 
 from arena.boterrors import Aborted, BotTimeout
 from arena.linebuffer import Arrival, LineBuffer
+from arena.stallwatch import guarded
 
 READ_CHUNK = 64 * 1024
+SLOW_READ_S = 0.25  # a pipe read of what is there takes microseconds; longer: the lock was held
+F_GETPIPE_SZ = 1032  # fcntl: the pipe's capacity (Linux)
+DEFAULT_PIPE_BYTES = 1 << 20  # the most an unprivileged process can make its pipe hold
 
 
 class LineReader:
@@ -31,8 +42,10 @@ class LineReader:
         cap: int,
         clock: Callable[[], float] = time.monotonic,
         wait: Callable[[float], bool] | None = None,
+        on_stall: Callable[[], None] | None = None,
     ) -> None:
         self.fd = fd
+        self.on_stall = on_stall  # ends the writer when a read waits on the pipe (`stallwatch`)
         self.buffer = LineBuffer(cap)
         self.eof = False
         self.clock = clock
@@ -47,19 +60,25 @@ class LineReader:
         self._wait = wait
         self.seen_empty_at = float("-inf")  # the last moment the pipe was known to be empty
         self.last_line_at = 0.0
+        self.late_bytes = 0  # read since `_late_for`, a deadline that has passed
+        self._late_for: float | None = None
 
     # --- reading without waiting ----------------------------------------------------------------
 
     def _read_chunk(self, earliest: float) -> None:
         before = self.clock()
         try:
-            chunk = os.read(self.fd, READ_CHUNK)
+            chunk = guarded(self.on_stall, os.read, self.fd, READ_CHUNK)
         except OSError:
             chunk = b""
         if not chunk:
             self.eof = True
             return
-        self.buffer.feed(chunk, Arrival(earliest, self.clock()))
+        after = self.clock()
+        if after - before > SLOW_READ_S:  # waited on the pipe's lock: no telling when it came
+            earliest = after
+        self.buffer.feed(chunk, Arrival(earliest, after))
+        self.late_bytes += len(chunk)
         if len(chunk) < READ_CHUNK:
             self.seen_empty_at = before  # the read took all there was
 
@@ -87,6 +106,13 @@ class LineReader:
         return self.buffer.pending_lines()
 
     # --- reading by a deadline ------------------------------------------------------------------
+
+    def _capacity(self) -> int:
+        """What the pipe can hold now (a bot can grow its stdout pipe up to 1 MiB)."""
+        try:
+            return fcntl.fcntl(self.fd, F_GETPIPE_SZ)
+        except OSError:  # not a pipe (a test's file, a socket)
+            return DEFAULT_PIPE_BYTES
 
     def _take(self, deadline: float) -> str | None:
         line = self.buffer.take_line()
@@ -120,8 +146,13 @@ class LineReader:
             now = self.clock()
             remaining = deadline - now
             if remaining <= 0:
+                if self._late_for != deadline:  # one count per deadline, over its lines
+                    self._late_for, self.late_bytes = deadline, 0
                 if self.seen_empty_at >= deadline or not self._poll_now():
                     raise BotTimeout("no answer in time", self.buffer.head())
+                if self.late_bytes >= self._capacity():  # more than was there at the deadline
+                    raise BotTimeout("no answer in time (its output kept coming past the "
+                                     "deadline)", self.buffer.head())
                 self._read_chunk(self.seen_empty_at)  # may have come in time: judged by _take
                 continue
             if stop is not None and stop.is_set():

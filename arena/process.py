@@ -40,6 +40,7 @@ from arena.boterrors import (
 from arena.linereader import READ_CHUNK, LineReader
 from arena.proctree import LIVE_BOTS, TOKEN_VAR, describe_status
 from arena.protocol import LINE_CAP, QUIT_LINE
+from arena.stallwatch import STALL_S, guarded
 
 __all__ = [
     "Aborted", "BotExited", "BotIOError", "BotLineTooLong", "BotProcess", "BotStartError",
@@ -100,9 +101,10 @@ class StderrCapture:
     that a chatty bot filled with debug lines long before.
     """
 
-    def __init__(self, fd: int, cap: int) -> None:
+    def __init__(self, fd: int, cap: int, on_stall: Callable[[], None] | None = None) -> None:
         self.fd = fd
         self.cap = cap
+        self.on_stall = on_stall  # ends the bot when a read waits on its pipe (`stallwatch`)
         self._lock = threading.Lock()
         self._data = bytearray()
         self._tail = bytearray()
@@ -119,7 +121,7 @@ class StderrCapture:
             if self._eof:
                 return
             try:
-                chunk = os.read(self.fd, READ_CHUNK)
+                chunk = guarded(self.on_stall, os.read, self.fd, READ_CHUNK)
             except BlockingIOError:
                 return
             except OSError:
@@ -211,6 +213,7 @@ class BotProcess:
         self._quit_sent = False
         self._frozen = ""  # how it is stopped between turns (`freeze`): "cgroup", "signal" or not
         self._group: int | None = None  # the process group `freeze` stops without a cgroup
+        self.stalled = False  # killed by `stallwatch`: it held one of its pipes' locks
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -236,8 +239,10 @@ class BotProcess:
         self._exit = proctree.ExitWatch(self.pid)
         os.set_blocking(self.proc.stdin.fileno(), False)
         self._in_fd = self.proc.stdin.fileno()
-        self._reader = LineReader(self.proc.stdout.fileno(), self.line_cap)
-        self._stderr = StderrCapture(self.proc.stderr.fileno(), self.stderr_cap)
+        self._reader = LineReader(self.proc.stdout.fileno(), self.line_cap,
+                                  on_stall=self.kill_now)
+        self._stderr = StderrCapture(self.proc.stderr.fileno(), self.stderr_cap,
+                                     on_stall=self.kill_now)
 
     def _spawn(self, policy: sandbox.SandboxPolicy, env: dict[str, str]) -> None:
         argv, env = sandbox.wrap(self.command, env, self.cwd, policy,  # check that up front)
@@ -300,6 +305,9 @@ class BotProcess:
         return self._exit.wait(timeout)
 
     def status(self) -> str:
+        if self.stalled:
+            return (f"killed by the arena: it held a pipe of its own locked for over "
+                    f"{STALL_S:.0f} s (a read or write of the arena's waited on it)")
         if self.sandboxed and self._stderr is not None:  # sandbox hook (issue 10): bwrap's 128+N
             exited = self.poll() is not None  # and the limit hit, named by the runtime's last words
             return sandbox.status_text(self.poll(), self._stderr.peek(wait=0.5 if exited else 0.0),
@@ -315,7 +323,7 @@ class BotProcess:
             deadline = time.monotonic() + 5.0
         while data:
             try:
-                n = os.write(self._in_fd, data)
+                n = guarded(self.kill_now, os.write, self._in_fd, data)
                 data = data[n:]
                 continue
             except BlockingIOError:
@@ -526,6 +534,28 @@ class BotProcess:
         self._stderr.close(close_stderr)
         if self._home:
             shutil.rmtree(self._home, ignore_errors=True)
+
+    def kill_now(self) -> None:
+        """SIGKILL every process of the bot at once, from any thread and holding no lock of
+        this object: the watchdog's end for a bot that holds one of its pipes' locks
+        (`stallwatch`); `close` then reaps and frees as for any dead bot."""
+        if self.proc is None or self.pid <= 0:
+            return
+        self.stalled = True
+        if self._cgroup is not None:
+            self._cgroup.thaw()  # v1: a frozen process cannot even die
+            self._cgroup.kill_all()
+        if self.proc.returncode is not None:  # reaped: its pid may be another's by now
+            return
+        stopped = self._cgroup is None and self._frozen == "signal"
+        if stopped and (group := self._group_leader()) is not None:
+            proctree.kill_group(group, signal.SIGCONT)  # SIGKILL ends a stopped process anyway
+        if self.sandboxed:  # its pid namespace dies with its init
+            for pid in proctree.children_of(self.pid) or ():
+                proctree.kill(pid, signal.SIGKILL)
+        proctree.kill_group(self.pid, signal.SIGKILL)
+        for pid in proctree.owned_pids(self.pid, self.token.encode()):
+            proctree.kill(pid, signal.SIGKILL)
 
     def kill(self) -> None:
         """End the bot at once: no quit line, short SIGTERM grace."""

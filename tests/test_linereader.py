@@ -100,3 +100,56 @@ def test_end_of_output_and_an_exited_writer(scene):
     scene.during_wait.append((False, b"", 0.05))
     assert reader.read_line(deadline=101.0, exited=lambda: True) is None
     assert reader.buffer.head() == b"partial"
+
+
+def test_a_read_that_waited_on_the_pipes_lock_dates_its_data_at_its_end():
+    """A bot that holds its stdout pipe's lock (splice() from an empty socket) while it thinks
+    makes the arena's read wait in the kernel; what that read brings may have been written
+    long after the deadline, and was taken as in time (hostile review): dated at the read's
+    end, it is late. A quick read of the same bytes is not."""
+    for read_took, late in ((0.9, True), (0.001, False)):
+        r, w = os.pipe()
+        try:
+            os.write(w, b"move d4\n")
+            times = iter([100.5, 100.5 + read_took])  # before and after the read
+            reader = LineReader(r, 1000, clock=times.__next__, wait=lambda s: True)
+            reader._read_chunk(reader.seen_empty_at)
+            if late:
+                with pytest.raises(BotTimeout, match="after the deadline"):
+                    reader._take(deadline=101.0)
+            else:
+                assert reader._take(deadline=101.0) == "move d4"
+        finally:
+            os.close(r)
+            os.close(w)
+
+
+def test_output_that_keeps_coming_past_the_deadline_is_not_read_as_in_time(scene):
+    """A bot that tops up its full stdout pipe faster than the arena drains it was never seen
+    with an empty pipe, and its move, written seconds late, counted (hostile review): past the
+    deadline no more is read as possibly in time than the pipe can hold."""
+    import fcntl
+
+    fcntl.fcntl(scene.w, 1031, 1 << 17)  # F_SETPIPE_SZ: 128 KiB, two of the arena's reads
+    capacity = fcntl.fcntl(scene.r, 1032)
+    os.set_blocking(scene.w, False)
+    line = b"info " + b"x" * 200 + b"\n"
+
+    def topping_up(seconds: float) -> bool:  # the bot keeps its pipe full, past the deadline
+        try:
+            while True:
+                os.write(scene.w, line)
+        except BlockingIOError:
+            pass
+        scene.now += seconds
+        return True
+
+    reader = LineReader(scene.r, 1000, clock=scene.clock, wait=topping_up)
+    scene.now = 102.0  # past the deadline
+    infos = 0
+    with pytest.raises(BotTimeout, match="kept coming past the deadline"):
+        while infos < 100_000:
+            assert reader.read_line(deadline=101.0).startswith("info ")
+            infos += 1
+    # what the pipe held at the deadline, and not much more
+    assert capacity // len(line) - 2 <= infos <= (capacity + 65536) // len(line) + 1, infos
