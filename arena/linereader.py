@@ -9,30 +9,41 @@ time (the arena cannot know better, and its own lateness is not charged to the b
 
 Two bounds keep a bot from passing late output off as output in time (hostile review: a move
 written 1.5 s past a 100 ms limit, stored as in time): a read that itself took over `SLOW_READ_S`
-(the bot held its pipe's lock, e.g. with splice(), while it thought) dates what it read at its
-end; and past the deadline no more is read as possibly in time than the pipe can hold, as a bot
-that keeps refilling a full pipe would otherwise never let it be seen empty.
+(the bot held its pipe's lock, e.g. with splice(), while it thought) dates what it read, and
+all after it, at its end; and past the deadline no more is read as possibly in time than a pipe
+can hold, as a bot that keeps refilling a full pipe would otherwise never let it be seen empty.
 
 The clock and the wait are parameters, so tests can play "the arena looks late" exactly.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import select
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from arena.boterrors import Aborted, BotTimeout
 from arena.linebuffer import Arrival, LineBuffer
 from arena.stallwatch import guarded
 
 READ_CHUNK = 64 * 1024
-SLOW_READ_S = 0.25  # a pipe read of what is there takes microseconds; longer: the lock was held
-F_GETPIPE_SZ = 1032  # fcntl: the pipe's capacity (Linux)
-DEFAULT_PIPE_BYTES = 1 << 20  # the most an unprivileged process can make its pipe hold
+SLOW_READ_S = 0.05  # a pipe read of what is there takes microseconds; longer: the lock was held
+
+
+def _pipe_max_bytes() -> int:
+    """The most a bot's pipe can hold: what an unprivileged process may grow it to. Read from
+    /proc once, never from the pipe: F_GETPIPE_SZ takes the pipe's lock, which the bot may hold
+    (the review of the diff: the arena slept in it past SIGKILL)."""
+    try:
+        return max(1 << 20, int(Path("/proc/sys/fs/pipe-max-size").read_text()))
+    except (OSError, ValueError):
+        return 1 << 20
+
+
+PIPE_MAX_BYTES = _pipe_max_bytes()
 
 
 class LineReader:
@@ -60,6 +71,7 @@ class LineReader:
         self._wait = wait
         self.seen_empty_at = float("-inf")  # the last moment the pipe was known to be empty
         self.last_line_at = 0.0
+        self.pipe_bytes = PIPE_MAX_BYTES  # the most that can wait in the pipe at a deadline
         self.late_bytes = 0  # read since `_late_for`, a deadline that has passed
         self._late_for: float | None = None
 
@@ -75,8 +87,9 @@ class LineReader:
             self.eof = True
             return
         after = self.clock()
-        if after - before > SLOW_READ_S:  # waited on the pipe's lock: no telling when it came
-            earliest = after
+        if after - before > SLOW_READ_S:  # waited on the pipe's lock: no telling when it came,
+            earliest = after  # and what follows came no earlier (reads chained under the bound)
+            self.seen_empty_at = max(self.seen_empty_at, after)
         self.buffer.feed(chunk, Arrival(earliest, after))
         self.late_bytes += len(chunk)
         if len(chunk) < READ_CHUNK:
@@ -106,13 +119,6 @@ class LineReader:
         return self.buffer.pending_lines()
 
     # --- reading by a deadline ------------------------------------------------------------------
-
-    def _capacity(self) -> int:
-        """What the pipe can hold now (a bot can grow its stdout pipe up to 1 MiB)."""
-        try:
-            return fcntl.fcntl(self.fd, F_GETPIPE_SZ)
-        except OSError:  # not a pipe (a test's file, a socket)
-            return DEFAULT_PIPE_BYTES
 
     def _take(self, deadline: float) -> str | None:
         line = self.buffer.take_line()
@@ -150,7 +156,7 @@ class LineReader:
                     self._late_for, self.late_bytes = deadline, 0
                 if self.seen_empty_at >= deadline or not self._poll_now():
                     raise BotTimeout("no answer in time", self.buffer.head())
-                if self.late_bytes >= self._capacity():  # more than was there at the deadline
+                if self.late_bytes >= self.pipe_bytes:  # more than was there at the deadline
                     raise BotTimeout("no answer in time (its output kept coming past the "
                                      "deadline)", self.buffer.head())
                 self._read_chunk(self.seen_empty_at)  # may have come in time: judged by _take

@@ -539,23 +539,24 @@ class BotProcess:
         """SIGKILL every process of the bot at once, from any thread and holding no lock of
         this object: the watchdog's end for a bot that holds one of its pipes' locks
         (`stallwatch`); `close` then reaps and frees as for any dead bot."""
-        if self.proc is None or self.pid <= 0:
+        if self.proc is None or self.pid <= 0 or self.proc.returncode is not None:
             return
         self.stalled = True
         if self._cgroup is not None:
             self._cgroup.thaw()  # v1: a frozen process cannot even die
             self._cgroup.kill_all()
-        if self.proc.returncode is not None:  # reaped: its pid may be another's by now
-            return
-        stopped = self._cgroup is None and self._frozen == "signal"
-        if stopped and (group := self._group_leader()) is not None:
-            proctree.kill_group(group, signal.SIGCONT)  # SIGKILL ends a stopped process anyway
-        if self.sandboxed:  # its pid namespace dies with its init
-            for pid in proctree.children_of(self.pid) or ():
+        with LIVE_BOTS.lock:  # `_release` reaps under it: no pid of another process is hit
+            if self.proc.returncode is not None:
+                return
+            stopped = self._cgroup is None and self._frozen == "signal"
+            if stopped and (group := self._group_leader()) is not None:
+                proctree.kill_group(group, signal.SIGCONT)  # SIGKILL ends a stopped one anyway
+            if self.sandboxed:  # its pid namespace dies with its init
+                for pid in proctree.children_of(self.pid) or ():
+                    proctree.kill(pid, signal.SIGKILL)
+            proctree.kill_group(self.pid, signal.SIGKILL)
+            for pid in proctree.owned_pids(self.pid, self.token.encode()):
                 proctree.kill(pid, signal.SIGKILL)
-        proctree.kill_group(self.pid, signal.SIGKILL)
-        for pid in proctree.owned_pids(self.pid, self.token.encode()):
-            proctree.kill(pid, signal.SIGKILL)
 
     def kill(self) -> None:
         """End the bot at once: no quit line, short SIGTERM grace."""

@@ -60,6 +60,13 @@ class StallWatch:
                 if now - since > self.limit_s]
         return [entry[1] for key in late if (entry := self._active.pop(key, None)) is not None]
 
+    def after_fork_in_child(self) -> None:
+        """A forked child has none of the parent's threads: no watchdog, none of their calls,
+        and a lock a parent's thread may have held at the fork."""
+        self._lock = threading.Lock()
+        self._active.clear()
+        self._thread_pid = 0
+
     def _start(self) -> None:
         with self._lock:
             if self._thread_pid == os.getpid():
@@ -80,6 +87,7 @@ class StallWatch:
 
 
 WATCH = StallWatch()
+os.register_at_fork(after_in_child=WATCH.after_fork_in_child)
 
 
 def guarded(on_stall: Callable[[], None] | None, call: Callable[..., T], *args: object) -> T:

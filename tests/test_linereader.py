@@ -107,11 +107,11 @@ def test_a_read_that_waited_on_the_pipes_lock_dates_its_data_at_its_end():
     makes the arena's read wait in the kernel; what that read brings may have been written
     long after the deadline, and was taken as in time (hostile review): dated at the read's
     end, it is late. A quick read of the same bytes is not."""
-    for read_took, late in ((0.9, True), (0.001, False)):
+    for read_took, late in ((0.9, True), (0.06, True), (0.001, False)):
         r, w = os.pipe()
         try:
             os.write(w, b"move d4\n")
-            times = iter([100.5, 100.5 + read_took])  # before and after the read
+            times = iter([100.95, 100.95 + read_took])  # before and after the read
             reader = LineReader(r, 1000, clock=times.__next__, wait=lambda s: True)
             reader._read_chunk(reader.seen_empty_at)
             if late:
@@ -145,7 +145,9 @@ def test_output_that_keeps_coming_past_the_deadline_is_not_read_as_in_time(scene
         return True
 
     reader = LineReader(scene.r, 1000, clock=scene.clock, wait=topping_up)
-    scene.now = 102.0  # past the deadline
+    assert reader.pipe_bytes >= 1 << 20  # the most a bot can make its pipe hold
+    reader.pipe_bytes = capacity  # this pipe's: never asked of the pipe (F_GETPIPE_SZ takes
+    scene.now = 102.0  # the lock a bot may hold), past the deadline
     infos = 0
     with pytest.raises(BotTimeout, match="kept coming past the deadline"):
         while infos < 100_000:

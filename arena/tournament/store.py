@@ -734,10 +734,13 @@ class RunLock:
 
 def foreign_files(results_dir: Path) -> str:
     """The first names (`a, b, ...`) in `results_dir` when it holds files but no results
-    database (a folder of the user's, not a run's), else ''."""
+    database (a folder of the user's, not a run's), else ''. Hidden files (`.gitkeep`,
+    `.DS_Store`), bots' logs and backups a run made are no sign of a user's folder."""
     if not results_dir.is_dir() or (results_dir / DB_NAME).exists():
         return ""
-    names = sorted(p.name for p in results_dir.iterdir() if p.name != LOCK_NAME)
+    names = sorted(p.name for p in results_dir.iterdir()
+                   if not p.name.startswith(".") and p.name != LOG_DIR
+                   and not p.name.startswith("backup-"))
     return ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
 
 
