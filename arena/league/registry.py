@@ -179,8 +179,12 @@ def spec_of(folder: str | Path, entrant: Entrant) -> BotSpec:
     """The runnable spec of a stored snapshot, checked against its recorded hash."""
     spec = resolve_bot(str(Path(folder) / entrant.entry), name=entrant.display)
     if spec.program_hash != entrant.program_hash:
-        raise LeagueError(f"snapshot of {entrant.display} was changed on disk (hash {spec.program_hash}, "
-                          f"stored {entrant.program_hash}); resubmit the bot")
+        # the hash covers the arena modules a bot imports: an upgrade of the arena changes it
+        # too, and "changed on disk" sent organisers looking for an edit (review of the diff)
+        raise LeagueError(f"{entrant.display} no longer hashes as when it was submitted (hash "
+                          f"{spec.program_hash}, stored {entrant.program_hash}): its snapshot's "
+                          "files or the arena modules it imports changed (an upgrade of the "
+                          "arena changes an SDK bot's); resubmit the bot")
     return spec
 
 

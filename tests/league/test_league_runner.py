@@ -134,6 +134,8 @@ def test_a_snapshot_changed_on_disk_is_left_out_and_said_once(league: Path) -> N
     runner, lines = run_with(league, executor, Until(seconds=1.5))
     assert sum("greedy@1 cannot play" in line for line in lines) == 1
     assert "greedy@1" in runner.unplayable and stored(league) == 0
+    # its files or the arena it imports (an upgrade changes an SDK bot's hash too): both named
+    assert "files or the arena modules it imports changed" in runner.unplayable["greedy@1"]
 
 
 def test_a_league_without_pondering_tells_its_workers(tmp_path: Path):
