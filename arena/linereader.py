@@ -87,13 +87,15 @@ class LineReader:
             self.eof = True
             return
         after = self.clock()
-        if after - before > SLOW_READ_S:  # waited on the pipe's lock: no telling when it came,
-            earliest = after  # and what follows came no earlier (reads chained under the bound)
-            self.seen_empty_at = max(self.seen_empty_at, after)
+        slow = after - before > SLOW_READ_S  # it waited on the pipe's lock: no telling when
+        if slow:  # what it read came
+            earliest = after
         self.buffer.feed(chunk, Arrival(earliest, after))
         self.late_bytes += len(chunk)
         if len(chunk) < READ_CHUNK:
             self.seen_empty_at = before  # the read took all there was
+        if slow:  # and what follows came no earlier (reads chained under the bound)
+            self.seen_empty_at = max(self.seen_empty_at, after)
 
     def _poll_now(self) -> bool:
         """Readable now? (A no is an observation that the pipe is empty.)"""

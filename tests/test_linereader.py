@@ -117,6 +117,12 @@ def test_a_read_that_waited_on_the_pipes_lock_dates_its_data_at_its_end():
             if late:
                 with pytest.raises(BotTimeout, match="after the deadline"):
                     reader._take(deadline=101.0)
+                # nor can what a quick read brings next be older: slow reads do not chain
+                os.write(w, b"move d5\n")
+                reader.clock = iter([101.02, 101.0201]).__next__
+                reader._read_chunk(reader.seen_empty_at)
+                with pytest.raises(BotTimeout, match="after the deadline"):
+                    reader._take(deadline=101.0)
             else:
                 assert reader._take(deadline=101.0) == "move d4"
         finally:
