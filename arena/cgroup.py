@@ -450,9 +450,6 @@ class BotCgroup:
 
     def kill_all(self) -> None:
         """SIGKILL every process inside (a frozen v1 cgroup's die only once thawed)."""
-        self._kill_listed()
-
-    def _kill_listed(self) -> None:
         for pid in self.pids():
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -477,7 +474,7 @@ class BotCgroup:
             self._freeze_fd = None
         # v2 kills every process inside at once (no pid read, then killed: no reuse race)
         if not (self.version == 2 and _write(self.path / "cgroup.kill", "1")):
-            self._kill_listed()
+            self.kill_all()
         busy = False
         for folder in {self.path, self.freezer} - {None}:
             try:

@@ -39,12 +39,11 @@ class StallWatch:
         self._active: dict[int, tuple[float, Callable[[], None]]] = {}
         self._keys = itertools.count()
         self._lock = threading.Lock()
-        self._thread_pid = 0  # the process whose watchdog thread runs (a fork has none)
-        self.kills = 0
+        self._running = False  # its watchdog thread (none in a forked child: after_fork_in_child)
 
     def begin(self, kill: Callable[[], None]) -> int:
         """Register a read or write about to start; `kill` ends its bot. Returns its key."""
-        if self._thread_pid != os.getpid():
+        if not self._running:
             self._start()
         key = next(self._keys)
         self._active[key] = (self.clock(), kill)
@@ -65,21 +64,19 @@ class StallWatch:
         and a lock a parent's thread may have held at the fork."""
         self._lock = threading.Lock()
         self._active.clear()
-        self._thread_pid = 0
+        self._running = False
 
     def _start(self) -> None:
         with self._lock:
-            if self._thread_pid == os.getpid():
+            if self._running:
                 return
-            self._active.clear()  # a fork's copy: the calls of the parent's threads
             threading.Thread(target=self._run, name="pipe-stall-watch", daemon=True).start()
-            self._thread_pid = os.getpid()
+            self._running = True
 
     def _run(self) -> None:
         while True:
             time.sleep(self.period_s)
             for kill in self.overdue():
-                self.kills += 1
                 try:
                     kill()
                 except Exception:  # the watchdog must outlive any one bot

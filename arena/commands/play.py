@@ -196,9 +196,10 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         cycles = None if opening else openings_for_variants(openings_choice, parsed)
     except OpeningsError as error:
         raise click.BadParameter(str(error), param_hint="'--openings'") from None
-    for spec, openings in (cycles or {}).items() if openings_choice != NONE else ():
-        if note := reuse_note(spec, len(openings), (games + 1) // 2):
-            click.echo(note, err=True)
+    if cycles and openings_choice != NONE:  # `none` asks for one start: no note for it
+        for spec, openings in cycles.items():
+            if note := reuse_note(spec, len(openings), (games + 1) // 2):
+                click.echo(note, err=True)
     if log_dir:
         try:
             Path(log_dir).mkdir(parents=True, exist_ok=True)
