@@ -155,7 +155,7 @@ def submit(folder: Path, path: str, name: str | None, author: str, key: str | No
             raise registry.LeagueError(f"{name} was refused: it failed the conformance check "
                                        f"(`{again}` shows the full report); nothing was "
                                        "stored")
-        entry, spec = registry.snapshot(folder, source, name)
+        entry, spec = registry.snapshot(folder, source, name, spec.program_hash)
         was_active = any(e.name == name and e.active for e in registry.entrants(folder))
         entrant, made = registry.add_version(folder, name, entry, spec, author=author, key=key)
     except registry.UnchangedSubmission as unchanged:

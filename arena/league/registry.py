@@ -10,7 +10,9 @@ still written by `league run` alone.
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -28,6 +30,13 @@ from arena.tournament import sqlite_read
 from arena.tournament.store import DB_NAME, Store, db_error
 
 SNAPSHOT_DIR = "bots"
+# What a snapshot leaves out of a submitted folder (caches a bot rebuilds, a repository's history).
+SNAPSHOT_IGNORED = ("__pycache__", ".git", "*.pyc")
+# The most a submission may hold: its copy lives in the league folder for good, and is hashed again
+# before each of its pairs. A 12 KB folder with a sparse 2 GiB file became 2.1 GiB of zeros on the
+# organiser's disk (hostile review); Kaggle takes 100 MB per submission.
+MAX_SUBMISSION_BYTES = 100 * 1024 * 1024
+MAX_SUBMISSION_ENTRIES = 10_000
 LEAGUE_MARK = "league"  # meta key: the folder is a league, not a tournament's results
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS league_entrants (
@@ -188,13 +197,21 @@ def spec_of(folder: str | Path, entrant: Entrant) -> BotSpec:
     return spec
 
 
-def snapshot(folder: Path, source: Path, name: str) -> tuple[Path, BotSpec]:
+def snapshot(folder: Path, source: Path, name: str,
+             checked_hash: str | None = None) -> tuple[Path, BotSpec]:
     """Copy a bot (folder or single program) under the league, addressed by its content hash.
 
     The copy is made in a temporary folder first and renamed into place, so a crash never leaves
-    half a snapshot; the same content submitted twice shares one snapshot.
+    half a snapshot; the same content submitted twice shares one snapshot. `checked_hash`: the
+    hash of the program that passed the conformance checks; a source that hashes otherwise now
+    (changed while it was checked) is refused, so that the stored bot is the checked one.
     """
+    check_size(source)
     spec = resolve_bot(str(source))
+    if checked_hash is not None and spec.program_hash != checked_hash:
+        raise LeagueError(f"{source} changed while it was checked (hash {checked_hash} when "
+                          f"checked, {spec.program_hash} now); nothing was stored: submit it "
+                          "again once it stays as it is")
     target = folder / SNAPSHOT_DIR / name / spec.program_hash
     entry = target / (source.name if source.is_file() else "")
     if not target.exists():
@@ -203,7 +220,7 @@ def snapshot(folder: Path, source: Path, name: str) -> tuple[Path, BotSpec]:
         try:
             if source.is_dir():
                 shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=True,
-                                ignore=shutil.ignore_patterns("__pycache__", ".git", "*.pyc"))
+                                ignore=shutil.ignore_patterns(*SNAPSHOT_IGNORED))
             else:
                 shutil.copy2(source, staging / source.name)
             staging.rename(target)
@@ -396,8 +413,46 @@ def check_source(path: str | Path) -> Path:
         raise LeagueError(f"{str(path)!r} is a command line: submit takes a bot folder, a "
                           "program file or a bundled bot's name (a folder's bot.toml gives its "
                           "command: command = \"...\")")
+    if source.exists():  # before resolve_bot, which reads every byte to hash it
+        check_size(source)
     try:
         spec = resolve_bot(str(path))
     except BotSpecError as error:
         raise LeagueError(str(error)) from None
     return source.resolve() if source.exists() else spec.cwd
+
+
+def check_size(source: Path) -> None:
+    """LeagueError if what a snapshot of `source` would copy passes MAX_SUBMISSION_BYTES (sizes
+    as the files claim them: a sparse file is copied at its full size) or MAX_SUBMISSION_ENTRIES
+    files and folders. Links are not followed (a snapshot copies them as links)."""
+    total, entries = 0, 0
+    if source.is_dir() and not source.is_symlink():
+        for root, dirs, names in os.walk(source):
+            dirs[:] = [d for d in dirs if not _snapshot_ignores(d)]
+            kept = [n for n in names if not _snapshot_ignores(n)]
+            entries += len(dirs) + len(kept)
+            total += sum(_size(os.path.join(root, n)) for n in kept)
+            if entries > MAX_SUBMISSION_ENTRIES or total > MAX_SUBMISSION_BYTES:
+                break
+    else:
+        entries, total = 1, _size(str(source))
+    if entries > MAX_SUBMISSION_ENTRIES:
+        raise LeagueError(f"{source} holds more than {MAX_SUBMISSION_ENTRIES:,} files and folders "
+                          "(the most a submission may hold): submit the bot's own files only")
+    if total > MAX_SUBMISSION_BYTES:
+        raise LeagueError(f"{source} holds more than {MAX_SUBMISSION_BYTES // 1024 // 1024} MB "
+                          f"(at least {total / 1024 / 1024:,.0f} MB as its files give their sizes, "
+                          "sparse files at full size; the most a submission may hold): submit "
+                          "the bot's own files only")
+
+
+def _snapshot_ignores(name: str) -> bool:
+    return any(fnmatch.fnmatch(name, pattern) for pattern in SNAPSHOT_IGNORED)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0

@@ -130,10 +130,17 @@ def footnotes(notes: list[str], bullet: str, width: int | None = None) -> list[s
                           break_long_words=False, break_on_hyphens=False) for n in notes]
 
 
+# Characters that make markup inside a table cell (a cell never starts a line, so `#`, `-`, `+`
+# and `1.` cannot): backslash-escaped, as CommonMark allows for any ASCII punctuation.
+_MARKDOWN_MARKUP = frozenset("\\`*_[]~|")
+
+
 def markdown_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
     def esc(c: str) -> str:
-        # a bot's name is text, not markup: Markdown renders raw HTML such as <b>
-        return html.escape(c, quote=False).replace("|", "\\|")
+        # a bot's name is text, not markup: Markdown renders raw HTML such as <b>, and a name
+        # "[Claim prize](javascript:...)" was a link in a pasted leaderboard (hostile review)
+        return "".join("\\" + ch if ch in _MARKDOWN_MARKUP else ch
+                       for ch in html.escape(c, quote=False))
 
     lines = ["| " + " | ".join(esc(h) for h in headers) + " |",
              "|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|"]

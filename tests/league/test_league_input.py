@@ -177,3 +177,47 @@ def test_a_command_line_given_to_submit_is_one_line_naming_what_it_takes(folder:
     # a missing folder with a space in its name is a missing folder (review of the diff)
     missing = CliRunner().invoke(league, ["submit", str(folder), str(folder.parent / "my bots" / "x")])
     assert "is a command line" not in refused(missing)
+
+
+def test_a_submission_past_the_size_cap_is_refused_before_it_is_read(folder: Path) -> None:
+    """A sparse file takes no disk in the submitter's folder but its full size in a copy (a
+    12 KB folder became 2.1 GiB under the league: hostile review); nothing is copied or hashed."""
+    source = program(folder)
+    with open(source / "blob.bin", "wb") as handle:
+        handle.truncate(registry.MAX_SUBMISSION_BYTES + 1)  # sparse: no block written
+    result = CliRunner().invoke(league, ["submit", str(folder), str(source), "--key", KEY])
+    line = refused(result)
+    assert str(source) in line and "100 MB" in line and "sparse" in line
+    assert not (folder / registry.SNAPSHOT_DIR).exists() or not any(
+        (folder / registry.SNAPSHOT_DIR).iterdir())
+    assert registry.entrants(folder) == []
+
+
+def test_a_submission_of_too_many_files_is_refused(folder: Path, monkeypatch) -> None:
+    source = program(folder)
+    monkeypatch.setattr(registry, "MAX_SUBMISSION_ENTRIES", 5)
+    for n in range(5):
+        (source / f"data{n}.txt").write_text("x")
+    with pytest.raises(registry.LeagueError, match="more than 5 files and folders"):
+        registry.check_size(source)
+    # what a snapshot leaves out does not count: caches, a repository's history
+    for n in range(5):
+        (source / f"data{n}.txt").unlink()
+    (source / "__pycache__").mkdir(exist_ok=True)
+    for n in range(10):
+        (source / "__pycache__" / f"m{n}.pyc").write_bytes(b"")
+    registry.check_size(source)
+
+
+def test_a_source_that_changed_after_its_checks_is_not_stored(folder: Path) -> None:
+    """The stored snapshot is the program that passed the conformance checks: a submitter who
+    edits the folder while the checks run gets nothing stored (hostile review)."""
+    source = program(folder)
+    checked = registry.check_source(source)
+    from arena.botspec import resolve_bot
+
+    checked_hash = resolve_bot(str(checked)).program_hash
+    (source / "bot.py").write_text((source / "bot.py").read_text() + "# edited meanwhile\n")
+    with pytest.raises(registry.LeagueError, match="changed while it was checked"):
+        registry.snapshot(folder, source, "edited", checked_hash)
+    assert not any((folder / registry.SNAPSHOT_DIR).glob("edited/*"))

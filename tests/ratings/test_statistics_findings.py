@@ -163,6 +163,17 @@ def test_markdown_names_are_text():
     assert "&lt;b&gt;&amp;x" in markdown and "B\\|c" in markdown and "<b>" not in markdown
 
 
+def test_markdown_names_make_no_links_or_emphasis():
+    """A leaderboard.md is pasted into READMEs and forums: a bot's name shows as its text there,
+    never as a link, an image or emphasis of the author's choosing (hostile review)."""
+    name = "[Claim prize](javascript:alert(1))"
+    table = compute_standings(games((name, "*b*_`c`~", 1.0), ("*b*_`c`~", name, 1.0)))
+    markdown = render_standings(table, "markdown")
+    assert "\\[Claim prize\\](javascript:alert(1))" in markdown
+    assert "\\*b\\*\\_\\`c\\`\\~" in markdown
+    assert "[Claim" not in markdown.replace("\\[Claim", "")
+
+
 def test_a_blank_seq_is_filled_with_file_order(tmp_path):
     path = tmp_path / "s.csv"
     path.write_text("first,second,result,seq\nA,B,1,1\nB,A,1,\n")
