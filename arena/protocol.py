@@ -9,6 +9,8 @@ This module is imported by the SDK, so it must stay light: standard library only
 
 from __future__ import annotations
 
+import unicodedata
+
 PROTOCOL = "fiar"
 VERSION = 1
 
@@ -34,9 +36,27 @@ _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
 _CONTROLS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
 
 
+# Beyond the controls, characters that hide or reorder text around them: invisible formatting
+# (zero-width spaces, right-to-left overrides), private use, unassigned code points, surrogates,
+# line and paragraph separators. A bot's `version=\u202e1.0` flipped the text after it (hostile
+# review); league names refuse them (`arena.league.registry`), text a bot writes shows them as
+# escapes.
+HIDDEN_CATEGORIES = frozenset({"Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
+
+
 def printable(text: str) -> str:
-    """`text` with every control character written as an escape (`\\x1b`, `\\n`)."""
-    return text.translate(_CONTROLS)
+    """`text` with every control character written as an escape (`\\x1b`, `\\n`), and every
+    character that hides or reorders text as `\\u202e` (`\\U000e0001` beyond 16 bits)."""
+    text = text.translate(_CONTROLS)
+    if text.isascii():
+        return text
+    return "".join(_escaped(c) if unicodedata.category(c) in HIDDEN_CATEGORIES else c
+                   for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 HELLO_FIELD_CAP = 64

@@ -106,3 +106,14 @@ def test_bot_text_reaches_the_terminal_without_control_characters():
     assert "\x1b" not in protocol.truncate(attack)
     fields = protocol.parse_hello_reply("hello name=v version=" + "V" * 65000 + "\x1b[2J")
     assert len(fields["version"]) < 100 and "\x1b" not in fields["version"]  # was stored whole
+
+
+def test_bot_text_cannot_hide_or_reorder_what_is_shown_around_it():
+    """A hello's version or author with a right-to-left override flipped the text after it on
+    the terminal and the site, and zero-width spaces padded it unseen (hostile review)."""
+    fields = protocol.parse_hello_reply(
+        "hello name=bot version=\u202e1.0\u2066 author=Ada\u200b\u200bLovelace")
+    assert fields["version"] == "\\u202e1.0\\u2066"
+    assert fields["author"] == "Ada\\u200b\\u200bLovelace"
+    assert protocol.printable("tag\U000e0041\u2028x") == "tag\\U000e0041\\u2028x"
+    assert protocol.printable("ünï cödé 🤖 名前") == "ünï cödé 🤖 名前"  # any script stays as it is

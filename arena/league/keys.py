@@ -82,9 +82,9 @@ def verify(conn: sqlite3.Connection, name: str, key: str | None, has_versions: b
     one with a key needs it, and one already in the league without a key (submitted before
     keys existed) needs the organiser to give it one first (`arena league key`). True if the
     name has a key."""
-    check_given(key)
     stored = stored_hash(conn, name)
     if stored is None:
+        check_given(key)  # a name's first key; a wrong one of a keyed name is just wrong
         if has_versions:
             raise SubmissionKeyError(
                 f"{name!r} was submitted before submission keys existed: the league's organiser "
@@ -95,6 +95,10 @@ def verify(conn: sqlite3.Connection, name: str, key: str | None, has_versions: b
         raise SubmissionKeyError(f"{name!r} is already in the league and has a submission key: "
                                  "give it with --key or ARENA_LEAGUE_KEY to submit a new version, "
                                  "or choose another --name")
+    try:
+        key.encode()
+    except UnicodeEncodeError:  # undecodable bytes from the environment
+        raise SubmissionKeyError("the submission key is not valid UTF-8 text") from None
     if not matches(key, stored):
         raise SubmissionKeyError(f"wrong submission key for {name!r}: a new version needs the key "
                                  "of its first submission (or choose another --name)")

@@ -26,6 +26,7 @@ from typing import Any
 from arena.botspec import MAX_NAME_CHARS, NAME_RULE, BotSpec, BotSpecError, name_problem, resolve_bot
 from arena.clock import utc_now_iso
 from arena.league import keys
+from arena.protocol import HIDDEN_CATEGORIES
 from arena.tournament import sqlite_read
 from arena.tournament.store import DB_NAME, Store, db_error
 
@@ -238,9 +239,9 @@ def snapshot(folder: Path, source: Path, name: str,
     return entry, spec
 
 
-# Characters a name may not hold: controls, invisible formatting (zero-width spaces, direction
-# marks), private use, unassigned code points, line and paragraph separators.
-_HIDDEN_CATEGORIES = {"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"}
+# Characters a name may not hold: controls, and those that hide or reorder text
+# (`protocol.HIDDEN_CATEGORIES`: zero-width spaces, direction marks, private use, ...).
+_HIDDEN_CATEGORIES = {"Cc", *HIDDEN_CATEGORIES}
 
 
 def league_name(raw: str) -> str:

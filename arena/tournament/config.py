@@ -204,8 +204,12 @@ class TournamentConfig:
         return [o for o in self.openings if o.variant in (None, variant.spec)]
 
     def openings_digest(self) -> str:
-        text = "\n".join(f"{o.variant or '*'}:{o.text}" for o in self.openings)
-        return hashlib.sha256(text.encode()).hexdigest()[:16] if self.openings else ""
+        return _digest_of(self.openings)
+
+    def variant_openings(self) -> dict[str, str]:
+        """Each variant's openings digest: a variant added to a file leaves the others' games
+        comparable (one digest of all made it "the openings changed": user review)."""
+        return {v.spec: _digest_of(self.openings_for(v)) for v in self.variants}
 
     def settings(self) -> dict:
         """Everything about the tournament, as plain JSON-able data (stored with the games)."""
@@ -240,9 +244,15 @@ class TournamentConfig:
         return {
             "time_control": _tc_dict(self.time_control),
             "openings_digest": self.openings_digest(),
+            "variant_openings": self.variant_openings(),
             "seed": self.seed if self.openings else None,
             "bots": {b.name: b.fingerprint() for b in self.bots},
         }
+
+
+def _digest_of(openings: Sequence[Opening]) -> str:
+    text = "\n".join(f"{o.variant or '*'}:{o.text}" for o in openings)
+    return hashlib.sha256(text.encode()).hexdigest()[:16] if openings else ""
 
 
 def _tc_dict(tc: TimeControl) -> dict:
@@ -716,7 +726,10 @@ def _bot(check: _Checker, item: dict[str, Any], index: int, base: Path,
         else:
             spec = _resolve_ref(ref, base, args, name, resolve)
     except ValueError as error:
-        raise check.error(f"bot {ref!r}: {error}", key, "bots", index) from None
+        # a command is named whole: `bot 'node'` read as a bot named node (user review)
+        label = f"bot {name!r}" if name else \
+            f"command {shlex.join(_command_parts(item))!r}" if key == "command" else f"bot {ref!r}"
+        raise check.error(f"{label}: {error}", key, "bots", index) from None
     try:
         limits = parse_bot_limits(item, f"bot #{index + 1}")
     except SandboxConfigError as error:

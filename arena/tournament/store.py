@@ -311,14 +311,25 @@ class Store:
         if not old or self.game_count() == 0:
             return []
         problems: list[str] = []
-        if old.get("time_control") != fingerprint.get("time_control"):
+        if _playing_terms(old.get("time_control")) != _playing_terms(fingerprint.get("time_control")):
             problems.append(
                 f"the time control changed (stored {_short(old.get('time_control'))}, "
                 f"now {_short(fingerprint.get('time_control'))})"
             )
-        if old.get("openings_digest") != fingerprint.get("openings_digest"):
-            problems.append("the openings changed")
-        elif old.get("seed") != fingerprint.get("seed"):
+        old_by, new_by = old.get("variant_openings"), fingerprint.get("variant_openings")
+        if isinstance(old_by, dict) and isinstance(new_by, dict):
+            # per variant: one added or dropped leaves the others' games as they were
+            common = old_by.keys() & new_by.keys()
+            changed = sorted(v for v in common if old_by[v] != new_by[v])
+            openings_changed = f"the openings of {', '.join(changed)} changed" if changed else ""
+            seeded = any(new_by[v] for v in common)  # the seed orders only openings
+        else:  # a store from before per-variant digests
+            openings_changed = "the openings changed" \
+                if old.get("openings_digest") != fingerprint.get("openings_digest") else ""
+            seeded = True
+        if openings_changed:
+            problems.append(openings_changed)
+        elif seeded and old.get("seed") != fingerprint.get("seed"):
             problems.append(
                 f"the seed changed ({old.get('seed')} -> {fingerprint.get('seed')}); "
                 "it orders the openings"
@@ -339,7 +350,11 @@ class Store:
                 problems.append(
                     f"bot {name!r} changed its arguments: was {_cmd(before)}, now {_cmd(new)}"
                 )
-            elif before.get("time_control") != new.get("time_control"):
+            elif ((before.get("time_control") or new.get("time_control")) and (
+                    _playing_terms(before.get("time_control") or old.get("time_control"))
+                    != _playing_terms(new.get("time_control") or fingerprint.get("time_control")))):
+                # what the bot played under: its own control, else [time] (a change of [time]
+                # itself is the one problem above)
                 problems.append(  # time odds: absent for a bot under the tournament's [time]
                     f"bot {name!r} changed its own time control (stored "
                     f"{_short(before.get('time_control') or '[time]')}, now "
@@ -351,6 +366,9 @@ class Store:
         old = self.stored_fingerprint() or {}
         merged = dict(fingerprint)
         merged["bots"] = {**old.get("bots", {}), **fingerprint.get("bots", {})}
+        if isinstance(old.get("variant_openings"), dict) and "variant_openings" in fingerprint:
+            # a variant left out of the file keeps its digest, should it come back
+            merged["variant_openings"] = {**old["variant_openings"], **fingerprint["variant_openings"]}
         stamp = utc_now_iso()
         with self.transaction():
             if self.meta("created_at") is None:
@@ -467,6 +485,19 @@ def _only_files_added(before: Mapping[str, Any], new: Mapping[str, Any]) -> bool
         return hash_folder_files(Path(folder), files) == before.get("program_hash")
     except OSError:
         return False
+
+
+# What a time control allows a bot to start, not to play: raised for a bot that loads slowly,
+# as the start watch's error advises, it leaves stored games comparable (user review: the
+# advice itself was refused on the resume)
+_START_TERMS = ("startup_ms",)
+
+
+def _playing_terms(tc: Any) -> Any:
+    """A stored or new time control without its start-up terms (as it is, if not a table)."""
+    if not isinstance(tc, dict):
+        return tc
+    return {k: v for k, v in tc.items() if k not in _START_TERMS}
 
 
 def _short(tc: Any) -> str:

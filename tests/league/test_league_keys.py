@@ -24,6 +24,11 @@ def test_the_first_submission_sets_the_key_and_later_ones_need_it(conn):
         keys.authorise(conn, "ada-bot", "battery staple", "t2", True)
     with pytest.raises(SubmissionKeyError, match="has a submission key: give it with --key"):
         keys.authorise(conn, "ada-bot", None, "t2", True)
+    # a short wrong key is a wrong key, not advice on making one (user review)
+    with pytest.raises(SubmissionKeyError, match="wrong submission key for 'ada-bot'"):
+        keys.authorise(conn, "ada-bot", "wrong", "t2", True)
+    with pytest.raises(SubmissionKeyError, match="not valid UTF-8"):
+        keys.authorise(conn, "ada-bot", "\udcff\udcfe-undecodable", "t2", True)
 
 
 def test_a_key_is_made_when_none_is_given(conn):

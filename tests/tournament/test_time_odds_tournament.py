@@ -120,6 +120,34 @@ def test_a_changed_own_time_control_is_a_conflict(tmp_path):
             assert "move_ms=50" in problems[0] and now in problems[0]
 
 
+
+def test_start_up_time_is_not_a_conflict(tmp_path):
+    """Raising `startup_ms` for a bot that loads slowly, as the start watch's error advises, in
+    [time] or in the bot's own table, keeps stored games comparable (user review: the advice
+    was refused on the resume); a bot's own table that only restates [time] may go too."""
+    fingerprint = {"time_control": {"move_ms": 100, "startup_ms": 5000}, "openings_digest": "",
+                   "seed": None,
+                   "bots": {"a": {"command": ["a"], "args": [], "program_hash": "h1",
+                                  "time_control": {"move_ms": 100, "startup_ms": 5000}},
+                            "b": {"command": ["b"], "args": [], "program_hash": "h2"}}}
+    row = {"game_id": "g1", "variant": "classic", "first": "a", "second": "b", "result": 1.0,
+           "winner": 1, "reason": "line", "plies": 1, "moves": "d4"}
+    with Store(tmp_path) as store:
+        store.save_settings({}, fingerprint)
+        store.add_game(row)
+        raised = json.loads(json.dumps(fingerprint))
+        raised["time_control"]["startup_ms"] = 8000
+        raised["bots"]["a"]["time_control"]["startup_ms"] = 20000
+        assert store.conflicts(raised) == []
+        restated = json.loads(json.dumps(fingerprint))
+        del restated["bots"]["a"]["time_control"]
+        assert store.conflicts(restated) == []
+        faster = json.loads(json.dumps(raised))
+        faster["time_control"]["move_ms"] = 50
+        [problem] = store.conflicts(faster)
+        assert "the time control changed" in problem
+
+
 def test_a_tournament_plays_each_bot_under_its_own_control_and_the_site_shows_it(tmp_path):
     copy_bot(tmp_path, "random", "rb")
     file = write_toml(tmp_path / "odds.toml", """

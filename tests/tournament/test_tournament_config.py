@@ -93,6 +93,13 @@ def test_missing_bot(tmp_path):
     assert "t.toml:9:" in message and "no-such-bot" in message
 
 
+def test_a_command_whose_script_is_missing_is_named_whole(tmp_path):
+    """`command = "sh nothere.sh"` was reported as `bot 'sh'`, a name it never has (user review)."""
+    message = error_of(tmp_path, GOOD.replace('path = "greedy"', 'command = "sh nothere.sh"'))
+    assert "t.toml:9:" in message and "command 'sh nothere.sh':" in message
+    assert "bot 'sh'" not in message and "script 'nothere.sh' not found" in message
+
+
 def test_bad_variant(tmp_path):
     message = error_of(tmp_path, GOOD.replace('"popout:5x4"', '"popout:3x99"'))
     assert "t.toml:2:" in message and "variant" in message

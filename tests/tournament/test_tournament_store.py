@@ -421,3 +421,34 @@ def test_a_time_control_conflict_lists_both_controls_in_one_order(tmp_path):
         [problem] = store.conflicts({"time_control": {"move_ms": 50, "grace_ms": 200}, "bots": {}})
     stored, now = problem.split("stored ")[1].split(", now ")
     assert stored.split(", ")[0] == "grace_ms=200" and now.split(", ")[0] == "grace_ms=200"
+
+
+def test_a_variant_added_to_a_file_leaves_the_stored_games_comparable(tmp_path):
+    """Each variant's openings have their own digest: adding `popout` with its built-in openings
+    was refused as "the openings changed" (user review); a changed opening of a variant that has
+    games still is."""
+    from arena.tournament.config import load_config
+
+    body = """name = "t"
+variants = [{variants}]
+openings = "{openings}"
+games = 2
+[[bots]]
+path = "random"
+[[bots]]
+path = "greedy"
+"""
+
+    def fingerprint(variants: str, openings: str = "builtin") -> dict:
+        path = write_toml(tmp_path / "t.toml", body.format(variants=variants, openings=openings))
+        return load_config(path).fingerprint()
+
+    with Store(tmp_path / "out") as store:
+        store.save_settings({}, fingerprint('"classic"'))
+        store.add_game(row("g1", first="random", second="greedy"))
+        assert store.conflicts(fingerprint('"classic", "popout"')) == []
+        store.save_settings({}, fingerprint('"classic", "popout"'))
+        assert store.conflicts(fingerprint('"popout"')) == []  # one left out: the other's stay
+        (tmp_path / "mine.txt").write_text("d1 d2\n")
+        assert store.conflicts(fingerprint('"classic", "popout"', "mine.txt")) == [
+            "the openings of classic, popout changed"]
