@@ -89,7 +89,8 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
 
     Finished games are stored one by one in the results directory; running the same command
     again skips them and plays the rest. Ctrl-C stops cleanly. At the end, and on a stop, the
-    standings files (standings.md/.csv/.json, standings_variants.csv, pairs.csv) are written
+    standings files (standings.md/.csv/.json, standings_variants.csv, pairs.csv,
+    standings_notes.txt) are written
     there.
     """
     from arena.cli_common import EXIT_SIGINT

@@ -3,8 +3,9 @@
 ``write_reports(results_dir)`` is what the tournament runner calls at the end of a run: it writes
 ``standings.md`` (pooled and per-variant tables, head to head), ``standings.csv`` and
 ``standings.json`` (pooled), ``standings_variants.csv`` (every table, with a ``variant`` column,
-``all`` = pooled) and ``pairs.csv`` into the results directory, and the charts into
-``results_dir/plots/``.
+``all`` = pooled), ``pairs.csv`` and ``standings_notes.txt`` (what qualifies the numbers: a
+regularised fit, games left out; the CSV and JSON files have no place for it) into the results
+directory, and the charts into ``results_dir/plots/``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["load_games", "write_plots", "write_reports"]
+__all__ = ["STANDINGS_FILES", "load_games", "write_plots", "write_reports"]
+
+# What `write_reports` writes into a results directory (besides `plots/`)
+STANDINGS_FILES = ("standings.md", "standings.csv", "standings.json", "standings_variants.csv",
+                   "pairs.csv", "standings_notes.txt")
 
 
 def load_games(path):
@@ -81,8 +86,23 @@ def write_reports(results_dir: Path, anchor: tuple[str, float] | None = None,
     path = results_dir / "pairs.csv"
     path.write_text(to_csv(pairs), encoding="utf-8")
     written.append(path)
+    path = results_dir / "standings_notes.txt"
+    path.write_text(notes_text(tables), encoding="utf-8")
+    written.append(path)
     if plots:
         from arena.reports.plots import write_plots as _write
 
         written += _write(games, results_dir / "plots", anchor=anchor, standings=pooled)
     return written
+
+
+def notes_text(tables: dict[str, pd.DataFrame]) -> str:
+    """`standings_notes.txt`: each table's notes (the pooled one's as `all`), one per line as
+    `table: note`, those that qualify the numbers (a regularised fit, games left out) as
+    `table: warning: note`."""
+    lines = []
+    for name, table in tables.items():
+        warnings = list(table.attrs.get("warnings", []))
+        notes = [n for n in table.attrs.get("notes", []) if n not in warnings]
+        lines += [f"{name}: warning: {w}" for w in warnings] + [f"{name}: {n}" for n in notes]
+    return "".join(f"{line}\n" for line in lines)

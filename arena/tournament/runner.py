@@ -28,6 +28,7 @@ from arena import proctree
 from arena.affinity import notes as affinity_notes
 from arena.reasons import FORFEIT_REASONS
 from arena.referee import fallback_counts
+from arena.reports import STANDINGS_FILES
 from arena.sandbox import SandboxUnavailable, prepare_bundled, start_run
 from arena.sdk import FALLBACK_INFO
 from arena.solver.scope import adjudication_note
@@ -52,8 +53,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
 # What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
 # nothing in the folder shows the old tournament
-DERIVED_OUTPUTS = ("site", "plots", "standings.md", "standings.csv", "standings.json",
-                   "standings_variants.csv", "pairs.csv", "analysis.db")
+DERIVED_OUTPUTS = ("site", "plots", *STANDINGS_FILES, "analysis.db")
 
 
 class RunError(RuntimeError):

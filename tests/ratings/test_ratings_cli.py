@@ -197,6 +197,12 @@ def test_write_reports_on_results_dir(tmp_path):
     assert json.loads(res.stdout) == data
     variants = pd.read_csv(results / "standings_variants.csv")
     assert set(variants["variant"]) == {"all", "classic", "popout"}
+    # what qualifies the CSV's and JSON's numbers is beside them (statistics review: only the
+    # markdown carried it): here, the void game left out, per table
+    notes = (results / "standings_notes.txt").read_text().splitlines()
+    assert "all: warning: left out of the ratings: 1 game without a result" in notes[0]
+    assert any(line.startswith("classic: Elo: logistic Bradley-Terry") for line in notes)
+    assert {line.split(":")[0] for line in notes} == {"all", "classic", "popout"}
 
 
 # --- csv and json standings say how the 95% intervals are computed (covariance or bootstrap) ---
