@@ -209,6 +209,7 @@ def _from_path(path: Path, text: str) -> BotSpec:
                            _hash_files(path.parent, [path], python=True), language="python",
                            scripts=(path,))
         if os.access(path, os.X_OK):
+            _refuse_unrunnable(path, f"bot {text!r}: ")
             return BotSpec(path.stem or path.name, [str(path)], path.parent,
                            _hash_files(path.parent, [path]))
         raise _not_executable(path)
@@ -253,6 +254,7 @@ def resolve_command(
             raise BotSpecError(f"{prefix}program {first!r} not found in {str(base)!r}")
         if not os.access(local, os.X_OK):
             raise BotSpecError(f"{prefix}{_not_executable(_absolute(local))}")
+        _refuse_unrunnable(_absolute(local), prefix)
         command = [str(_absolute(local)), *rest]
     else:
         found = shutil.which(first)
@@ -294,6 +296,39 @@ MAX_MANIFEST = 64 * 1024
 
 
 ARGS_RULE = "'args' must be a list of strings (numbers are taken as written: [\"--seed\", 3])"
+
+
+CRLF_PROBLEM = "its #! line ends in a carriage return"
+
+
+def _refuse_unrunnable(program: Path, prefix: str) -> None:
+    """BotSpecError for a program that can never start (a #! line saved with Windows line
+    endings); one without a #! line is left to its start, as some systems run it with sh."""
+    if (problem := program_problem(program)).startswith(CRLF_PROBLEM):
+        raise BotSpecError(f"{prefix}{program}: {problem}")
+
+
+def program_problem(program: Path) -> str:
+    """Why an executable file is not a program the system can start ('' when it looks like
+    one): a script whose #! line ends in a carriage return (saved with Windows line endings:
+    the system looks for an interpreter named `sh\\r`), or a file with neither a #! line nor
+    a compiled program's header (run as a shell script by some and refused by others).
+    Reads its first bytes only; a file it cannot read has no problem said here."""
+    fd = open_regular(program)
+    if fd is None:
+        return ""
+    with os.fdopen(fd, "rb") as handle:
+        head = handle.read(256)
+    if head.startswith(b"#!"):
+        line = head.split(b"\n", 1)[0]
+        if line.endswith(b"\r"):
+            return (f"{CRLF_PROBLEM} (Windows line endings): save it with Unix ones "
+                    "(e.g. `sed -i 's/\\r$//' FILE` or dos2unix)")
+        return ""
+    if head.startswith(b"\x7fELF") or not head:
+        return ""
+    return ("it has no #! first line naming its interpreter (e.g. #!/bin/sh or "
+            "#!/usr/bin/env python3) and is not a compiled program")
 
 
 def _missing_script(words: Sequence[str], base: Path) -> str | None:

@@ -6,10 +6,11 @@ import shlex
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from arena import protocol
 from arena.boterrors import UNENDED_LINE
-from arena.botspec import MANIFEST, BotSpec, resolve_bot
+from arena.botspec import MANIFEST, BotSpec, program_problem, resolve_bot
 from arena.bytecode import prepare_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
 from arena.player import WrongHello, wrong_hello
@@ -107,6 +108,8 @@ def handshake_hint(error: Exception, own: str, detail: str, spec: BotSpec, sandb
         return ("raise the limit it hit with --limit (e.g. --limit memory_mb=4096, or 0 for none; "
                 "a tournament's [limits]), or make the bot need less")
     if getattr(error, "reason", "") == CRASH:
+        if problem := _program_problem(spec):  # not the sandbox's view (user review)
+            return f"the bot exited before answering hello: {problem}"
         hint = "the bot exited before answering hello: " + (
             "its error is above" if STDERR_SAID in detail else
             "it wrote nothing to stderr; run its command by hand and type the hello line")
@@ -123,6 +126,14 @@ def handshake_hint(error: Exception, own: str, detail: str, spec: BotSpec, sandb
         return ("answer 'hello' within the start-up allowance (--startup-ms here, startup_ms "
                 "in a tournament), and flush stdout after the line")
     return HINTS["handshake"]
+
+
+def _program_problem(spec: BotSpec) -> str:
+    """`botspec.program_problem` of the program the bot's command starts (a path: an
+    interpreter named by a bare word is the system's)."""
+    if not spec.command or not Path(spec.command[0]).is_absolute():
+        return ""
+    return program_problem(Path(spec.command[0]))
 
 
 def _hint_for(record: GameRecord) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -252,3 +253,35 @@ def test_hashing_a_bot_folder_reads_regular_files_only(tmp_path):
     worker.start()
     worker.join(30)
     assert done and done[0] != plain  # the links and the FIFO are named in the hash, not read
+
+
+def test_a_program_saved_with_windows_line_endings_is_refused_where_it_is_named(tmp_path):
+    """`#!/bin/sh\\r` starts nothing (the system looks for `sh\\r`): said when the bot is
+    resolved, as a file, from a command line or a folder's bot.toml, not as an unrelated hint
+    after it failed (user review)."""
+    program = tmp_path / "crlf"
+    program.write_bytes(b"#!/bin/sh\r\necho 'hello name=x'\r\n")
+    program.chmod(0o755)
+    for ref in (str(program), "./crlf"):
+        with pytest.raises(BotSpecError, match=r"#! line ends in a carriage return .*dos2unix"):
+            resolve_command([ref], tmp_path) if ref.startswith("./") else resolve_bot(ref)
+    program.write_bytes(b"#!/bin/sh\necho 'hello name=x'\r\n")  # CR after the #! line: its own
+    assert resolve_bot(str(program)).command == [str(program)]
+
+
+def test_a_program_without_a_hash_bang_line_is_told_so_when_it_fails_to_start(tmp_path):
+    from arena.boterrors import BotStartError
+    from arena.botspec import program_problem
+    from arena.conformance import handshake_hint
+
+    script = tmp_path / "noshebang"
+    script.write_text("echo 'hello name=x'\n")
+    script.chmod(0o755)
+    assert "no #! first line" in program_problem(script)
+    (tmp_path / "good").write_text("#!/bin/sh\necho 'hello name=x'\n")
+    assert program_problem(tmp_path / "good") == ""
+    assert program_problem(Path(os.path.realpath(sys.executable))) == ""  # a compiled program
+    spec = resolve_bot(str(script))
+    error = BotStartError(f"cannot start {str(script)!r}: Exec format error")
+    hint = handshake_hint(error, str(error), str(error), spec, sandboxed=True)
+    assert "no #! first line naming its interpreter" in hint and "sandbox" not in hint

@@ -255,6 +255,8 @@ class Runner:
                          "the cores, and a bot's clock runs while it waits for one (forfeits on "
                          f"time; concurrency = {cores} plays as fast without that)")
         notes += [self.voids.note(games[0], len(games)) for games in skipped.values()]
+        if not finished and (note := self._elsewhere_note()):
+            notes.append(note)
         scheduled_ids = {g.game_id for g in schedule}
         extra = len(store.all_ids() - scheduled_ids)
         if extra:
@@ -266,6 +268,25 @@ class Runner:
                           "them)" for old, new in renames)
             )
         return schedule, pending, notes, sum(map(len, skipped.values()))
+
+    def _elsewhere_note(self) -> str:
+        """For a run starting from nothing: a note naming the results folder of the same name
+        beside the tournament file, when it holds games. `output` is relative to the current
+        folder, the bots' paths to the file's: a run started from another folder began again
+        without a word (user review)."""
+        output = Path(self.config.output)
+        if output.is_absolute():
+            return ""
+        beside = self.config.path.parent / output
+        try:
+            if not (beside / DB_NAME).is_file() or beside.resolve() == self.results_dir.resolve():
+                return ""
+        except OSError:
+            return ""
+        return (f"note: {beside} holds games of a run from {self.config.path.parent} (results "
+                f"folders are relative to the current folder): this run starts anew in "
+                f"{self.results_dir}; to go on with those, run from {self.config.path.parent} or "
+                f"pass --output {beside}")
 
     def _to_play(self, schedule: list[ScheduledGame], finished: set[str]
                  ) -> tuple[list[ScheduledGame], dict[frozenset[str], list[ScheduledGame]]]:

@@ -231,3 +231,34 @@ def test_a_renamed_bot_is_recognised_by_its_program_arguments_and_time():
     timed = {**ab, "time_control": {"move_ms": 10}}  # time odds: another entrant
     assert renamed_bots(stored, {"ab-fast": timed}) == []
     assert renamed_bots({}, {"ab": ab}) == []
+
+
+def test_a_run_from_another_folder_names_the_results_beside_the_file(tmp_path):
+    """`output` is relative to the current folder, bots to the file's: `arena run club/t.toml`
+    from the parent folder began again in ./results without a word (user review)."""
+    club = tmp_path / "club"
+    club.mkdir()
+    write_toml(club / "t.toml", """
+name = "t"
+variants = ["classic:5x4"]
+games = 2
+concurrency = 1
+[time]
+move_ms = 1000
+[[bots]]
+path = "random"
+name = "r1"
+[[bots]]
+path = "random"
+name = "r2"
+args = ["--seed", "2"]
+""")
+    first = run_cli("run", "t.toml", "--quiet", cwd=club)
+    assert first.returncode == 0, first.stderr
+    assert len(stored_ids(club / "results" / "t")) == 2
+    elsewhere = run_cli("run", "club/t.toml", "--quiet", cwd=tmp_path)
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    said = elsewhere.stdout + elsewhere.stderr
+    assert f"note: {club / 'results' / 't'} holds games" in said and "--output" in said
+    again = run_cli("run", "club/t.toml", "--quiet", cwd=tmp_path)  # its own games now: no note
+    assert "holds games of a run" not in again.stdout + again.stderr
