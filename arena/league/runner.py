@@ -36,7 +36,13 @@ from arena import proctree, sandbox
 from arena.botspec import BotSpecError
 from arena.game import DEFAULT_VARIANT, parse_move, parse_variant
 from arena.league import registry
-from arena.league.scheduler import Scheduler, SchedulerSettings, balanced_variant, is_settled
+from arena.league.scheduler import (
+    Scheduler,
+    SchedulerSettings,
+    balanced_variant,
+    is_settled,
+    repeating_pairs,
+)
 from arena.ratings.elo import count_pairs, fit_elo
 from arena.reasons import forfeiter_seat
 from arena.referee import TimeControl
@@ -286,7 +292,8 @@ class LeagueRunner:
                 return f"nothing to order: {self._too_few(playable)}"
             counts = self._counts(store, playable)
             if counts.total_games() > 0 and \
-                    is_settled(fit_elo(counts), counts, playable, self.scheduler.settings):
+                    is_settled(fit_elo(counts), counts, playable, self.scheduler.settings,
+                               self._repeating(store)):
                 return "the ranking is settled"
         return ""
 
@@ -318,6 +325,13 @@ class LeagueRunner:
         names = sorted({*active, *(r[0] for r in rows), *(r[1] for r in rows)})
         return count_pairs([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], names=names)
 
+    def _repeating(self, store: Store) -> set[frozenset[str]]:
+        """The pairs whose latest games only repeat earlier ones (`scheduler.repeating_pairs`)."""
+        rows = store.conn.execute(
+            "SELECT first, second, variant, COALESCE(opening, ''), COALESCE(moves, '') FROM games "
+            "WHERE result IS NOT NULL ORDER BY seq").fetchall()
+        return repeating_pairs(rows, self.scheduler.settings.repeats_settle)
+
     def _playable(self) -> list[str]:
         """Active entrants the workers know (a snapshot that failed its check is left out)."""
         return [e.display for e in registry.active_entrants(self.folder)
@@ -326,7 +340,8 @@ class LeagueRunner:
     def _choose(self, store: Store, pair_no: int) -> PairJob | None:
         active = self._playable()
         busy = [(j.first, j.second) for j in self.in_flight.values()]
-        picks = self.scheduler.choose(self._counts(store, active), active, k=1, in_flight=busy)
+        picks = self.scheduler.choose(self._counts(store, active), active, k=1, in_flight=busy,
+                                      repeating=self._repeating(store))
         if not picks:
             return None
         a, b = picks[0]

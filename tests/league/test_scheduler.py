@@ -12,6 +12,7 @@ from arena.league.scheduler import (
     is_settled,
     neighbours,
     pair_games,
+    repeating_pairs,
 )
 from arena.league.simulate import SimulatedField, run_active, run_round_robin
 from arena.ratings.elo import fit_elo
@@ -81,6 +82,37 @@ def test_pair_cap_stops_value_choices_and_settles():
     assert pair_games(counts) == {frozenset(field.names): 10}
     assert is_settled(fit_elo(counts), counts, field.names, settings)
     assert not is_settled(fit_elo(counts), counts, field.names, SchedulerSettings(pair_cap=1000))
+
+
+def test_pairs_that_only_repeat_themselves_are_settled_and_not_chosen_for_value():
+    """Two deterministic bots of equal strength took 582 of a league's 646 games, 24 of them
+    distinct (user review): once a pair's last games all copy earlier ones, it is settled."""
+    def game(first, second, moves, opening="d1"):
+        return (first, second, "classic", opening, moves)
+
+    played = [game("a", "b", "d1 d2"), game("b", "a", "d1 d3")]
+    repeats = [game("a", "b", "d1 d2"), game("b", "a", "d1 d3")] * 5  # 10 copies in a row
+    assert repeating_pairs(played + repeats, 10) == {frozenset("ab")}
+    assert repeating_pairs(played + repeats[:-1], 10) == set()  # 9 in a row: not yet
+    # a new game breaks the streak; another pair's games do not
+    assert repeating_pairs(played + repeats + [game("a", "b", "d1 d4")], 10) == set()
+    assert repeating_pairs(played + repeats + [game("a", "c", "d1")], 10) == {frozenset("ab")}
+    # the same moves from the other seat or another opening are a new game
+    assert repeating_pairs([game("a", "b", "d1"), game("b", "a", "d1")], 1) == set()
+    assert repeating_pairs([game("a", "b", "d1"), game("a", "b", "d1", "d2")], 1) == set()
+    assert repeating_pairs([game("a", "b", "d1"), game("a", "b", "d1")], 1) == {frozenset("ab")}
+
+    field = _field_after_round_robin([0, 0, 400], rounds=5, seed=5)
+    counts = field.counts()
+    equal = frozenset(("bot00", "bot01"))
+    settings = SchedulerSettings(placement_pairs=0, floor_every=1000)
+    assert not is_settled(fit_elo(counts), counts, field.names, settings)
+    choices = Scheduler(settings, seed=1).choose(counts, field.names, k=4)
+    assert any(frozenset(c) == equal for c in choices)
+    choices = Scheduler(settings, seed=1).choose(counts, field.names, k=4, repeating={equal})
+    assert not any(frozenset(c) == equal for c in choices)
+    fit = fit_elo(counts)  # bot02 is ordered above the two (LOS 0.99); the two never will be
+    assert is_settled(fit, counts, field.names, settings, repeating={equal})
 
 
 def test_neighbours_are_in_rating_order_with_los():
