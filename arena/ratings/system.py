@@ -89,7 +89,7 @@ def format_number(x: object, digits: int = 1, signed: bool = False) -> str:
         return str(x)
     if math.isnan(f):
         return "-"
-    if math.isinf(f):
-        return "+inf" if f > 0 else "-inf"
+    if math.isinf(f):  # signed only as asked: a margin's `+inf` read as a difference
+        return ("+inf" if signed else "inf") if f > 0 else "-inf"
     f = round(f, digits) + 0.0  # a value that rounds to zero prints as 0, never as -0
     return f"{f:+.{digits}f}" if signed else f"{f:.{digits}f}"

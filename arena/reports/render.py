@@ -75,7 +75,7 @@ def pairwise_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], l
         rows.append([
             str(r["bot_a"]), str(r["bot_b"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
             str(r["losses"]), _num(100 * r["score"], 1) + "%", _num(r["elo_diff"], 1, True),
-            _num(r["elo_margin"], 1), _num(100 * r["los"], 1) + "%", str(r["pairs"]),
+            _num(r["elo_margin"], 1), percent(r["los"]), str(r["pairs"]),
             r["penta"] or "-", _num(r["nelo"], 1, True), _num(r["nelo_margin"], 1),
         ])
     return headers, rows, ["l", "l"] + ["r"] * (len(headers) - 2)

@@ -7,6 +7,8 @@ warnings on the site, and games files that break in one line, not a traceback.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -266,3 +268,18 @@ def test_results_written_as_text_count_through_the_python_api():
     standings = compute_standings(table)
     assert list(zip(standings["bot"], standings["wins"], standings["draws"], strict=True)) == [
         ("A", 1, 2), ("B", 0, 2)]
+
+
+def test_head_to_head_shows_an_unbounded_margin_unsigned_and_no_certain_los():
+    """A 9-0-1 pair (wins, draws, losses): its margin's upper side is unbounded (`inf`, not `+inf`, which read as a
+    difference) and its LOS of 0.99999 is not shown as 100.0% (statistics review)."""
+    from arena.ratings.pairs import pairwise_table
+    from arena.ratings.system import format_number
+    from arena.reports.render import render_pairwise
+
+    assert format_number(float("inf")) == "inf" and format_number(float("inf"), 1, True) == "+inf"
+    rows = [("A", "B", 1.0)] * 5 + [("B", "A", 0.0)] * 4 + [("B", "A", 1.0)]  # 9 wins, 1 loss
+    pairs = pairwise_table(games(*rows))
+    assert 0.999 < pairs["los"][0] < 1 and math.isinf(pairs["elo_margin"][0])
+    line = next(r for r in render_pairwise(pairs, "table").splitlines() if r.lstrip().startswith("A"))
+    assert ">99.9%" in line and " inf " in f"{line} " and "+inf" not in line
