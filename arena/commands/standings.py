@@ -157,7 +157,8 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             if show_pairs:  # the standings' Elo fit, without the other systems
                 elo_only = compute_standings(games, variant, anchor=anchor_t,
                                              first_move=first_move, skip=OPTIONAL_SYSTEMS)
-                pairs = pairwise_table(games, variant, ratings=_ratings(elo_only))
+                pairs = pairwise_table(games, variant, ratings=_ratings(elo_only),
+                                       first_move=first_move)
                 click.echo(render_pairwise(pairs, fmt), nl=False)
             else:
                 table = with_accuracy(with_bot_info(
@@ -197,7 +198,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
             out.append(render_standings(table, fmt, title, width))
         if show_pairs:
             pair_title = "Head to head" + (f" ({variant})" if variant else "")
-            pairs = pairwise_table(games, variant, ratings=pair_ratings)
+            pairs = pairwise_table(games, variant, ratings=pair_ratings, first_move=first_move)
             out.append(render_pairwise(pairs, fmt, pair_title, width))
         if show_facts:
             out.append(_facts(games, variant, fmt, width))

@@ -202,29 +202,38 @@ def head_to_head(games: pd.DataFrame, names: Sequence[str] | None = None) -> pd.
 
 
 def pairwise_table(games: pd.DataFrame, variant: str | None = None,
-                   ratings: Mapping[str, float] | None = None) -> pd.DataFrame:
+                   ratings: Mapping[str, float] | None = None,
+                   first_move: bool = True) -> pd.DataFrame:
     """One row per pair of bots that met: head-to-head and its statistics.
 
     Columns: bot_a, bot_b, games, wins, draws, losses (from bot_a's side), score, elo_diff,
     elo_margin, los (all from the score formulas of the module docstring), mle_diff (difference of
-    the joint maximum-likelihood ratings), pairs, penta (``"p0;p1;p2;p3;p4"``, pairs in which bot_a
+    the joint maximum-likelihood ratings), mle_se and mle_los (its standard error from the fit's
+    covariance, and the probability that bot_a is the stronger by it: all games count, not only
+    these two's; whether two bots' separate intervals overlap is no test of their difference:
+    statistics review), pairs, penta (``"p0;p1;p2;p3;p4"``, pairs in which bot_a
     scored 0..1), nelo, nelo_margin (pentanomial when there are game pairs, else trinomial).
     bot_a is the better-rated bot of the two; rows are sorted by bot_a's rating, then bot_b's.
 
     ``ratings`` (bot -> Elo): the standings' maximum-likelihood ratings of these games, so that
     ``mle_diff`` shows the very numbers of the standings (e.g. with a fitted first-move
     advantage); without it the same fit (:func:`~arena.ratings.elo.fit_elo`) is run here.
+    ``first_move``: whether that fit has a first-move term (as the standings' had); the
+    covariance of ``mle_se`` is always this fit's.
     """
     g = select_variant(games, variant)
     cols = ["bot_a", "bot_b", "games", "wins", "draws", "losses", "score", "elo_diff",
-            "elo_margin", "los", "mle_diff", "pairs", "penta", "nelo", "nelo_margin"]
+            "elo_margin", "los", "mle_diff", "mle_se", "mle_los", "pairs", "penta", "nelo",
+            "nelo_margin"]
     g = between_two(g)
     if g.empty:
         return pd.DataFrame(columns=cols)
     counts = count_games(g)
+    fit = fit_elo(counts, first_move=first_move)
     if ratings is None or not set(counts.names) <= set(ratings):
-        ratings = fit_elo(counts).as_dict()
+        ratings = fit.as_dict()
     rating = {b: float(ratings[b]) for b in counts.names}
+    index = {b: k for k, b in enumerate(fit.names)}
     names = sorted(counts.names, key=lambda b: (-rating[b], b))
     h2h = head_to_head(g, names=names)
     penta = pentanomial_counts(g)
@@ -247,10 +256,20 @@ def pairwise_table(games: pd.DataFrame, variant: str | None = None,
             "bot_a": r.bot_a, "bot_b": r.bot_b, "games": int(r.wins + r.draws + r.losses),
             "wins": int(r.wins), "draws": int(r.draws), "losses": int(r.losses),
             "score": st.score, "elo_diff": st.elo, "elo_margin": st.elo_margin, "los": st.los,
-            "mle_diff": float(rating[r.bot_a] - rating[r.bot_b]), "pairs": npairs,
+            "mle_diff": (diff := float(rating[r.bot_a] - rating[r.bot_b])),
+            **_difference_se(fit.cov, index[r.bot_a], index[r.bot_b], diff), "pairs": npairs,
             "penta": penta_s, "nelo": nelo, "nelo_margin": nelo_margin,
         })
     return pd.DataFrame(rows, columns=cols)
+
+
+def _difference_se(cov: np.ndarray, a: int, b: int, diff: float) -> dict[str, float]:
+    """`mle_se` and `mle_los` of the rating difference of bots `a` and `b` in a fit's covariance."""
+    var = float(cov[a, a] + cov[b, b] - 2.0 * cov[a, b])
+    if not var > 0:
+        return {"mle_se": float("nan"), "mle_los": float("nan")}
+    se = math.sqrt(var)
+    return {"mle_se": se, "mle_los": phi(diff / se)}
 
 
 def score_matrix(games: pd.DataFrame, names: Sequence[str] | None = None) -> pd.DataFrame:

@@ -283,3 +283,24 @@ def test_head_to_head_shows_an_unbounded_margin_unsigned_and_no_certain_los():
     assert 0.999 < pairs["los"][0] < 1 and math.isinf(pairs["elo_margin"][0])
     line = next(r for r in render_pairwise(pairs, "table").splitlines() if r.lstrip().startswith("A"))
     assert ">99.9%" in line and " inf " in f"{line} " and "+inf" not in line
+
+
+def test_head_to_head_carries_the_joint_fits_uncertainty_of_each_difference():
+    """Whether two bots' own intervals overlap is no test of their difference (statistics
+    review): pairs.csv gives the difference's standard error from the fit's covariance and its
+    LOS. Two bots rated against their mean: the difference is twice a rating, its SE twice."""
+    from arena.ratings.pairs import pairwise_table, phi
+
+    two = games(*([("A", "B", 1.0)] * 6 + [("B", "A", 1.0)] * 2 + [("A", "B", 0.5)] * 2))
+    table = compute_standings(two, first_move=False)
+    [row] = pairwise_table(two, first_move=False).to_dict("records")
+    assert row["mle_se"] == pytest.approx(2 * table["elo_se"][0])
+    assert row["mle_los"] == pytest.approx(phi(row["mle_diff"] / row["mle_se"]))
+    three = games(("A", "B", 1.0), ("B", "C", 1.0), ("C", "A", 1.0), ("A", "C", 1.0),
+                  ("B", "A", 0.5), ("C", "B", 0.0))
+    fit = fit_elo(count_games(three))
+    k = {name: i for i, name in enumerate(fit.names)}
+    for row in pairwise_table(three).to_dict("records"):
+        a, b = k[row["bot_a"]], k[row["bot_b"]]
+        var = fit.cov[a, a] + fit.cov[b, b] - 2 * fit.cov[a, b]
+        assert row["mle_se"] == pytest.approx(math.sqrt(var)) and 0.5 <= row["mle_los"] < 1
