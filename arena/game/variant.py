@@ -132,7 +132,10 @@ def _did_you_mean(name: str) -> str:
     """` (did you mean 'classic'?)` for a misspelt preset (`clasic`), else ''."""
     from arena.spelling import closest  # only on this error path: the engine loads light
 
-    near = closest(name.lower(), _PRESET_SHAPES)
+    words = sorted(name.lower().replace("_", "-").split("-"))
+    # a combination named in another order (`five-popout`): closer than any spelling (user review)
+    near = next((p for p in _PRESET_SHAPES if sorted(p.split("-")) == words), None) \
+        or closest(name.lower(), _PRESET_SHAPES)
     return f" (did you mean {near!r}?)" if near else ""
 
 

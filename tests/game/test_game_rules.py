@@ -70,6 +70,7 @@ def test_canonical_spec_names_only_what_differs():
         ("chess", "unknown preset 'chess'"),
         ("clasic:8x7", "unknown preset 'clasic' in variant spec 'clasic:8x7' (did you mean "
                        "'classic'?); presets: classic, popout"),
+        ("five-popout", "(did you mean 'popout-five'?)"),  # the same parts in another order
         ("classic:7by6", "bad size '7by6'"),
         ("classic:3x6", "columns must be between"),
         ("classic:7x6,connect=9", "connect must be between"),
