@@ -185,8 +185,10 @@ def resolve_bot(
             raise BotSpecError(f"bad command {text!r}: {error}") from None
         if len(parts) == 1 and shutil.which(parts[0]) is None:
             known = ", ".join(bundled_bots()) or "none"
-            raise BotSpecError(f"no bot at {text!r}: not a file or folder, not a command on "
-                               f"PATH, and not a bundled bot ({known})")
+            # where it was looked for: a path relative to another folder than meant (a
+            # tournament file's, the current one) is the usual cause (user review)
+            raise BotSpecError(f"no bot at {text!r}: not a file or folder in {str(base_dir)!r}, "
+                               f"not a command on PATH, and not a bundled bot ({known})")
         spec = resolve_command(parts, base_dir, where=f"bot {text!r}")
     spec.args = tuple(spec.args) + tuple(str(a) for a in args)
     if name is not None:

@@ -23,6 +23,14 @@ def test_bundled_name():
     assert resolve_bot("greedy", name="g2").name == "g2"
 
 
+def test_a_missing_bot_names_the_folder_it_was_looked_for_in(tmp_path):
+    """A path relative to another folder than meant is the usual cause (user review)."""
+    with pytest.raises(BotSpecError, match=f"no bot at 'nothere': not a file or folder in "
+                                           f"'{tmp_path}', not a command on PATH, and not a "
+                                           r"bundled bot \(alphabeta, "):
+        resolve_bot("nothere", base=tmp_path)
+
+
 def test_py_file_and_executable(tmp_path):
     script = tmp_path / "mine.py"
     script.write_text("print('hi')\n")
