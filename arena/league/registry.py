@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import MAX_NAME_CHARS, NAME_RULE, BotSpec, BotSpecError, name_problem, resolve_bot
+from arena.botspec import (
+    MAX_NAME_CHARS,
+    NAME_RULE,
+    BotSpec,
+    BotSpecError,
+    name_problem,
+    open_regular,
+    resolve_bot,
+)
 from arena.clock import utc_now_iso
 from arena.league import keys
 from arena.protocol import HIDDEN_CATEGORIES
@@ -37,7 +45,7 @@ SNAPSHOT_IGNORED = ("__pycache__", ".git", "*.pyc")
 # before each of its pairs. A 12 KB folder with a sparse 2 GiB file became 2.1 GiB of zeros on the
 # organiser's disk (hostile review); Kaggle takes 100 MB per submission.
 MAX_SUBMISSION_BYTES = 100 * 1024 * 1024
-MAX_SUBMISSION_ENTRIES = 10_000
+MAX_SUBMISSION_ENTRIES = 100_000  # inodes: a Node bot's node_modules holds thousands
 LEAGUE_MARK = "league"  # meta key: the folder is a league, not a tournament's results
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS league_entrants (
@@ -202,41 +210,77 @@ def snapshot(folder: Path, source: Path, name: str,
              checked_hash: str | None = None) -> tuple[Path, BotSpec]:
     """Copy a bot (folder or single program) under the league, addressed by its content hash.
 
-    The copy is made in a temporary folder first and renamed into place, so a crash never leaves
-    half a snapshot; the same content submitted twice shares one snapshot. `checked_hash`: the
-    hash of the program that passed the conformance checks; a source that hashes otherwise now
-    (changed while it was checked) is refused, so that the stored bot is the checked one.
+    The copy is made in a temporary folder first, hashed there and renamed into place, so a crash
+    never leaves half a snapshot and the stored copy is what was hashed; the same content
+    submitted twice shares one snapshot. `checked_hash`: the hash of the program that passed the
+    conformance checks; a source or copy that hashes otherwise (changed while it was checked or
+    copied) is refused, so that the stored bot is the checked one. The copy writes at most
+    MAX_SUBMISSION_BYTES, however the files grow meanwhile.
     """
     check_size(source)
     spec = resolve_bot(str(source))
-    if checked_hash is not None and spec.program_hash != checked_hash:
-        raise LeagueError(f"{source} changed while it was checked (hash {checked_hash} when "
-                          f"checked, {spec.program_hash} now); nothing was stored: submit it "
-                          "again once it stays as it is")
+    expected = checked_hash or spec.program_hash
+    if spec.program_hash != expected:
+        raise _changed(source, expected, spec.program_hash, "checked")
     target = folder / SNAPSHOT_DIR / name / spec.program_hash
-    entry = target / (source.name if source.is_file() else "")
+    entry_name = source.name if source.is_file() else ""
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
+        copy = _BudgetedCopy(source, MAX_SUBMISSION_BYTES)
         try:
             if source.is_dir():
                 shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=True,
-                                ignore=shutil.ignore_patterns(*SNAPSHOT_IGNORED))
+                                ignore=shutil.ignore_patterns(*SNAPSHOT_IGNORED),
+                                copy_function=copy)
             else:
-                shutil.copy2(source, staging / source.name)
+                copy(source, staging / source.name)
+            staged = resolve_bot(str(staging / entry_name)).program_hash
+            if staged != expected:
+                raise _changed(source, expected, staged, "copied")
             staging.rename(target)
         except shutil.Error as error:  # a list of (source, copy, why): name the first
             problems = error.args[0] if error.args and isinstance(error.args[0], list) else []
             why = problems[0][2] if problems and len(problems[0]) == 3 else str(error)
             raise LeagueError(f"cannot copy {source}: {why} (a bot folder holds files and "
                               "folders only)") from None
+        except BotSpecError as error:
+            raise LeagueError(f"the copy of {source}: {error}") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    copied = resolve_bot(str(entry))
-    if copied.program_hash != spec.program_hash:
-        raise LeagueError(f"the copy of {source} does not hash like the original "
-                          f"({copied.program_hash} vs {spec.program_hash}); was it changing?")
-    return entry, spec
+    return target / entry_name, spec
+
+
+def _changed(source: Path, expected: str, now: str, while_: str) -> LeagueError:
+    return LeagueError(
+        f"{source} changed while it was {while_} (hash {expected} when checked, {now} now); "
+        "nothing was stored: submit it again once it stays as it is (a bot run without the "
+        "sandbox may write into its own folder while it is checked: let it write elsewhere)")
+
+
+class _BudgetedCopy:
+    """A `copy_function` that writes at most `budget` bytes in all (LeagueError past it): a file
+    may grow, or a sparse one fill in, after the size check (diff review)."""
+
+    def __init__(self, source: Path, budget: int) -> None:
+        self.source = source
+        self.left = budget
+
+    def __call__(self, src: str | Path, dst: str | Path) -> str:
+        fd = open_regular(Path(src))  # a FIFO would hang the copy, a device never end it
+        if fd is None:
+            raise LeagueError(f"cannot copy {src}: not a regular file (a bot folder holds files "
+                              "and folders only)")
+        with os.fdopen(fd, "rb") as reader, open(dst, "wb") as writer:
+            while chunk := reader.read(1 << 20):
+                self.left -= len(chunk)
+                if self.left < 0:
+                    raise LeagueError(
+                        f"{self.source} holds more than {MAX_SUBMISSION_BYTES // 1024 // 1024} MB "
+                        "(it grew while it was copied; the most a submission may hold)")
+                writer.write(chunk)
+        shutil.copymode(src, dst)
+        return str(dst)
 
 
 # Characters a name may not hold: controls, and those that hide or reorder text
@@ -426,7 +470,9 @@ def check_source(path: str | Path) -> Path:
 def check_size(source: Path) -> None:
     """LeagueError if what a snapshot of `source` would copy passes MAX_SUBMISSION_BYTES (sizes
     as the files claim them: a sparse file is copied at its full size) or MAX_SUBMISSION_ENTRIES
-    files and folders. Links are not followed (a snapshot copies them as links)."""
+    files and folders. Links inside are not followed (a snapshot copies them as links); the
+    source itself is measured where it leads (a link to a folder passed: diff review)."""
+    source = source.resolve()
     total, entries = 0, 0
     if source.is_dir() and not source.is_symlink():
         for root, dirs, names in os.walk(source):

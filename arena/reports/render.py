@@ -130,18 +130,22 @@ def footnotes(notes: list[str], bullet: str, width: int | None = None) -> list[s
                           break_long_words=False, break_on_hyphens=False) for n in notes]
 
 
-# Characters that make markup inside a table cell (a cell never starts a line, so `#`, `-`, `+`
-# and `1.` cannot): backslash-escaped, as CommonMark allows for any ASCII punctuation.
-_MARKDOWN_MARKUP = frozenset("\\`*_[]~|")
+# Characters that make markup inside a table cell or after a list bullet (neither starts a
+# line, so `#`, `-`, `+` and `1.` cannot), and `:` and `@`, whose URLs and addresses GitHub
+# links on its own: backslash-escaped, as CommonMark allows for any ASCII punctuation.
+_MARKDOWN_MARKUP = frozenset("\\`*_[]~|:@")
+
+
+def markdown_text(text: str) -> str:
+    """`text` as Markdown that shows it as it is: a bot's name is text, not markup (raw HTML such
+    as <b>, a name "[Claim prize](javascript:...)" that was a link in a pasted leaderboard:
+    hostile review; notes quote names too: diff review)."""
+    return "".join("\\" + ch if ch in _MARKDOWN_MARKUP else ch
+                   for ch in html.escape(text, quote=False))
 
 
 def markdown_table(headers: list[str], rows: list[list[str]], align: list[str]) -> str:
-    def esc(c: str) -> str:
-        # a bot's name is text, not markup: Markdown renders raw HTML such as <b>, and a name
-        # "[Claim prize](javascript:...)" was a link in a pasted leaderboard (hostile review)
-        return "".join("\\" + ch if ch in _MARKDOWN_MARKUP else ch
-                       for ch in html.escape(c, quote=False))
-
+    esc = markdown_text
     lines = ["| " + " | ".join(esc(h) for h in headers) + " |",
              "|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|"]
     lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
@@ -205,7 +209,7 @@ def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None,
         parts.append(markdown_table(headers, rows, align))
         if notes:
             parts.append("")
-            parts += footnotes(notes, "-")
+            parts += footnotes([markdown_text(n) for n in notes], "-")
         return "\n".join(parts) + "\n"
     parts = []
     if title:
@@ -232,7 +236,7 @@ def render_pairwise(table: pd.DataFrame, fmt: str, title: str | None = None,
     headers, rows, align = pairwise_display(table)
     if fmt == "markdown":
         head = f"## {title}\n\n" if title else ""
-        return head + markdown_table(headers, rows, align) + f"\n\n- {PAIRWISE_NOTE}\n"
+        return head + markdown_table(headers, rows, align) + f"\n\n- {markdown_text(PAIRWISE_NOTE)}\n"
     head = f"{title}\n{'=' * len(title)}\n" if title else ""
     note = "\n".join(footnotes([PAIRWISE_NOTE], "*", width))
     return head + text_table(headers, rows, align, width) + f"\n\n{note}\n"
@@ -248,7 +252,7 @@ def number(x: object, digits: int = 1, signed: bool = False) -> str:
 def count(x: object) -> str:
     """A whole count (games, wins, forfeits); `-` when missing."""
     text = _num(x, 0)
-    return text if text in ("-", "+inf", "-inf") else str(int(float(text)))
+    return text if text in ("-", "inf", "+inf", "-inf") else str(int(float(text)))
 
 
 def points(x: object) -> str:
@@ -260,10 +264,9 @@ def points(x: object) -> str:
 def percent(x: object, digits: int = 1) -> str:
     """A fraction (0..1) as a percentage, e.g. `57.5%`; `-` when missing. A fraction short of
     0 or 1 never reads as 0% or 100% (`>99.9%`, `<1%`): a LOS of 0.9992 is not a certainty."""
-    text = _num(x, 6)
-    if text == "-":
+    if _num(x, 6) == "-":
         return "-"
-    value = float(text)
+    value = float(x)  # type: ignore[arg-type]  # unrounded: 0.99999999999976 is short of 1
     shown = _num(100 * value, digits)
     if 0 < value < 1 and float(shown) in (0.0, 100.0):
         step = 10.0 ** -digits

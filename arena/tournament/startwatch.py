@@ -113,7 +113,10 @@ class StartWatch:
         check = f"try `{self.checks[name]}`" if name in self.checks else \
             "`arena check` tries one bot alone"
         if NO_HELLO in self.last_failure[name]:  # slow to load rather than broken, maybe
-            check += "; if it is only slow to start, raise `startup_ms` in [time]"
+            # its own table: a change of [time] would not match the games already stored (and
+            # startup_ms is time a fresh process may think on its first move: user review)
+            check += ("; if it is only slow to start, give it more time to start in its "
+                      "[[bots]] table: time = { startup_ms = N }")
         return (f"bot {name!r}{where}{others} did not start in {tries} game"
                 f"{'s' if tries > 1 else ''}: {self.last_failure[name]}. None of its games of "
                 f"this run is stored: fix it ({check}), then run the same command again")

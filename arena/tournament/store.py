@@ -311,7 +311,7 @@ class Store:
         if not old or self.game_count() == 0:
             return []
         problems: list[str] = []
-        if _playing_terms(old.get("time_control")) != _playing_terms(fingerprint.get("time_control")):
+        if old.get("time_control") != fingerprint.get("time_control"):
             problems.append(
                 f"the time control changed (stored {_short(old.get('time_control'))}, "
                 f"now {_short(fingerprint.get('time_control'))})"
@@ -351,8 +351,8 @@ class Store:
                     f"bot {name!r} changed its arguments: was {_cmd(before)}, now {_cmd(new)}"
                 )
             elif ((before.get("time_control") or new.get("time_control")) and (
-                    _playing_terms(before.get("time_control") or old.get("time_control"))
-                    != _playing_terms(new.get("time_control") or fingerprint.get("time_control")))):
+                    (before.get("time_control") or old.get("time_control"))
+                    != (new.get("time_control") or fingerprint.get("time_control")))):
                 # what the bot played under: its own control, else [time] (a change of [time]
                 # itself is the one problem above)
                 problems.append(  # time odds: absent for a bot under the tournament's [time]
@@ -485,19 +485,6 @@ def _only_files_added(before: Mapping[str, Any], new: Mapping[str, Any]) -> bool
         return hash_folder_files(Path(folder), files) == before.get("program_hash")
     except OSError:
         return False
-
-
-# What a time control allows a bot to start, not to play: raised for a bot that loads slowly,
-# as the start watch's error advises, it leaves stored games comparable (user review: the
-# advice itself was refused on the resume)
-_START_TERMS = ("startup_ms",)
-
-
-def _playing_terms(tc: Any) -> Any:
-    """A stored or new time control without its start-up terms (as it is, if not a table)."""
-    if not isinstance(tc, dict):
-        return tc
-    return {k: v for k, v in tc.items() if k not in _START_TERMS}
 
 
 def _short(tc: Any) -> str:

@@ -5,6 +5,7 @@ names `league run` could never play, and init options that were ignored or rewri
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 from pathlib import Path
 
@@ -221,3 +222,34 @@ def test_a_source_that_changed_after_its_checks_is_not_stored(folder: Path) -> N
     with pytest.raises(registry.LeagueError, match="changed while it was checked"):
         registry.snapshot(folder, source, "edited", checked_hash)
     assert not any((folder / registry.SNAPSHOT_DIR).glob("edited/*"))
+
+
+def test_a_link_to_a_large_folder_is_measured_where_it_leads(folder: Path, tmp_path: Path) -> None:
+    """`lstat` of a link to a folder holding a sparse 2 GiB file passed the cap, and the bot was
+    hashed for seconds before the snapshot refused it (diff review)."""
+    source = program(folder)
+    with open(source / "blob.bin", "wb") as handle:
+        handle.truncate(registry.MAX_SUBMISSION_BYTES + 1)
+    link = tmp_path / "link-to-bot"
+    link.symlink_to(source)
+    with pytest.raises(registry.LeagueError, match="more than 100 MB"):
+        registry.check_source(link)
+    with pytest.raises(registry.LeagueError, match="more than 100 MB"):
+        registry.snapshot(folder, link, "linked")
+
+
+def test_the_copy_writes_no_more_than_the_cap_and_no_special_file(folder: Path, monkeypatch) -> None:
+    """A file may grow (or a sparse one fill in) after the size check: the copy itself stops at
+    the cap, and a FIFO in the folder is refused, not waited on (diff review)."""
+    source = program(folder)
+    (source / "data.bin").write_bytes(b"x" * 4096)
+    monkeypatch.setattr(registry, "check_size", lambda source: None)  # as if it grew since
+    monkeypatch.setattr(registry, "MAX_SUBMISSION_BYTES", 2048)
+    with pytest.raises(registry.LeagueError, match="grew while it was copied"):
+        registry.snapshot(folder, source, "grower")
+    (source / "data.bin").unlink()
+    os.mkfifo(source / "pipe")
+    monkeypatch.setattr(registry, "MAX_SUBMISSION_BYTES", 100 * 1024 * 1024)
+    with pytest.raises(registry.LeagueError, match="not a regular file"):
+        registry.snapshot(folder, source, "piper")
+    assert not any((folder / registry.SNAPSHOT_DIR).glob("*/*"))  # nothing left, staging gone

@@ -51,11 +51,13 @@ def test_bootstrap_intervals_cover_a_lopsided_but_estimable_field():
 
 
 def test_bootstrap_replicates_keep_the_fits_regularisation():
-    """A never lost and always sat first: a replicate that gave it a loss dropped the virtual
-    draws, and the first-move term, confounded with A's seat, ran off to +-4000 Elo."""
-    rows = [("A", "B", 1.0)] * 10 + [("B", "C", 1.0), ("C", "B", 1.0), ("B", "C", 0.0),
-                                     ("C", "B", 0.0)]
+    """Every game won by its first player: the ratings' estimate exists (each bot won and
+    lost) but the first-move term's does not, so only it is regularised and the bootstrap runs.
+    A replicate that dropped the virtual draws let the first-move term run off to +-4000 Elo."""
+    rows = [("A", "B", 1.0), ("B", "A", 1.0), ("B", "C", 1.0), ("C", "B", 1.0),
+            ("C", "A", 1.0), ("A", "C", 1.0)] * 2
     fit = fit_elo(count_games(games(*rows)), first_move=True, bootstrap=200, seed=1)
+    assert fit.regularised and "drawn from the fitted ratings" in fit.interval
     assert (fit.hi - fit.lo < 1500).all() and fit.first_move_se < 1000, (fit.lo, fit.hi)
 
 
@@ -187,9 +189,17 @@ def test_markdown_names_make_no_links_or_emphasis():
     name = "[Claim prize](javascript:alert(1))"
     table = compute_standings(games((name, "*b*_`c`~", 1.0), ("*b*_`c`~", name, 1.0)))
     markdown = render_standings(table, "markdown")
-    assert "\\[Claim prize\\](javascript:alert(1))" in markdown
+    assert "\\[Claim prize\\](javascript\\:alert(1))" in markdown
     assert "\\*b\\*\\_\\`c\\`\\~" in markdown
     assert "[Claim" not in markdown.replace("\\[Claim", "")
+    # nor in a note that quotes a name (one that never lost), nor as a bare URL GitHub links
+    url = "see https://evil.example or me@evil.example"
+    table = compute_standings(games(("[x](https://evil.example)", "B", 1.0), (url, "B", 1.0)))
+    markdown = render_standings(table, "markdown")
+    assert "never lost\\: " in markdown and "](" not in markdown.replace("\\](", "")
+    assert "https\\://" in markdown and "me\\@evil" in markdown
+    bare = markdown.replace("https\\://", "").replace("me\\@evil", "")
+    assert "https://" not in bare and "@evil" not in bare
 
 
 def test_a_blank_seq_is_filled_with_file_order(tmp_path):
@@ -275,9 +285,11 @@ def test_head_to_head_shows_an_unbounded_margin_unsigned_and_no_certain_los():
     difference) and its LOS of 0.99999 is not shown as 100.0% (statistics review)."""
     from arena.ratings.pairs import pairwise_table
     from arena.ratings.system import format_number
-    from arena.reports.render import render_pairwise
+    from arena.reports.render import count, percent, render_pairwise
 
     assert format_number(float("inf")) == "inf" and format_number(float("inf"), 1, True) == "+inf"
+    assert count(float("inf")) == "inf"  # the guard knew only "+inf" (diff review)
+    assert percent(0.99999999999976) == ">99.9%"  # 15-1: short of 1 past the 6th digit
     rows = [("A", "B", 1.0)] * 5 + [("B", "A", 0.0)] * 4 + [("B", "A", 1.0)]  # 9 wins, 1 loss
     pairs = pairwise_table(games(*rows))
     assert 0.999 < pairs["los"][0] < 1 and math.isinf(pairs["elo_margin"][0])

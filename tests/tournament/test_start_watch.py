@@ -115,8 +115,8 @@ def test_a_bot_too_slow_to_answer_hello_is_told_of_startup_ms():
     watch.admit(Outcome(game, OutcomeKind.DONE, row={"reason": "handshake"},
                         start_failures={"slow": "handshake: no hello answer within 2000 ms"}))
     assert watch.verdict().endswith(
-        "(`arena check` tries one bot alone; if it is only slow to start, raise `startup_ms` in "
-        "[time]), then run the same command again")
+        "(`arena check` tries one bot alone; if it is only slow to start, give it more time to "
+        "start in its [[bots]] table: time = { startup_ms = N }), then run the same command again")
 
 
 def test_the_check_command_tries_the_bot_as_the_tournament_runs_it(tmp_path):
