@@ -301,26 +301,32 @@ ARGS_RULE = "'args' must be a list of strings (numbers are taken as written: [\"
 
 
 CRLF_PROBLEM = "its #! line ends in a carriage return"
+BOM_PROBLEM = "its #! line comes after a byte-order mark"
 
 
 def _refuse_unrunnable(program: Path, prefix: str) -> None:
     """BotSpecError for a program that can never start (a #! line saved with Windows line
-    endings); one without a #! line is left to its start, as some systems run it with sh."""
-    if (problem := program_problem(program)).startswith(CRLF_PROBLEM):
+    endings or after a byte-order mark); one without a #! line is left to its start, as some
+    systems run it with sh."""
+    if (problem := program_problem(program)).startswith((CRLF_PROBLEM, BOM_PROBLEM)):
         raise BotSpecError(f"{prefix}{program}: {problem}")
 
 
 def program_problem(program: Path) -> str:
     """Why an executable file is not a program the system can start ('' when it looks like
     one): a script whose #! line ends in a carriage return (saved with Windows line endings:
-    the system looks for an interpreter named `sh\\r`), or a file with neither a #! line nor
-    a compiled program's header (run as a shell script by some and refused by others).
+    the system looks for an interpreter named `sh\\r`) or follows a byte-order mark, or a
+    file with neither a #! line nor a compiled program's header (run as a shell script by some
+    and refused by others).
     Reads its first bytes only; a file it cannot read has no problem said here."""
-    fd = open_regular(program)
+    fd = open_regular(program.resolve())  # a link to the script: what it leads to
     if fd is None:
         return ""
     with os.fdopen(fd, "rb") as handle:
         head = handle.read(256)
+    if head.startswith(b"\xef\xbb\xbf#!"):  # the system reads #! only as the first two bytes
+        return (f"{BOM_PROBLEM} (saved as UTF-8 with BOM, Notepad's default): save it without "
+                "one")
     if head.startswith(b"#!"):
         line = head.split(b"\n", 1)[0]
         if line.endswith(b"\r"):

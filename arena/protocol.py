@@ -50,8 +50,13 @@ def printable(text: str) -> str:
     text = text.translate(_CONTROLS)
     if text.isascii():
         return text
-    return "".join(_escaped(c) if unicodedata.category(c) in HIDDEN_CATEGORIES else c
-                   for c in text)
+    return "".join(_escaped(c) if unicodedata.category(c) in HIDDEN_CATEGORIES
+                   and c not in _JOINERS else c for c in text)
+
+
+# Zero-width joiner and non-joiner: format characters, but emoji sequences and Persian and Indic
+# text need them (diff review); they reorder nothing.
+_JOINERS = frozenset("\u200c\u200d")
 
 
 def _escaped(char: str) -> str:

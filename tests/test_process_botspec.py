@@ -275,6 +275,15 @@ def test_a_program_saved_with_windows_line_endings_is_refused_where_it_is_named(
             resolve_command([ref], tmp_path) if ref.startswith("./") else resolve_bot(ref)
     program.write_bytes(b"#!/bin/sh\necho 'hello name=x'\r\n")  # CR after the #! line: its own
     assert resolve_bot(str(program)).command == [str(program)]
+    # with Notepad's byte-order mark, and through a link to it
+    program.write_bytes(b"\xef\xbb\xbf#!/bin/sh\r\necho 'hello name=x'\r\n")
+    (tmp_path / "link").symlink_to(program)
+    for ref in (str(program), str(tmp_path / "link")):
+        with pytest.raises(BotSpecError, match="#! line comes after a byte-order mark"):
+            resolve_bot(ref)
+    program.write_bytes(b"#!/bin/sh\r\necho 'hello name=x'\r\n")
+    with pytest.raises(BotSpecError, match="#! line ends in a carriage return"):
+        resolve_bot(str(tmp_path / "link"))  # through the link
 
 
 def test_a_program_without_a_hash_bang_line_is_told_so_when_it_fails_to_start(tmp_path):

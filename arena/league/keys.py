@@ -61,6 +61,10 @@ def check_given(key: str | None) -> None:
     if len(key) < MIN_LENGTH:
         raise SubmissionKeyError(f"a submission key needs at least {MIN_LENGTH} characters "
                                  "(or give none, and one is made for you)")
+    _check_text(key)
+
+
+def _check_text(key: str) -> None:
     try:
         key.encode()
     except UnicodeEncodeError:  # undecodable bytes from the environment
@@ -95,10 +99,7 @@ def verify(conn: sqlite3.Connection, name: str, key: str | None, has_versions: b
         raise SubmissionKeyError(f"{name!r} is already in the league and has a submission key: "
                                  "give it with --key or ARENA_LEAGUE_KEY to submit a new version, "
                                  "or choose another --name")
-    try:
-        key.encode()
-    except UnicodeEncodeError:  # undecodable bytes from the environment
-        raise SubmissionKeyError("the submission key is not valid UTF-8 text") from None
+    _check_text(key)
     if not matches(key, stored):
         raise SubmissionKeyError(f"wrong submission key for {name!r}: a new version needs the key "
                                  "of its first submission (or choose another --name)")

@@ -37,11 +37,11 @@ from arena.botspec import BotSpecError
 from arena.game import DEFAULT_VARIANT, parse_move, parse_variant
 from arena.league import registry
 from arena.league.scheduler import (
+    RepeatTracker,
     Scheduler,
     SchedulerSettings,
     balanced_variant,
     is_settled,
-    repeating_pairs,
 )
 from arena.ratings.elo import count_pairs, fit_elo
 from arena.reasons import forfeiter_seat
@@ -141,6 +141,7 @@ class LeagueRunner:
         self.until = until or Until()
         self.publish_every = publish_every
         self.scheduler = Scheduler(SchedulerSettings(**self.settings.get("scheduler", {})), seed=seed)
+        self.repeats = RepeatTracker(self.scheduler.settings.repeats_settle)
         self.out = out
         self.stop = threading.Event()
         # the same executors as a tournament's: forked workers keeping bots warm across pairs
@@ -326,11 +327,16 @@ class LeagueRunner:
         return count_pairs([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], names=names)
 
     def _repeating(self, store: Store) -> set[frozenset[str]]:
-        """The pairs whose latest games only repeat earlier ones (`scheduler.repeating_pairs`)."""
-        rows = store.conn.execute(
-            "SELECT first, second, variant, COALESCE(opening, ''), COALESCE(moves, '') FROM games "
-            "WHERE result IS NOT NULL ORDER BY seq").fetchall()
-        return repeating_pairs(rows, self.scheduler.settings.repeats_settle)
+        """The pairs whose latest games only repeat earlier ones (`scheduler.RepeatTracker`),
+        reading only the games stored since the last look."""
+        tracker = self.repeats
+        for seq, *game in store.conn.execute(
+                "SELECT seq, first, second, variant, COALESCE(opening, ''), COALESCE(moves, '') "
+                "FROM games WHERE result IS NOT NULL AND seq > ? ORDER BY seq",
+                (tracker.last_seq,)):
+            tracker.add(*game)
+            tracker.last_seq = seq
+        return tracker.repeating()
 
     def _playable(self) -> list[str]:
         """Active entrants the workers know (a snapshot that failed its check is left out)."""

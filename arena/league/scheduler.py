@@ -90,20 +90,39 @@ def neighbours(fit: EloFit, counts: PairCounts, active: Sequence[str]) -> list[N
     return out
 
 
+class RepeatTracker:
+    """Per pair of bots, the games seen (hashed) and how many in a row, up to the latest, each
+    repeated an earlier one move for move from the same seats and opening: fed the games in the
+    order played, as they come (a league's run keeps one instead of reading every game's moves
+    before each choice: diff review)."""
+
+    def __init__(self, repeats_settle: int) -> None:
+        self.repeats_settle = repeats_settle
+        self._seen: dict[frozenset[str], set[int]] = {}
+        self._streak: dict[frozenset[str], int] = {}
+        self.last_seq = 0  # the store's sequence number of the latest game fed (for a caller)
+
+    def add(self, first: str, second: str, variant: str, opening: str, moves: str) -> None:
+        key = frozenset((first, second))
+        game = hash((first, variant, opening, moves))
+        earlier = self._seen.setdefault(key, set())
+        self._streak[key] = self._streak.get(key, 0) + 1 if game in earlier else 0
+        earlier.add(game)
+
+    def repeating(self) -> set[frozenset[str]]:
+        """The pairs whose last `repeats_settle` games only repeated earlier ones."""
+        return {key for key, n in self._streak.items() if n >= self.repeats_settle}
+
+
 def repeating_pairs(games: Iterable[tuple[str, str, str, str, str]],
                     repeats_settle: int) -> set[frozenset[str]]:
     """The pairs of bots whose last `repeats_settle` games, of `games` (first, second, variant,
     opening, moves: in the order played), each repeated an earlier game of theirs move for move
     from the same seats and opening: more such games tell nothing new."""
-    seen: dict[frozenset[str], set[tuple[str, str, str, str]]] = {}
-    streak: dict[frozenset[str], int] = {}
-    for first, second, variant, opening, moves in games:
-        key = frozenset((first, second))
-        game = (first, variant, opening, moves)
-        earlier = seen.setdefault(key, set())
-        streak[key] = streak.get(key, 0) + 1 if game in earlier else 0
-        earlier.add(game)
-    return {key for key, n in streak.items() if n >= repeats_settle}
+    tracker = RepeatTracker(repeats_settle)
+    for game in games:
+        tracker.add(*game)
+    return tracker.repeating()
 
 
 def is_settled(fit: EloFit, counts: PairCounts, active: Sequence[str], settings: SchedulerSettings,

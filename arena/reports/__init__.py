@@ -98,11 +98,11 @@ def write_reports(results_dir: Path, anchor: tuple[str, float] | None = None,
 
 def notes_text(tables: dict[str, pd.DataFrame]) -> str:
     """`standings_notes.txt`: each table's notes (the pooled one's as `all`), one per line as
-    `table: note`, those that qualify the numbers (a regularised fit, games left out) as
-    `table: warning: note`."""
+    `table<TAB>note`, those that qualify the numbers (a regularised fit, games left out) as
+    `table<TAB>warning<TAB>note` (a tab: variant names hold colons, `popout:5x4`)."""
     lines = []
     for name, table in tables.items():
         warnings = list(table.attrs.get("warnings", []))
         notes = [n for n in table.attrs.get("notes", []) if n not in warnings]
-        lines += [f"{name}: warning: {w}" for w in warnings] + [f"{name}: {n}" for n in notes]
+        lines += [f"{name}\twarning\t{w}" for w in warnings] + [f"{name}\t{n}" for n in notes]
     return "".join(f"{line}\n" for line in lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.league.scheduler import (
+    RepeatTracker,
     Scheduler,
     SchedulerSettings,
     balanced_variant,
@@ -101,6 +102,15 @@ def test_pairs_that_only_repeat_themselves_are_settled_and_not_chosen_for_value(
     assert repeating_pairs([game("a", "b", "d1"), game("b", "a", "d1")], 1) == set()
     assert repeating_pairs([game("a", "b", "d1"), game("a", "b", "d1", "d2")], 1) == set()
     assert repeating_pairs([game("a", "b", "d1"), game("a", "b", "d1")], 1) == {frozenset("ab")}
+
+    # fed as the games come (a league's run reads only those stored since its last look)
+    tracker = RepeatTracker(10)
+    for g in played + repeats[:5]:
+        tracker.add(*g)
+    assert tracker.repeating() == set()
+    for g in repeats[5:]:
+        tracker.add(*g)
+    assert tracker.repeating() == {frozenset("ab")}
 
     field = _field_after_round_robin([0, 0, 400], rounds=5, seed=5)
     counts = field.counts()

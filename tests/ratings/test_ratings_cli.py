@@ -200,9 +200,12 @@ def test_write_reports_on_results_dir(tmp_path):
     # what qualifies the CSV's and JSON's numbers is beside them (statistics review: only the
     # markdown carried it): here, the void game left out, per table
     notes = (results / "standings_notes.txt").read_text().splitlines()
-    assert "all: warning: left out of the ratings: 1 game without a result" in notes[0]
-    assert any(line.startswith("classic: Elo: logistic Bradley-Terry") for line in notes)
-    assert {line.split(":")[0] for line in notes} == {"all", "classic", "popout"}
+    assert notes[0].startswith("all\twarning\tleft out of the ratings: 1 game without a result")
+    assert any(line.startswith("classic\tElo: logistic Bradley-Terry") for line in notes)
+    assert {line.split("\t")[0] for line in notes} == {"all", "classic", "popout"}
+    from arena.reports import STANDINGS_FILES
+
+    assert {p.name for p in results.iterdir() if p.is_file()} == {"games.db", *STANDINGS_FILES}
 
 
 # --- csv and json standings say how the 95% intervals are computed (covariance or bootstrap) ---
