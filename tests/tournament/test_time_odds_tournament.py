@@ -99,16 +99,21 @@ def test_bad_bot_time_tables_are_one_line_errors_at_their_line(tmp_path, bot_lin
     assert message in error and "\n" not in error
 
 
+def stored_game(folder, fingerprint) -> Store:
+    """A store of one game a-b under `fingerprint`."""
+    store = Store(folder)
+    store.save_settings({}, fingerprint)
+    store.add_game({"game_id": "g1", "variant": "classic", "first": "a", "second": "b",
+                    "result": 1.0, "winner": 1, "reason": "line", "plies": 1, "moves": "d4"})
+    return store
+
+
 def test_a_changed_own_time_control_is_a_conflict(tmp_path):
     fingerprint = {"time_control": {"move_ms": 100}, "openings_digest": "", "seed": None,
                    "bots": {"a": {"command": ["a"], "args": [], "program_hash": "h1",
                                   "time_control": {"move_ms": 50}},
                             "b": {"command": ["b"], "args": [], "program_hash": "h2"}}}
-    row = {"game_id": "g1", "variant": "classic", "first": "a", "second": "b", "result": 1.0,
-           "winner": 1, "reason": "line", "plies": 1, "moves": "d4"}
-    with Store(tmp_path) as store:
-        store.save_settings({}, fingerprint)
-        store.add_game(row)
+    with stored_game(tmp_path, fingerprint) as store:
         assert store.conflicts(fingerprint) == []
         changed = json.loads(json.dumps(fingerprint))
         changed["bots"]["a"]["time_control"]["move_ms"] = 80
@@ -120,7 +125,6 @@ def test_a_changed_own_time_control_is_a_conflict(tmp_path):
             assert "move_ms=50" in problems[0] and now in problems[0]
 
 
-
 def test_a_bot_s_own_table_that_restates_time_is_no_conflict(tmp_path):
     """What a bot played under is its own control, else [time]: a table that only restates
     [time] may go, and the start watch's advice, a start-up of its own for a bot that loads
@@ -130,11 +134,7 @@ def test_a_bot_s_own_table_that_restates_time_is_no_conflict(tmp_path):
                    "bots": {"a": {"command": ["a"], "args": [], "program_hash": "h1",
                                   "time_control": {"move_ms": 100, "startup_ms": 5000}},
                             "b": {"command": ["b"], "args": [], "program_hash": "h2"}}}
-    row = {"game_id": "g1", "variant": "classic", "first": "a", "second": "b", "result": 1.0,
-           "winner": 1, "reason": "line", "plies": 1, "moves": "d4"}
-    with Store(tmp_path) as store:
-        store.save_settings({}, fingerprint)
-        store.add_game(row)
+    with stored_game(tmp_path, fingerprint) as store:
         restated = json.loads(json.dumps(fingerprint))
         del restated["bots"]["a"]["time_control"]
         assert store.conflicts(restated) == []
