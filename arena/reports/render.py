@@ -69,13 +69,13 @@ def standings_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], 
 
 def pairwise_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
     headers = ["bot A", "bot B", "games", "W", "D", "L", "score A", "Elo diff", "+-95%", "LOS",
-               "pairs", "penta (0..1)", "nElo", "+-95%"]
+               "fit LOS", "pairs", "penta (0..1)", "nElo", "+-95%"]
     rows = []
     for r in table.to_dict("records"):
         rows.append([
             str(r["bot_a"]), str(r["bot_b"]), str(r["games"]), str(r["wins"]), str(r["draws"]),
             str(r["losses"]), _num(100 * r["score"], 1) + "%", _num(r["elo_diff"], 1, True),
-            _num(r["elo_margin"], 1), percent(r["los"]), str(r["pairs"]),
+            _num(r["elo_margin"], 1), percent(r["los"]), percent(r.get("mle_los")), str(r["pairs"]),
             r["penta"] or "-", _num(r["nelo"], 1, True), _num(r["nelo_margin"], 1),
         ])
     return headers, rows, ["l", "l"] + ["r"] * (len(headers) - 2)
@@ -222,7 +222,9 @@ def render_standings(table: pd.DataFrame, fmt: str, title: str | None = None,
     return "\n".join(parts) + "\n"
 
 
-PAIRWISE_NOTE = ("Score, Elo diff, +-95% margin and LOS from A's W/D/L (trinomial); penta = pairs "
+PAIRWISE_NOTE = ("Score, Elo diff, +-95% margin and LOS from A's W/D/L (trinomial); fit LOS = "
+                 "likelihood that A is the stronger by the joint Elo fit of all games (the "
+                 "difference's standard error from its covariance: mle_se); penta = pairs "
                  "of games with swapped seats in which A scored 0, 1/4, 1/2, 3/4, 1; nElo = "
                  "normalized Elo (pentanomial when there are pairs).")
 

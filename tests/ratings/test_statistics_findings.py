@@ -316,3 +316,8 @@ def test_head_to_head_carries_the_joint_fits_uncertainty_of_each_difference():
         a, b = k[row["bot_a"]], k[row["bot_b"]]
         var = fit.cov[a, a] + fit.cov[b, b] - 2 * fit.cov[a, b]
         assert row["mle_se"] == pytest.approx(math.sqrt(var)) and 0.5 <= row["mle_los"] < 1
+    from arena.reports.render import percent, render_pairwise
+
+    pairs = pairwise_table(two, first_move=False)
+    shown = render_pairwise(pairs, "table")  # the table shows it too, as "fit LOS"
+    assert "fit LOS" in shown and f" {percent(pairs['mle_los'][0])} " in shown
