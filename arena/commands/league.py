@@ -137,9 +137,11 @@ def submit(folder: Path, path: str, name: str | None, author: str, key: str | No
         # The check runs in the sandbox the bot will play in.
         with sandbox.policy_for_command(league_settings.get("sandbox", "auto"),
                                         lambda line: click.echo(line, err=True),
-                                        league_settings.get("limits")):
-            # in the league's own variants and time control, the only ones it will meet
-            report = run_checks(spec, time_control_of(league_settings),
+                                        league_settings.get("limits")), \
+                registry.checking_copy(folder, source, spec.program_hash) as checked:
+            # in the league's own variants and time control, the only ones it will meet; on a
+            # copy of what will be stored, never the submitter's own folder
+            report = run_checks(checked, time_control_of(league_settings),
                                 variants=league_settings.get("variants", [DEFAULT_VARIANT]),
                                 only_these=True)
         if not report.ok:

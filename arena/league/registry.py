@@ -227,28 +227,60 @@ def snapshot(folder: Path, source: Path, name: str,
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
-        copy = _BudgetedCopy(source, MAX_SUBMISSION_BYTES)
         try:
-            if source.is_dir():
-                shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=True,
-                                ignore=shutil.ignore_patterns(*SNAPSHOT_IGNORED),
-                                copy_function=copy)
-            else:
-                copy(source, staging / source.name)
-            staged = resolve_bot(str(staging / entry_name)).program_hash
+            _copy_into(source, staging)
+            staged = _hash_of(source, staging / entry_name)
             if staged != expected:
                 raise _changed(source, expected, staged, "copied")
             staging.rename(target)
-        except shutil.Error as error:  # a list of (source, copy, why): name the first
-            problems = error.args[0] if error.args and isinstance(error.args[0], list) else []
-            why = problems[0][2] if problems and len(problems[0]) == 3 else str(error)
-            raise LeagueError(f"cannot copy {source}: {why} (a bot folder holds files and "
-                              "folders only)") from None
-        except BotSpecError as error:
-            raise LeagueError(f"the copy of {source}: {error}") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return target / entry_name, spec
+
+
+@contextmanager
+def checking_copy(folder: Path, source: Path, expected: str) -> Iterator[BotSpec]:
+    """A throwaway copy of `source` in the league's folder, for the conformance checks to run:
+    it hashes as `expected` (the program `snapshot` then stores), and the submitter's folder is
+    never run, so a bot that writes into its own folder while it is checked (unsandboxed) only
+    changes this copy (it was refused for ever: diff review). Removed afterwards."""
+    check_size(source)
+    parent = folder / SNAPSHOT_DIR
+    parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".checking-", dir=parent))
+    try:
+        place = scratch / source.name  # the name a bot takes from its folder or file stays
+        _copy_into(source, place if source.is_dir() else scratch)
+        copied = _hash_of(source, place)
+        if copied != expected:
+            raise _changed(source, expected, copied, "copied")
+        yield resolve_bot(str(place))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _copy_into(source: Path, destination: Path) -> None:
+    """Copy a bot folder's files into `destination` (a single program: into that folder), within
+    MAX_SUBMISSION_BYTES; LeagueError (one line) for what cannot be copied."""
+    copy = _BudgetedCopy(source, MAX_SUBMISSION_BYTES)
+    try:
+        if source.is_dir():
+            shutil.copytree(source, destination, dirs_exist_ok=True, symlinks=True,
+                            ignore=shutil.ignore_patterns(*SNAPSHOT_IGNORED), copy_function=copy)
+        else:
+            copy(source, destination / source.name)
+    except shutil.Error as error:  # a list of (source, copy, why): name the first
+        problems = error.args[0] if error.args and isinstance(error.args[0], list) else []
+        why = problems[0][2] if problems and len(problems[0]) == 3 else str(error)
+        raise LeagueError(f"cannot copy {source}: {why} (a bot folder holds files and "
+                          "folders only)") from None
+
+
+def _hash_of(source: Path, copy: Path) -> str:
+    try:
+        return resolve_bot(str(copy)).program_hash
+    except BotSpecError as error:
+        raise LeagueError(f"the copy of {source}: {error}") from None
 
 
 def _changed(source: Path, expected: str, now: str, while_: str) -> LeagueError:

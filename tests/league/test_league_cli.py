@@ -386,3 +386,23 @@ def test_a_refused_submission_names_the_check_that_fails_as_the_league_does(tmp_
     assert refused.returncode == 1
     assert (f"(`arena check {bot} --move-ms 300 --only-variants -v popout --limit processes=32 "
             "--sandbox off` shows the full report)") in refused.stderr, refused.stderr
+
+
+def test_a_bot_that_writes_into_its_folder_is_checked_on_a_copy(tmp_path: Path):
+    """Unsandboxed, a bot that logs beside itself changed its folder while `submit` checked it
+    and was refused for ever ("changed while it was checked": diff review). The checks run on
+    a copy in the league's folder, which goes afterwards; the submitter's folder is never run."""
+    config = tmp_path / "club.toml"
+    config.write_text('variants = ["classic"]\nsandbox = "off"\n[time]\nmove_ms = 200\n')
+    folder = tmp_path / "club"
+    arena("league", "init", str(folder), "--config", str(config))
+    bot = tmp_path / "logger"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "bots" / "random", bot)
+    script = bot / "bot.py"
+    script.write_text('open("run.log", "a").write("started\\n")\n' + script.read_text())
+    (bot / "bot.toml").write_text('name = "logger"\ncommand = "bot.py"\n')
+    made = arena("league", "submit", str(folder), str(bot), check=False)
+    assert made.returncode == 0, made.stderr
+    assert "submitted logger@1" in made.stdout
+    assert not (bot / "run.log").exists()  # never run where the submitter keeps it
+    assert [p.name for p in (folder / "bots").iterdir()] == ["logger"]  # no copy left behind
