@@ -51,12 +51,18 @@ def printable(text: str) -> str:
     if text.isascii():
         return text
     return "".join(_escaped(c) if unicodedata.category(c) in HIDDEN_CATEGORIES
-                   and c not in _JOINERS else c for c in text)
+                   and not _joining(text, k) else c for k, c in enumerate(text))
 
 
 # Zero-width joiner and non-joiner: format characters, but emoji sequences and Persian and Indic
-# text need them (diff review); they reorder nothing.
+# text need them (diff review); between ASCII characters they only hide (`Ada\u200dLovelace`).
 _JOINERS = frozenset("\u200c\u200d")
+
+
+def _joining(text: str, k: int) -> bool:
+    """Whether text[k] is a joiner between two characters beyond ASCII."""
+    return (text[k] in _JOINERS and 0 < k < len(text) - 1
+            and not text[k - 1].isascii() and not text[k + 1].isascii())
 
 
 def _escaped(char: str) -> str:

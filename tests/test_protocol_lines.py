@@ -119,3 +119,4 @@ def test_bot_text_cannot_hide_or_reorder_what_is_shown_around_it():
     assert protocol.printable("ünï cödé 🤖 名前") == "ünï cödé 🤖 名前"  # any script stays as it is
     family, persian = "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
     assert protocol.printable(family) == family and protocol.printable(persian) == persian
+    assert protocol.printable("Ada\u200dLovelace") == "Ada\\u200dLovelace"  # hides, joins nothing

@@ -149,14 +149,15 @@ def submit(folder: Path, path: str, name: str | None, author: str, key: str | No
                 if not result.ok:
                     click.echo(f"FAIL  {result.name}: {result.detail}"
                                + (f" (hint: {result.hint})" if result.hint else ""), err=True)
-            again = check_command(str(Path(path).resolve()),
+            again = check_command(str(source),
                                   tc=time_control_of(league_settings),
                                   limits=league_settings.get("limits"),
                                   variants=league_settings.get("variants", [DEFAULT_VARIANT]),
                                   sandbox_mode=league_settings.get("sandbox"))
             raise registry.LeagueError(f"{name} was refused: it failed the conformance check "
-                                       f"(`{again}` shows the full report); nothing was "
-                                       "stored")
+                                       f"(`{again}` shows the full report; the league checked "
+                                       "a copy of its folder alone, without the files beside "
+                                       "it); nothing was stored")
         entry, spec = registry.snapshot(folder, source, name, spec.program_hash)
         was_active = any(e.name == name and e.active for e in registry.entrants(folder))
         entrant, made = registry.add_version(folder, name, entry, spec, author=author, key=key)

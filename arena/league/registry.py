@@ -234,7 +234,8 @@ def snapshot(folder: Path, source: Path, name: str,
                 raise _changed(source, expected, staged, "copied")
             staging.rename(target)
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            if staging.exists():
+                _remove_tree(staging)
     return target / entry_name, spec
 
 
@@ -246,8 +247,12 @@ def checking_copy(folder: Path, source: Path, expected: str) -> Iterator[BotSpec
     changes this copy (it was refused for ever: diff review). Removed afterwards."""
     check_size(source)
     parent = folder / SNAPSHOT_DIR
-    parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".checking-", dir=parent))
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=".checking-", dir=parent))
+    except OSError as error:
+        raise LeagueError(f"cannot write into {parent}: {error.strerror or error} (the league "
+                          "folder must be writable by whoever submits)") from None
     try:
         place = scratch / source.name  # the name a bot takes from its folder or file stays
         _copy_into(source, place if source.is_dir() else scratch)
@@ -255,8 +260,29 @@ def checking_copy(folder: Path, source: Path, expected: str) -> Iterator[BotSpec
         if copied != expected:
             raise _changed(source, expected, copied, "copied")
         yield resolve_bot(str(place))
+        # a bot that wrote beside itself while checked would change its snapshot as it plays,
+        # and be left out of the league at its first game (review of the last commits)
+        if (after := _hash_of(source, place)) != expected:
+            raise LeagueError(
+                f"{source} wrote into its own folder while it was checked (its copy hashed "
+                f"{after} afterwards, {expected} before): its snapshot would change as it plays "
+                "and be left out; nothing was stored: let it write into /tmp or its HOME")
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _remove_tree(scratch)
+
+
+def _remove_tree(folder: Path) -> None:
+    """Remove a copy of a bot, read-only folders too (copied as the submitter made them)."""
+    def writable_again(function, path, _info) -> None:
+        try:
+            os.chmod(os.path.dirname(path), 0o700)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+            function(path)
+        except OSError:
+            pass
+
+    shutil.rmtree(folder, onerror=writable_again)
 
 
 def _copy_into(source: Path, destination: Path) -> None:

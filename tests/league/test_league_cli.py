@@ -385,24 +385,35 @@ def test_a_refused_submission_names_the_check_that_fails_as_the_league_does(tmp_
     refused = arena("league", "submit", str(tmp_path / "club"), str(bot), check=False)
     assert refused.returncode == 1
     assert (f"(`arena check {bot} --move-ms 300 --only-variants -v popout --limit processes=32 "
-            "--sandbox off` shows the full report)") in refused.stderr, refused.stderr
+            "--sandbox off` shows the full report; the league checked a copy of its folder "
+            "alone") in refused.stderr, refused.stderr
 
 
-def test_a_bot_that_writes_into_its_folder_is_checked_on_a_copy(tmp_path: Path):
-    """Unsandboxed, a bot that logs beside itself changed its folder while `submit` checked it
-    and was refused for ever ("changed while it was checked": diff review). The checks run on
-    a copy in the league's folder, which goes afterwards; the submitter's folder is never run."""
+def test_a_bot_that_writes_into_its_folder_is_refused_and_its_folder_left_alone(tmp_path: Path):
+    """Unsandboxed, a bot that logs beside itself would change its snapshot at its first game
+    and be left out of the league for good (resubmitting stored nothing new: review). Its checks
+    run on a copy in the league's folder: the copy is seen to change, the bot is refused with
+    why, and the submitter's folder is never run; the copy goes, read-only folders and all."""
     config = tmp_path / "club.toml"
     config.write_text('variants = ["classic"]\nsandbox = "off"\n[time]\nmove_ms = 200\n')
     folder = tmp_path / "club"
     arena("league", "init", str(folder), "--config", str(config))
     bot = tmp_path / "logger"
-    shutil.copytree(Path(__file__).resolve().parents[2] / "bots" / "random", bot)
+    shutil.copytree(ROOT / "bots" / "random", bot)
     script = bot / "bot.py"
     script.write_text('open("run.log", "a").write("started\\n")\n' + script.read_text())
     (bot / "bot.toml").write_text('name = "logger"\ncommand = "bot.py"\n')
-    made = arena("league", "submit", str(folder), str(bot), check=False)
-    assert made.returncode == 0, made.stderr
-    assert "submitted logger@1" in made.stdout
+    (bot / "data").mkdir()
+    (bot / "data" / "table.txt").write_text("1 2 3\n")
+    (bot / "data").chmod(0o555)  # copied as it is: the copy must still go
+    refused = arena("league", "submit", str(folder), str(bot), check=False)
+    assert refused.returncode == 1, refused.stdout
+    assert "wrote into its own folder while it was checked" in refused.stderr
+    assert "let it write into /tmp or its HOME" in refused.stderr
     assert not (bot / "run.log").exists()  # never run where the submitter keeps it
-    assert [p.name for p in (folder / "bots").iterdir()] == ["logger"]  # no copy left behind
+    assert list((folder / "bots").iterdir()) == []  # no copy left behind, nothing stored
+    script.write_text(script.read_text().split("\n", 1)[1])  # it logs no more: it goes in
+    made = arena("league", "submit", str(folder), str(bot), check=False)
+    assert made.returncode == 0 and "submitted logger@1" in made.stdout, made.stderr
+    assert [p.name for p in (folder / "bots").iterdir()] == ["logger"]
+    (bot / "data").chmod(0o755)
