@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
 import unicodedata
 from collections.abc import Iterator
@@ -282,7 +283,10 @@ def _remove_tree(folder: Path) -> None:
         except OSError:
             pass
 
-    shutil.rmtree(folder, onerror=writable_again)
+    if sys.version_info >= (3, 12):  # `onerror` is deprecated there, for `onexc`
+        shutil.rmtree(folder, onexc=writable_again)
+    else:
+        shutil.rmtree(folder, onerror=writable_again)
 
 
 def _copy_into(source: Path, destination: Path) -> None:
@@ -312,8 +316,7 @@ def _hash_of(source: Path, copy: Path) -> str:
 def _changed(source: Path, expected: str, now: str, while_: str) -> LeagueError:
     return LeagueError(
         f"{source} changed while it was {while_} (hash {expected} when checked, {now} now); "
-        "nothing was stored: submit it again once it stays as it is (a bot run without the "
-        "sandbox may write into its own folder while it is checked: let it write elsewhere)")
+        "nothing was stored: submit it again once it stays as it is")
 
 
 class _BudgetedCopy:
