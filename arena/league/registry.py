@@ -325,6 +325,7 @@ class _BudgetedCopy:
 
     def __init__(self, source: Path, budget: int) -> None:
         self.source = source
+        self.budget = budget
         self.left = budget
 
     def __call__(self, src: str | Path, dst: str | Path) -> str:
@@ -337,7 +338,7 @@ class _BudgetedCopy:
                 self.left -= len(chunk)
                 if self.left < 0:
                     raise LeagueError(
-                        f"{self.source} holds more than {MAX_SUBMISSION_BYTES // 1024 // 1024} MB "
+                        f"{self.source} holds more than {self.budget / 1024 / 1024:g} MB "
                         "(it grew while it was copied; the most a submission may hold)")
                 writer.write(chunk)
         shutil.copymode(src, dst)

@@ -143,7 +143,6 @@ class Scheduler:
         self.seed = seed
         self._rng = random.Random(seed)
         self._choices = 0
-        self._repeating: set[frozenset[str]] = set()  # of the current `choose`
 
     def choose(self, counts: PairCounts, active: Sequence[str], k: int = 1,
                in_flight: Iterable[tuple[str, str]] = (),
@@ -153,7 +152,7 @@ class Scheduler:
         `in_flight` pairs are being played now: they count as played, so parallel workers spread out.
         `repeating` pairs (`repeating_pairs`) are not chosen for their value.
         """
-        self._repeating = set(repeating)
+        repeating = set(repeating)
         active = sorted(set(active))
         if len(active) < 2:
             return []
@@ -165,7 +164,7 @@ class Scheduler:
         chosen: list[tuple[str, str]] = []
         neighbour_pairs = neighbours(fit, counts, active) if fit is not None else []
         for _ in range(k):
-            pair = self._next(neighbour_pairs, chosen, active, played)
+            pair = self._next(neighbour_pairs, chosen, active, played, repeating)
             if pair is None:
                 break
             chosen.append(pair)
@@ -176,14 +175,15 @@ class Scheduler:
     # -- one choice -------------------------------------------------------------------------
 
     def _next(self, neighbour_pairs: list[Neighbours], chosen: list[tuple[str, str]], active: list[str],
-              played: dict[frozenset[str], int]) -> tuple[str, str] | None:
+              played: dict[frozenset[str], int],
+              repeating: set[frozenset[str]]) -> tuple[str, str] | None:
         self._choices += 1
         ranking = self._ranking(neighbour_pairs, active)
         for pair in (self._placement(ranking, played), self._floor(active, played)
                      if self._choices % self.settings.floor_every == 0 else None):
             if pair is not None:
                 return pair
-        pair = self._most_uncertain(neighbour_pairs, chosen, played)
+        pair = self._most_uncertain(neighbour_pairs, chosen, played, repeating)
         return pair if pair is not None else self._floor(active, played)
 
     @staticmethod
@@ -215,10 +215,11 @@ class Scheduler:
         return self._rng.choice(candidates)
 
     def _most_uncertain(self, neighbour_pairs: list[Neighbours], chosen: list[tuple[str, str]],
-                        played: dict[frozenset[str], int]) -> tuple[str, str] | None:
+                        played: dict[frozenset[str], int],
+                        repeating: set[frozenset[str]]) -> tuple[str, str] | None:
         open_pairs = [p for p in neighbour_pairs
                       if played.get(frozenset((p.higher, p.lower)), 0) < self.settings.pair_cap
-                      and frozenset((p.higher, p.lower)) not in self._repeating]
+                      and frozenset((p.higher, p.lower)) not in repeating]
         if not open_pairs:
             return None
 
