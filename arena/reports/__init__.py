@@ -67,28 +67,22 @@ def write_reports(results_dir: Path, anchor: tuple[str, float] | None = None,
     # the pooled table's Elo fit: head to head shows the standings' numbers
     pairs = pairwise_table(games, ratings=dict(zip(pooled["bot"], pooled["elo"], strict=True)))
     md.append(render_pairwise(pairs, "markdown", "Head to head (all variants)"))
-    path = results_dir / "standings.md"
-    path.write_text("\n".join(md), encoding="utf-8")
-    written.append(path)
-
-    path = results_dir / "standings.csv"
-    path.write_text(to_csv(pooled), encoding="utf-8")
-    written.append(path)
-    path = results_dir / "standings.json"
-    path.write_text(to_json(pooled) + "\n", encoding="utf-8")
-    written.append(path)
     import pandas as pd
 
     long = pd.concat([t.assign(variant=name) for name, t in tables.items()], ignore_index=True)
-    path = results_dir / "standings_variants.csv"
-    path.write_text(to_csv(long[["variant", *pooled.columns]]), encoding="utf-8")
-    written.append(path)
-    path = results_dir / "pairs.csv"
-    path.write_text(to_csv(pairs), encoding="utf-8")
-    written.append(path)
-    path = results_dir / "standings_notes.txt"
-    path.write_text(notes_text(tables), encoding="utf-8")
-    written.append(path)
+    contents = {
+        "standings.md": "\n".join(md),
+        "standings.csv": to_csv(pooled),
+        "standings.json": to_json(pooled) + "\n",
+        "standings_variants.csv": to_csv(long[["variant", *pooled.columns]]),
+        "pairs.csv": to_csv(pairs),
+        "standings_notes.txt": notes_text(tables),
+    }
+    for name in STANDINGS_FILES:  # the one list of these files (the runner's outputs too)
+        path = results_dir / name
+        path.write_text(contents.pop(name), encoding="utf-8")
+        written.append(path)
+    assert not contents, f"written but not in STANDINGS_FILES: {sorted(contents)}"
     if plots:
         from arena.reports.plots import write_plots as _write
 
