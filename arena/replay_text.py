@@ -6,7 +6,9 @@ about as fast as Python itself; `arena/commands/replay.py` is the click front en
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 
@@ -71,13 +73,19 @@ PIPE_CAP = 64 << 20  # bytes read from a pipe or device: /dev/zero must not fill
 def _read(path: str) -> bytes:
     try:
         with open(path, "rb") as handle:
-            if os.path.isfile(path):
-                return handle.read()
-            data = handle.read(PIPE_CAP + 1)
+            return _read_capped(handle, path)
     except OSError as error:
         raise ReplayInputError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _read_capped(handle: io.BufferedIOBase, name: str) -> bytes:
+    """A regular file whole; a pipe or device (standard input too: `< /dev/zero`) up to the
+    cap."""
+    if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        return handle.read()
+    data = handle.read(PIPE_CAP + 1)
     if len(data) > PIPE_CAP:
-        raise ReplayInputError(f"{path}: more than {PIPE_CAP >> 20} MiB of records")
+        raise ReplayInputError(f"{name}: more than {PIPE_CAP >> 20} MiB of records")
     return data
 
 
@@ -124,8 +132,12 @@ def _stored_games(source: str, table, wanted: set[str]) -> Iterator[tuple[str, s
         label = f"{source} {game_label(game_id, row.first, row.second, row.result, reason)}"
         # "stored_": what the games table says (a forfeit leaves the board unfinished)
         extra = {"game_id": game_id, "first": str(row.first), "second": str(row.second),
-                 "stored_result": result_text(row.result), "stored_reason": str(reason)}
+                 "stored_result": result_text(row.result), "stored_reason": str(reason),
+                 STORED_SCORE: row.result}
         yield label, record_line(getattr(row, "variant", ""), getattr(row, "moves", "")), extra
+
+
+STORED_SCORE = "_score"  # a stored game's result as a number, for the check, not printed
 
 
 def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | None]]:
@@ -158,7 +170,8 @@ def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | No
         if argument in tables:
             yield from _stored_games(argument, tables[argument], ids)
         elif argument == "-":
-            for label, line in _lines_of(sys.stdin.buffer.read(), "stdin", "standard input"):
+            data = _read_capped(sys.stdin.buffer, "standard input")
+            for label, line in _lines_of(data, "stdin", "standard input"):
                 yield label, line, None
         elif os.path.exists(argument):  # a file, or a pipe such as <(...) or /dev/stdin
             for label, line in _lines_of(_read(argument), argument, argument):
@@ -200,12 +213,26 @@ def run(variant_spec: str, as_json: bool, records: Sequence[str],
     failed = False
     for source, line, extra in lines:
         result = replay_record(line, default_variant)
-        failed = failed or result.error is not None
+        mismatch = (_stored_mismatch(result, extra.pop(STORED_SCORE), extra["stored_reason"])
+                    if extra else None)
+        failed = failed or result.error is not None or mismatch is not None
         if dumps:
-            echo(dumps({**(extra or {}), **result.to_dict()}))
+            data = {**(extra or {}), **result.to_dict()}
+            echo(dumps({**data, "stored_mismatch": mismatch} if mismatch else data))
         else:
-            echo(render(result, f"{source}: {line.strip()}"))
+            text = render(result, f"{source}: {line.strip()}")
+            echo(f"{text}\n  error: {mismatch}" if mismatch else text)
     return 1 if failed else 0
+
+
+def _stored_mismatch(result: ReplayResult, score: object, reason: str) -> str | None:
+    """How a stored game's moves end otherwise than its stored result (a hand-edited file)."""
+    game = result.game
+    if result.error is not None or game is None or game.outcome is None:
+        return None  # a forfeit leaves the board unfinished; a bad move is said already
+    from arena.reports.render import result_mismatch
+
+    return result_mismatch(score, reason, game.outcome.winner, game.outcome.reason)
 
 
 def fast_main(arguments: Sequence[str]) -> int | None:

@@ -17,7 +17,6 @@ from typing import Any
 import pandas as pd
 
 from arena import __version__
-from arena.game import first_player_score
 from arena.ratings import registry
 from arena.ratings.system import Display
 from arena.ratings.table import ALL  # the pooled scope: the standings key, the site's too
@@ -427,18 +426,12 @@ def replay_warning(row: Mapping[str, Any], replay: Mapping[str, Any]) -> str | N
     game = f"game {row['game_id']} ({row['first']} vs {row['second']})"
     if replay.get("error"):
         return f"{game}: {replay['error']}; its replay stops there"
-    outcome, stored = replay.get("outcome"), row.get("result")
-    if outcome is None or not _isnum(stored) or math.isnan(float(stored)):
+    outcome = replay.get("outcome")
+    if outcome is None:
         return None
-    winner = outcome["winner"]
-    played = first_player_score(winner)
-    reason = str(row.get("reason") or "")
-    if float(stored) == played and reason in ("", outcome["reason"]):
-        return None
-    ends = f"player {winner} wins" if winner else "a draw"
-    said = render.result_text(stored) + (f" ({reason})" if reason else "")
-    return (f"{game}: its stored result {said} is not how its moves end ({ends}, "
-            f"{outcome['reason']}); the site shows the stored result")
+    mismatch = render.result_mismatch(row.get("result"), row.get("reason"), outcome["winner"],
+                                      outcome["reason"])
+    return None if mismatch is None else f"{game}: {mismatch}; the site shows the stored result"
 
 
 # -- bot pages ---------------------------------------------------------------------------------

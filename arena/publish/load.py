@@ -112,14 +112,13 @@ def clean_games(games: pd.DataFrame, source: object = None) -> pd.DataFrame:
             games[column] = games[column].fillna("").astype(str)
     games["game_id"] = [gid or f"game-{seq}" for gid, seq in zip(games["game_id"], games["seq"],
                                                                   strict=True)]
-    seen: dict[str, int] = {}
-    for row, gid in enumerate(games["game_id"], start=1):
-        if gid in seen:  # each game has its own replay page, named by its id
-            raise PublishError(
-                f"{where}game_id {gid} is given twice (games {seen[gid]} and {row}, counting "
-                "finished games): a site needs one id per game (two `arena play` outputs "
-                "joined start from g0001 each: rename the ids of one)")
-        seen[gid] = row
+    repeat = games_io.first_repeat(games["game_id"])
+    if repeat is not None:  # each game has its own replay page, named by its id
+        gid, (first, second) = repeat
+        raise PublishError(
+            f"{where}game_id {gid} is given twice (games {first + 1} and {second + 1}, counting "
+            "finished games): a site needs one id per game (two `arena play` outputs "
+            "joined start from g0001 each: rename the ids of one)")
     plies = pd.to_numeric(games["plies"], errors="coerce")
     games["plies"] = [int(p) if p == p else len(m.split())
                       for p, m in zip(plies, games["moves"], strict=True)]

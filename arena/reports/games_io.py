@@ -73,7 +73,7 @@ def parse_result(value: object) -> float | None:
 _CATEGORICAL = ("first", "second", "variant", "reason", "result", "white", "black",
                 "result_white", "score")
 
-LineOf = Callable[[int], int]  # data row index -> line number in the file (for error messages)
+LineOf = Callable[[int], str]  # data row index -> where it is in the file ("line 3", "item 3")
 
 
 class UnknownBotError(ValueError):
@@ -205,7 +205,7 @@ def _read_csv(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
         return _read_csv_careful(path, sep)  # e.g. whitespace-only lines, which it skips
     frame.columns = header
     read_frame(frame)  # the escapes of text a spreadsheet would run (arena.spreadsheet)
-    return frame, lambda k: _csv_line_of(path, sep, k)
+    return frame, lambda k: f"line {_csv_line_of(path, sep, k)}"
 
 
 def _blank_rows_read(frame: pd.DataFrame) -> bool:
@@ -254,7 +254,7 @@ def _read_csv_careful(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
     frame = pd.DataFrame(rows, columns=header, dtype=object)
     read_frame(frame)
     line_numbers = np.asarray(lines, dtype=np.int64)
-    return frame, lambda k: int(line_numbers[k])
+    return frame, lambda k: f"line {line_numbers[k]}"
 
 
 def _read_jsonl(path: Path) -> tuple[pd.DataFrame, LineOf]:
@@ -279,7 +279,7 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, LineOf]:
             if not isinstance(obj, dict):
                 raise GamesFileError(f"{path}: item {k + 1} of the array is not an object")
             records.append(obj)
-        return pd.DataFrame.from_records(records), lambda k: k + 1
+        return pd.DataFrame.from_records(records), lambda k: f"item {k + 1}"  # no line kept
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -292,12 +292,18 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, LineOf]:
         records.append(obj)
         lines.append(lineno)
     line_numbers = np.asarray(lines, dtype=np.int64)
-    return pd.DataFrame.from_records(records), lambda k: int(line_numbers[k])
+    return pd.DataFrame.from_records(records), lambda k: f"line {line_numbers[k]}"
 
 
 def _normalise(raw: pd.DataFrame, path: Path, line_of: LineOf) -> pd.DataFrame:
     frame = raw
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    given = [str(c) for c in frame.columns]
+    frame.columns = [c.strip().lower() for c in given]
+    if frame.columns.has_duplicates:  # JSON keys differing only in case: `result`, `Result`
+        name = frame.columns[frame.columns.duplicated()][0]
+        spellings = [g for g in given if g.strip().lower() == name]
+        raise GamesFileError(f"{path}: column {name!r} is given twice (as "
+                             f"{' and '.join(map(repr, spellings))}): keep one")
     for alias, canon in ALIASES.items():
         if alias in frame.columns and canon not in frame.columns:
             frame = frame.rename(columns={alias: canon})
@@ -308,7 +314,7 @@ def _normalise(raw: pd.DataFrame, path: Path, line_of: LineOf) -> pd.DataFrame:
                              f"(need first, second, result; found: {have})")
 
     def where(k: int) -> str:
-        return f"{path} line {line_of(k)}"
+        return f"{path} {line_of(k)}"
 
     def factorize(col: str) -> tuple[np.ndarray, list]:
         try:
@@ -342,7 +348,127 @@ def _normalise(raw: pd.DataFrame, path: Path, line_of: LineOf) -> pd.DataFrame:
         name_codes, names = pd.factorize(np.array(stripped, dtype=object))
         frame[col] = pd.Categorical.from_codes(name_codes[codes], categories=list(names))
     frame["result"] = results
+    _check_numbers(frame, where)
+    _check_winners(frame, where)
+    if "variant" in frame.columns:
+        frame["variant"] = _canonical_variants(frame["variant"], where)
+    if "game_id" in frame.columns:
+        _check_unique_ids(frame["game_id"], where, line_of)
     return _complete(frame, str(path))
+
+
+# The numeric columns a file may give, and what each may hold (besides being empty).
+_WHOLE_NUMBERS = {"seq": (None, "a whole number (the order of the games)"),
+                  "plies": (0, "a whole number of moves, 0 or more")}
+_SEATS = {"winner": "1 or 2 (the winning seat; empty for a draw or a void game)",
+          "forfeit_by": "1 or 2 (the seat that forfeited; empty if none)",
+          "sandboxed": "1 or 0 (empty if unknown)"}
+
+
+def _check_numbers(frame: pd.DataFrame, where: Callable[[int], str]) -> None:
+    """The numeric columns hold what they mean: a `seq` of `inf` or `abc`, a `plies` of -3,
+    a `winner` of 3 was read as something else (an order moved, a mean of plies of `inf`)."""
+    for col in (*_WHOLE_NUMBERS, *_SEATS):
+        if col not in frame.columns:
+            continue
+        raw = frame[col]
+        numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        given = ~raw.isna().to_numpy()
+        if not pd.api.types.is_numeric_dtype(raw.dtype):  # text: a blank cell is not given
+            given &= (raw.astype(str).str.strip() != "").to_numpy()
+        if col in _SEATS:
+            allowed = {"sandboxed": (0.0, 1.0)}.get(col, (1.0, 2.0))
+            bad = given & ~np.isin(numbers, allowed)
+            meaning = _SEATS[col]
+        else:
+            low, meaning = _WHOLE_NUMBERS[col]
+            with np.errstate(invalid="ignore"):
+                whole = np.isfinite(numbers) & (numbers == np.round(numbers))
+                bad = given & ~(whole & (numbers >= (low if low is not None else -np.inf)))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise GamesFileError(f"{where(k)}, column {col}: {_shown(raw.iloc[k])} is not "
+                                 f"{meaning}")
+
+
+def _check_winners(frame: pd.DataFrame, where: Callable[[int], str]) -> None:
+    """A `winner` that contradicts the `result` (a hand edit of one of the two): which one is
+    right cannot be told, and the ratings read the result."""
+    if "winner" not in frame.columns:
+        return
+    result = frame["result"].to_numpy(dtype=float)
+    winner = pd.to_numeric(frame["winner"], errors="coerce").to_numpy(dtype=float)
+    expected = np.where(result == 1.0, 1.0, np.where(result == 0.0, 2.0, np.nan))
+    # a decisive result without a winner is not wrong: older stores and other tools leave it out
+    wrong = ~np.isnan(result) & ~np.isnan(winner) & (winner != expected)
+    if wrong.any():
+        k = int(np.flatnonzero(wrong)[0])
+        says = f"winner {int(winner[k])}"
+        score = {1.0: "1-0", 0.0: "0-1"}.get(float(result[k]), "1/2-1/2")
+        raise GamesFileError(f"{where(k)}: result {score} but {says}: the two columns "
+                             "disagree (mend the one that is wrong)")
+
+
+def _canonical_variants(column: pd.Series, where: Callable[[int], str]) -> pd.Categorical:
+    """Each variant as its canonical spec (`Classic` and `classic:7x6` are `classic`: tables
+    split by variant showed them apart). One the engine does not know stays as written (a rule
+    of a plugin, another tool's label), but not a misspelt preset (`clasic` is no variant of
+    its own); an empty one stays empty."""
+    from arena.game import PRESETS, VariantError, parse_variant
+    from arena.spelling import closest
+
+    codes, values = _factorize(column)
+    canonical: list[str] = []
+    for code, value in enumerate(values):
+        text = "" if value is None or (isinstance(value, float) and math.isnan(value)) \
+            else str(value).strip()
+        try:
+            canonical.append(parse_variant(text).spec if text else "")
+        except VariantError as error:
+            preset = text.split(",")[0].partition(":")[0].strip().lower()
+            if preset not in PRESETS and closest(preset, PRESETS) is None:
+                canonical.append(text)
+                continue
+            k = int(np.flatnonzero(codes == code)[0])
+            raise GamesFileError(f"{where(k)}, column variant: {error}") from None
+    categories, remap = np.unique(np.array([*canonical, ""], dtype=object), return_inverse=True)
+    return pd.Categorical.from_codes(remap[codes], categories=list(categories))
+
+
+def _check_unique_ids(column: pd.Series, where: Callable[[int], str], line_of: LineOf) -> None:
+    """Each game counts once: two rows with one `game_id` (two exports joined, a row pasted
+    twice) would count it twice."""
+    repeat = first_repeat(column)
+    if repeat is not None:
+        gid, (first, second) = repeat
+        raise GamesFileError(f"{where(second)}, column game_id: {_shown(gid)} is given twice "
+                             f"(first on {line_of(first)}): a game counts once (files joined "
+                             "twice? remove the copy)")
+
+
+def first_repeat(ids: pd.Series) -> tuple[str, tuple[int, int]] | None:
+    """(id, (row of its first use, row of its second)) of the first id given twice, ignoring
+    empty ones; None if each id is given once. Ids are compared as written (a million rows:
+    stripping each would cost more than the check)."""
+    values = ids.to_numpy(dtype=object)
+    repeated = pd.Series(values).duplicated(keep="first").to_numpy(copy=True)
+    if not repeated.any():
+        return None
+    given = ~pd.isna(values) & (values != "")
+    repeated &= given
+    if not repeated.any():
+        return None
+    second = int(np.flatnonzero(repeated)[0])
+    gid = values[second]
+    first = int(np.flatnonzero((values == gid) & given)[0])
+    return str(gid), (first, second)
+
+
+def _shown(value: object) -> str:
+    """A cell's value in a message: quoted, cut short (a whole float as written: `3`)."""
+    is_whole = isinstance(value, float) and value.is_integer()
+    text = str(int(value)) if is_whole else str(value)
+    return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
 def _factorize(column: pd.Series) -> tuple[np.ndarray, list]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from arena.game import first_player_score
 from arena.ratings import registry
 from arena.ratings.system import Display
 from arena.ratings.system import format_number as _num
@@ -291,6 +292,22 @@ def result_text(result: object) -> str:
     """The score of the first bot as a result: `1-0`, `½-½`, `0-1`, or `void` (no score)."""
     text = _num(result, 2)
     return {"1.00": "1-0", "0.50": "½-½", "0.00": "0-1"}.get(text, "void")
+
+
+def result_mismatch(stored: object, stored_reason: object, winner: int | None,
+                    reason: str) -> str | None:
+    """How a game's stored result (a score, `reason` as stored) differs from how its moves end
+    (`winner` None for a draw, the rule's `reason`), or None where they agree or nothing was
+    stored (a void game): `arena replay` and `arena publish` say it of a hand-edited file."""
+    said = result_text(stored)
+    if said == "void":
+        return None
+    stored_reason = str(stored_reason or "")
+    if said == result_text(first_player_score(winner)) and stored_reason in ("", reason):
+        return None
+    ends = f"player {winner} wins" if winner else "a draw"
+    return (f"its stored result {said}{f' ({stored_reason})' if stored_reason else ''} is not how "
+            f"its moves end ({ends}, {reason})")
 
 
 def game_label(game_id: object, first: object, second: object, result: object,

@@ -183,15 +183,25 @@ def test_stored_games_replay_from_a_results_folder_and_an_exported_file(tmp_path
 
     results = tmp_path / "results"
     make_store(results, results=(1.0, 0.0, 0.5))  # g1, g2, g3: the same seven moves
-    one = arena("replay", str(results), "g2")
+    one = arena("replay", str(results), "g1")
     assert one.returncode == 0, one.stderr
-    assert one.stdout.startswith(f"{results} g2: b vs a, 0-1 (line): classic: d1 d2 d1 d2")
-    assert "player 1 wins (line) after 7 plies" in one.stdout and " g1:" not in one.stdout
+    assert one.stdout.startswith(f"{results} g1: a vs b, 1-0 (line): classic: d1 d2 d1 d2")
+    assert "player 1 wins (line) after 7 plies" in one.stdout and " g2:" not in one.stdout
+    # g2 and g3 store results their moves do not end with (a hand edit): said, and exit 1
+    two = arena("replay", str(results), "g2")
+    assert two.returncode == 1, two.stderr
+    assert two.stdout.startswith(f"{results} g2: b vs a, 0-1 (line): classic: d1 d2 d1 d2")
+    assert two.stdout.rstrip().endswith("player 1 wins (line) after 7 plies\n  error: its "
+                                        "stored result 0-1 (line) is not how its moves end "
+                                        "(player 1 wins, line)")
     every = arena("replay", "--json", str(results))
+    assert every.returncode == 1
     rows = [json.loads(line) for line in every.stdout.splitlines()]
     assert [row["game_id"] for row in rows] == ["g1", "g2", "g3"]
     assert (rows[1]["stored_result"], rows[1]["stored_reason"], rows[1]["reason"]) == (
         "0-1", "line", "line")
+    assert "stored_mismatch" not in rows[0] and "_score" not in rows[0]
+    assert rows[2]["stored_mismatch"].startswith("its stored result ½-½ (line) is not how")
     exported = tmp_path / "games.jsonl"
     assert arena("export", str(results), "--format", "jsonl", "-o", str(exported)).returncode == 0
     picked = arena("replay", "--json", str(exported), "g3")
@@ -206,12 +216,13 @@ def test_stored_games_replay_from_a_results_folder_and_an_exported_file(tmp_path
         missing = arena("replay", str(results), wrong)
         assert missing.returncode == 1 and missing.stdout == "", missing.stdout
         assert missing.stderr.startswith(f"Error: no game {wrong} in {results} ")
+    # (exit 1 below: the store's g2 and g3 are replayed too, and their results are not their moves')
     piped = arena("replay", str(results), "-", stdin="4453\n")  # `-` is still standard input
-    assert piped.returncode == 0 and "stdin:1: 4453" in piped.stdout, piped.stderr
+    assert piped.returncode == 1 and "stdin:1: 4453" in piped.stdout, piped.stderr
     gone = arena("replay", str(results), "nodir/x.txt")  # and a path still a missing file
     assert gone.returncode == 1 and "nodir/x.txt: no such file" in gone.stderr, gone.stderr
     before = arena("replay", "4453", str(results))  # before one, a record stays a record
-    assert before.returncode == 0 and before.stdout.startswith("record: 4453"), before.stdout
+    assert before.returncode == 1 and before.stdout.startswith("record: 4453"), before.stdout
 
 
 def test_any_stored_id_picks_its_game_and_a_file_without_moves_says_so(tmp_path):
@@ -239,3 +250,14 @@ def test_any_stored_id_picks_its_game_and_a_file_without_moves_says_so(tmp_path)
     assert refused.returncode == 1 and refused.stderr.strip() == (
         f"Error: {bare}: no moves stored, nothing to replay (a games file of first,second,result "
         "rates games but cannot show them)")
+
+
+def test_standard_input_is_read_up_to_the_cap_like_any_pipe(tmp_path):
+    # `arena replay - < /dev/zero` read until the memory ran out, then a MemoryError traceback
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run([sys.executable, "-c", "from arena.cli import main; main()",
+                               "replay", "-"], stdin=zero, capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "Error: standard input: more than 64 MiB of records"
+    assert "Traceback" not in done.stderr

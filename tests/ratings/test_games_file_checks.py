@@ -1,0 +1,115 @@
+"""A games file's rows say what they mean or are refused with their line: a game given twice,
+a winner against its result, an order or a move count that is no number, a variant that is not
+one, two columns that differ only in case (review of damaged and joined games tables)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.reports.games_io import GamesFileError, first_repeat, load_games
+
+HEADER = "game_id,seq,variant,first,second,result,winner,plies\n"
+ROWS = ("g1,1,classic,A,B,1,1,7\n"
+        "g2,2,classic,B,A,0,2,9\n"
+        "g3,3,popout,A,B,0.5,,42\n"
+        "g4,4,,B,A,*,,0\n")
+
+
+def write(tmp_path, rows: str = ROWS, name: str = "g.csv", header: str = HEADER):
+    path = tmp_path / name
+    path.write_text(header + rows, encoding="utf-8")
+    return path
+
+
+def test_a_clean_file_loads(tmp_path):
+    games = load_games(write(tmp_path))
+    assert list(games["result"].fillna(-1)) == [1.0, 0.0, 0.5, -1]
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("g2,2,", "g1,2,", r"g.csv line 3, column game_id: 'g1' is given twice \(first on line 2\)"),
+    ("g2,2,", "g2,inf,", r"line 3, column seq: 'inf' is not a whole number"),
+    ("g2,2,", "g2,abc,", r"line 3, column seq: 'abc' is not a whole number"),
+    ("g2,2,", "g2,2.5,", r"line 3, column seq: '2.5' is not a whole number"),
+    (",42\n", ",-3\n", r"line 4, column plies: '-3' is not a whole number of moves"),
+    (",42\n", ",inf\n", r"line 4, column plies: 'inf' is not a whole number of moves"),
+    ("B,A,0,2,9", "B,A,0,1,9", r"line 3: result 0-1 but winner 1: the two columns disagree"),
+    ("A,B,0.5,,42", "A,B,0.5,2,42", r"line 4: result 1/2-1/2 but winner 2"),
+    ("A,B,1,1,7", "A,B,1,3,7", r"line 2, column winner: '3' is not 1 or 2"),
+    ("2,classic,B", "2,clasic,B", r"line 3, column variant: unknown preset 'clasic'.*did you mean "
+                                  r"'classic'"),
+])
+def test_rows_that_contradict_themselves_are_refused_with_their_line(tmp_path, old, new, message):
+    assert old in ROWS
+    path = write(tmp_path, ROWS.replace(old, new, 1))
+    with pytest.raises(GamesFileError, match=message):
+        load_games(path)
+
+
+def test_two_exports_joined_are_refused_not_counted_twice(tmp_path):
+    # the copy doubled every bot's games and narrowed every interval, exit 0
+    path = write(tmp_path, ROWS + ROWS)
+    result = CliRunner().invoke(main, ["standings", str(path)])
+    assert result.exit_code != 0
+    assert "line 6, column game_id: 'g1' is given twice (first on line 2)" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_decisive_result_without_a_winner_is_read(tmp_path):
+    # older stores and other tools leave the winner out: unknown, not a contradiction
+    games = load_games(write(tmp_path, ROWS.replace("A,B,1,1,7", "A,B,1,,7")))
+    assert games["result"].iloc[0] == 1.0
+
+
+def test_rows_without_ids_are_not_compared(tmp_path):
+    games = load_games(write(tmp_path, "A,B,1\nB,A,0\n", header="game_id,first,second,result\n"
+                             ).parent / "g.csv")
+    assert len(games) == 2  # empty ids: no game is named twice
+
+
+def test_variants_read_as_their_canonical_spec(tmp_path):
+    # `Classic` and `classic:7x6` are classic: per-variant tables showed four variants
+    path = write(tmp_path, "A,B,1,Classic\nB,A,0,classic:7x6\nA,B,1, classic\nB,A,0,\n",
+                 header="first,second,result,variant\n")
+    games = load_games(path)
+    assert list(games["variant"]) == ["classic", "classic", "classic", ""]
+
+
+def test_a_variant_the_engine_does_not_know_stays_a_label(tmp_path):
+    # a plugin's rule, another tool's name: kept as written (publish warns of it); a bad size
+    # of a known preset is still an error
+    path = write(tmp_path, "A,B,1,misere\nB,A,0,gomoku 15x15\n",
+                 header="first,second,result,variant\n")
+    assert list(load_games(path)["variant"]) == ["misere", "gomoku 15x15"]
+    path = write(tmp_path, "A,B,1,classic:99x1\n", header="first,second,result,variant\n")
+    with pytest.raises(GamesFileError, match=r"line 2, column variant: "):
+        load_games(path)
+
+
+def test_json_keys_differing_in_case_are_one_line(tmp_path):
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"first":"A","second":"B","result":1}\n'
+                    '{"first":"B","second":"A","Result":1}\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["standings", str(path)])
+    assert result.exit_code != 0
+    assert "column 'result' is given twice (as 'result' and 'Result')" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_an_item_of_a_json_array_is_named_as_an_item(tmp_path):
+    # its line in the file is not known: `line 2` pointed at the wrong line
+    path = tmp_path / "g.json"
+    path.write_text('[\n  {"first": "A", "second": "B", "result": 1},\n'
+                    '  {"first": "B", "second": "A", "result": 7}\n]\n', encoding="utf-8")
+    with pytest.raises(GamesFileError, match=r"g.json item 2, column result"):
+        load_games(path)
+
+
+def test_first_repeat():
+    import pandas as pd
+
+    assert first_repeat(pd.Series(["a", "b", "c"])) is None
+    assert first_repeat(pd.Series(["", "", None, None])) is None
+    assert first_repeat(pd.Series(["a", "b", "", "b", "a"])) == ("b", (1, 3))
