@@ -35,7 +35,7 @@ from arena.botspec import (
 )
 from arena.clock import utc_now_iso
 from arena.league import keys
-from arena.protocol import HIDDEN_CATEGORIES
+from arena.protocol import HELLO_FIELD_CAP, HIDDEN_CATEGORIES, truncate
 from arena.tournament import sqlite_read
 from arena.tournament.store import DB_NAME, Store, db_error
 
@@ -446,6 +446,8 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
     once) when none was given."""
     folder = open_league(folder)
     stamp = utc_now_iso()
+    # as bot.toml's author is: a `\u202e` reversed the site's byline, a newline split a row
+    author = truncate(author, HELLO_FIELD_CAP) if author else ""
     with _connect(folder) as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:

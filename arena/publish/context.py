@@ -38,8 +38,11 @@ def _isnum(x: Any) -> bool:
 
 # -- names and links ---------------------------------------------------------------------------
 
+SLUG_CHARS = 80  # a file name's part: a 300-character bot name of a games file was too long
+
+
 def slugify(text: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-.")
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text))[:SLUG_CHARS].strip("-.")
     return slug or "x"
 
 

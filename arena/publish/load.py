@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from arena.protocol import printable
 from arena.referee import log_file_name
 from arena.reports import games_io
 from arena.schema import COLUMNS_BY_NAME, FRAME_COLUMNS
@@ -138,7 +139,8 @@ def log_tail(logs_dir: Path | None, game_id: str, seat: int, bot: str) -> tuple[
     except OSError:
         return "", ""
     lines = data.decode("utf-8", errors="replace").splitlines()[-LOG_TAIL_LINES:]
-    return path.name, "\n".join(lines)[-LOG_TAIL_CHARS:]
+    # what a bot wrote: a direction override reversed the page's text after it (site review)
+    return path.name, "\n".join(map(printable, lines))[-LOG_TAIL_CHARS:]
 
 
 def forfeit_logs(site_input: SiteInput) -> dict[tuple[str, int], tuple[str, str]]:

@@ -142,6 +142,8 @@ def test_a_new_version_keeps_its_names_author_unless_given(folder: Path):
     assert submit("mine") == "Ada"
     assert submit("mine", "Bob") == "Bob"
     assert submit("theirs") == "arena"  # bots/random's bot.toml
+    # cleaned as bot.toml's author is (site review: a direction override, a newline)
+    assert submit("eve", "Eve \u202eevil\nx") == "Eve \\u202eevil\\nx"
 
 
 def test_submitting_the_same_program_again_stores_no_new_version(folder: Path, tmp_path: Path):

@@ -208,3 +208,36 @@ def test_illegal_moves_warn_and_show_on_the_replay_page(tmp_path):
     assert re.search(r'<span class="tag reason bad">illegal move at ply 7</span>', html)
     ended = (tmp_path / "site" / "games" / "1.html").read_text(encoding="utf-8")
     assert '<span class="tag reason">line</span>' in ended
+
+
+def test_a_stderr_tail_shows_hidden_characters_as_escapes(tmp_path):
+    # a bot's `\u202e` reversed the bot page's text after it (site review)
+    from arena.publish.load import log_tail
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / log_file_name("g2", 2, "cbot")).write_text("fine\n\u202eevil rtl\x1b[31m\n",
+                                                       encoding="utf-8")
+    name, tail = log_tail(logs, "g2", 2, "cbot")
+    assert tail == "fine\n\\u202eevil rtl\\x1b[31m"
+
+
+def test_a_long_name_makes_a_file_name_of_bounded_length():
+    # a 300-character bot name of a games file: "File name too long" stopped the build
+    from arena.publish.context import SLUG_CHARS, Slugs
+
+    slugs = Slugs()
+    long_a, long_b = "W" * 300, "W" * 299 + "V"
+    assert len(slugs(long_a)) == SLUG_CHARS
+    assert slugs(long_b) == "W" * SLUG_CHARS + "-2"  # the same first 80: still two pages
+
+
+def test_the_crosstable_legend_is_the_cells_scale():
+    # the legend ran red-yellow-green while the cells run red-none-blue (site review)
+    from arena.publish.context import score_colour
+
+    css = (REPO / "arena" / "publish" / "static" / "style.css").read_text(encoding="utf-8")
+    bar = re.search(r"\.scale-bar \{[^}]*\}", css).group(0)
+    hues = [int(h) for h in re.findall(r"hsl\((\d+) ", bar)]
+    assert hues[0] == int(re.match(r"hsl\((\d+)", score_colour(0.0)).group(1))
+    assert hues[-1] == int(re.match(r"hsl\((\d+)", score_colour(1.0)).group(1))
