@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import protocol
+from arena.textfile import not_utf8
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ARENA_DIR = PROJECT_ROOT / "arena"
@@ -395,8 +396,7 @@ def _from_folder(folder: Path) -> BotSpec:
     except OSError as error:
         raise BotSpecError(f"cannot read {str(manifest)!r}: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
-        raise BotSpecError(f"{manifest}: not UTF-8 text ({error.reason} at byte {error.start})") \
-            from None
+        raise BotSpecError(f"{manifest}: {not_utf8(error)}") from None
     except tomllib.TOMLDecodeError as error:
         raise BotSpecError(syntax_error(manifest, text, error)) from None
     lines = KeyLines(text)

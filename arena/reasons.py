@@ -13,7 +13,8 @@ from __future__ import annotations
 
 __all__ = ["ADJUDICATED", "ALL_REASONS", "CRASH", "EMPTY", "END_REASONS",
            "FORFEIT_REASONS", "FULL", "HANDSHAKE", "ILLEGAL", "LINE", "MAX_PLIES", "NO_HELLO",
-           "PROTOCOL", "REASON_PHRASES", "REFEREE_REASONS", "REPETITION", "STDERR_SAID", "TIMEOUT", "VOID",
+           "NO_HELLO_HINT", "PROTOCOL", "REASON_PHRASES", "REFEREE_REASONS", "REPETITION",
+           "STDERR_SAID", "TIMEOUT", "VOID",
            "forfeiter_seat", "is_forfeit", "no_hello", "Reason"]  # noqa: F822 (built by __getattr__)
 
 # Where a forfeit's detail adds what a dying bot last wrote to stderr (`...; stderr: LINE`):
@@ -22,6 +23,9 @@ STDERR_SAID = "; stderr: "
 # How a bot that never answered `hello` in time is described (the referee's forfeit, `arena
 # check`); `arena play` knows it by this start, to give its hint.
 NO_HELLO = "no hello answer within"
+# What to try then (`arena play`'s hint, a tournament's start watch): most such bots answered
+# into a buffer they never flushed (awk, C's stdio, Python to a pipe).
+NO_HELLO_HINT = "a bot must answer 'hello' with 'hello name=...' and flush stdout after each line"
 
 
 def no_hello(startup_ms: int) -> str:

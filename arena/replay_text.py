@@ -188,8 +188,9 @@ def _lines_of(data: bytes, label: str, name: str) -> Iterator[tuple[str, str]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ReplayInputError(
-            f"cannot read {name}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        from arena.textfile import not_utf8
+
+        raise ReplayInputError(f"cannot read {name}: {not_utf8(error)}") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip() and not line.lstrip().startswith("#"):
             yield f"{label}:{number}", line

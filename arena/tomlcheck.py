@@ -76,7 +76,25 @@ def syntax_error(path: object, text: str, error: Exception) -> str:
         where = f"{path}:{max(1, len(text.splitlines()))}"
     else:
         where = str(path)
+    if match and ("Cannot overwrite a value" in message or "Cannot declare" in message):
+        message = _given_twice(text, int(match.group(1))) or message
     return f"{where}: not valid TOML: {message}"
+
+
+def _given_twice(text: str, line: int) -> str | None:
+    """What tomllib's "Cannot overwrite a value" / "Cannot declare ('time',) twice" means, named:
+    the key or table of that line given a second time."""
+    lines = text.splitlines()
+    source = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    table = re.match(r"\[\[?\s*([^\]]+?)\s*\]", source)
+    if table:
+        name = table.group(1)
+        return (f"table [{name}] is given twice (or as both [{name}] and [[{name}]]): keep "
+                "one")
+    key = re.match(r"([^=#]+?)\s*=", source)
+    if key and "{" not in source:  # in an inline table, which of its keys is not known here
+        return f"key {key.group(1).strip()!r} is given twice (an earlier line sets it): keep one"
+    return None
 
 
 def suggest(key: str, known: Sequence[str]) -> str:

@@ -157,6 +157,14 @@ def test_run_config_errors(tmp_path, text, fragment):
     assert not (tmp_path / "res" / "games.db").exists()
 
 
+def test_a_tournament_file_that_is_not_utf8_names_its_line(tmp_path):
+    # Python's codec text ("can't decode byte 0xe9 in position 16"), no line (newcomer review)
+    file = tmp_path / "t.toml"
+    file.write_bytes(b'name = "t"\ndescription = "caf\xe9"\n' + BOTS.encode())
+    fails(arena("run", str(file), "-o", str(tmp_path / "res")),
+          f"{file}: not UTF-8 text (invalid continuation byte at line 2, byte 29)")
+
+
 def test_run_openings_file_that_is_not_text(tmp_path):
     (tmp_path / "open.txt").write_bytes(b"\x00\xff\xfe garbage")
     file = tournament(tmp_path, 'openings = "open.txt"\n' + BOTS)

@@ -149,3 +149,17 @@ def test_args_follow_one_rule_in_a_tournament_file_and_a_bot_toml(tmp_path):
     (folder / "bot.toml").write_text('command = "bot.py"\nargs = ["--fast", true]\n')
     with pytest.raises(BotSpecError, match="'args' must be a list of strings"):
         resolve_bot(str(folder))
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("games = 2\ngames = 4\n", "t.toml:2: not valid TOML: key 'games' is given twice"),
+    ('name = "x"\n[bots]\nx = 1\n[[bots]]\n', "t.toml:4: not valid TOML: table [bots] is given "
+                                               "twice (or as both [bots] and [[bots]])"),
+    ("[time]\nmove_ms = 1\n[time]\n", "t.toml:3: not valid TOML: table [time] is given twice"),
+    # in an inline table tomllib names the key itself
+    ("time = { move_ms = 1, move_ms = 2 }\n", "t.toml:1: not valid TOML: Duplicate inline table "
+                                              "key 'move_ms'"),
+])
+def test_a_key_or_table_given_twice_is_named(tmp_path, text, said):
+    # tomllib's "Cannot overwrite a value" named neither the key nor what to do (newcomer review)
+    assert error_of(tmp_path, text).startswith(f"{tmp_path}/{said}")

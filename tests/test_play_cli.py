@@ -343,6 +343,14 @@ def test_a_bot_that_never_answers_gets_one_hint_and_no_ply_count(no_leftover_pro
     crashed = CliRunner().invoke(play_command, [str(MISBEHAVE), "random", "--args-a",
                                                 "crash_start", "--games", "2"])
     assert crashed.output.count("random wins (crash) - seat ") == 2, crashed.output
+    assert crashed.exit_code == 0  # a bot that fails to start loses: a result
+    # neither starts: no game was played, and a script must not read exit 0 as a match
+    neither = CliRunner().invoke(play_command, [str(MISBEHAVE), str(MISBEHAVE), "--args-a",
+                                                "crash_start", "--args-b", "crash_start",
+                                                "--games", "2"])
+    assert neither.exit_code == 1, neither.output
+    assert neither.output.rstrip().endswith("Error: no game was played: all 2 were void "
+                                            "(neither bot started; their details are above)")
 
 
 def test_a_bot_that_ends_after_each_game_is_told_to_keep_running(no_leftover_processes):

@@ -210,7 +210,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     out = click.echo
 
     from arena.match import MatchResult
-    from arena.reasons import NO_HELLO, Reason
+    from arena.reasons import NO_HELLO, NO_HELLO_HINT, Reason
 
     result = MatchResult(spec_a.name, spec_b.name)
     hinted: set[str] = set()  # each hint once, at the first game that needs it
@@ -224,8 +224,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         if log_dir is None and record.reason == "crash":  # its cause is on stderr
             hint("crash", "--log-dir DIR keeps each bot's stderr, where a crash usually says why")
         if record.reason == Reason.HANDSHAKE and record.detail.startswith(NO_HELLO):
-            hint("silent", "a bot must answer 'hello' with 'hello name=...' and flush stdout "
-                           "after each line; --startup-ms gives a slow starter more time")
+            hint("silent", f"{NO_HELLO_HINT}; --startup-ms gives a slow starter more time")
         state = ""
         if sprt is not None and not record.void:
             score = record.result if record.first == result.a else 1 - record.result
@@ -269,6 +268,9 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     _summary(result, parsed, tcs, sprt, as_json, interrupted, odds)
     if interrupted:
         sys.exit(EXIT_SIGINT)
+    if result.void_games and not sum(result.score()):  # a script must not read it as a match
+        raise click.ClickException(f"no game was played: all {result.void_games} were void "
+                                   "(neither bot started; their details are above)")
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ import pandas as pd
 
 from arena.schema import GAME_COLUMNS, JSON_COLUMNS
 from arena.spreadsheet import read_frame
+from arena.textfile import not_utf8
 
 REQUIRED = ("first", "second", "result")
 ALIASES = {"white": "first", "black": "second", "result_white": "result", "score": "result"}
@@ -261,9 +262,9 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, LineOf]:
     records = []
     lines = []
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise GamesFileError(f"{path}: not UTF-8 text: {exc.reason}") from exc
+        raise GamesFileError(f"{path}: {not_utf8(exc)}") from exc
     except OSError as exc:
         raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     if not text.strip():

@@ -50,6 +50,7 @@ from arena.sandbox import (
 )
 from arena.solver.scope import ADJUDICATION_BUDGET_S
 from arena.spelling import closest, did_you_mean
+from arena.textfile import not_utf8
 from arena.timecontrol import TimeControl, own_time_keys
 from arena.tomlcheck import KeyLines as _Lines
 from arena.tomlcheck import as_toml, syntax_error
@@ -429,11 +430,13 @@ def _sandbox(check: _Checker, data: dict[str, Any]) -> TournamentSandbox:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return path.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such tournament file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: {not_utf8(error)}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
 def _parse_toml(path: Path, text: str) -> dict[str, Any]:
@@ -783,10 +786,9 @@ def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
     seen: set[tuple[str | None, tuple[int, ...]]] = set()
     specs = {v.spec for v in variants}
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: the openings file is not UTF-8 text ({error.reason} at byte "
-                          f"{error.start})") from None
+        raise ConfigError(f"{path}: the openings file is {not_utf8(error)}") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read the openings file: {error.strerror or error}") \
             from None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from arena.botspec import MANIFEST
 from arena.conformance import check_command as conformance_check_command
-from arena.reasons import NO_HELLO
+from arena.reasons import NO_HELLO, NO_HELLO_HINT
 from arena.timecontrol import TimeControl
 from arena.tournament.executor import Outcome
 from arena.tournament.schedule import ScheduledGame
@@ -115,8 +115,8 @@ class StartWatch:
         if NO_HELLO in self.last_failure[name]:  # slow to load rather than broken, maybe
             # its own table: a change of [time] would not match the games already stored (and
             # startup_ms is time a fresh process may think on its first move: user review)
-            check += ("; if it is only slow to start, give it more time to start in its "
-                      "[[bots]] table: time = { startup_ms = N }")
+            check += (f"; {NO_HELLO_HINT}; if it is only slow to start, give it more time "
+                      "to start in its [[bots]] table: time = { startup_ms = N }")
         return (f"bot {name!r}{where}{others} did not start in {tries} game"
                 f"{'s' if tries > 1 else ''}: {self.last_failure[name]}. None of its games of "
                 f"this run is stored: fix it ({check}), then run the same command again")

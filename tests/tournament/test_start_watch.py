@@ -107,7 +107,9 @@ def test_a_void_game_without_start_failures_shows_no_bot_started():
     assert watch.started == set()
 
 
-def test_a_bot_too_slow_to_answer_hello_is_told_of_startup_ms():
+def test_a_bot_too_slow_to_answer_hello_is_told_of_flushing_and_startup_ms():
+    # most bots without a hello in time printed it into a buffer (mawk): told only of the
+    # start-up time, their authors waited longer for nothing (newcomer review)
     watch = StartWatch(attempts=1)
     game = scheduled(1, "slow", "a")
     out(watch, game)
@@ -115,7 +117,8 @@ def test_a_bot_too_slow_to_answer_hello_is_told_of_startup_ms():
     watch.admit(Outcome(game, OutcomeKind.DONE, row={"reason": "handshake"},
                         start_failures={"slow": "handshake: no hello answer within 2000 ms"}))
     assert watch.verdict().endswith(
-        "(`arena check` tries one bot alone; if it is only slow to start, give it more time to "
+        "(`arena check` tries one bot alone; a bot must answer 'hello' with 'hello name=...' and "
+        "flush stdout after each line; if it is only slow to start, give it more time to "
         "start in its [[bots]] table: time = { startup_ms = N }), then run the same command again")
 
 
