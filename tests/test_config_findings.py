@@ -163,3 +163,15 @@ def test_args_follow_one_rule_in_a_tournament_file_and_a_bot_toml(tmp_path):
 def test_a_key_or_table_given_twice_is_named(tmp_path, text, said):
     # tomllib's "Cannot overwrite a value" named neither the key nor what to do (newcomer review)
     assert error_of(tmp_path, text).startswith(f"{tmp_path}/{said}")
+
+
+def test_variants_written_as_one_string_are_shown_as_a_list(tmp_path):
+    # "bad option 'popout' in variant spec 'classic,popout'" did not say what to write
+    said = error_of(tmp_path, 'variants = "classic,popout"\n[[bots]]\npath = "random"\n'
+                              '[[bots]]\npath = "greedy"\n')
+    assert said.endswith(":1: 'variants' is one variant spec, and 'classic,popout' is not one: "
+                         'several variants are a list, variants = ["classic", "popout"]')
+    # a spec with options stays one spec
+    said = error_of(tmp_path, 'variants = "classic,connect=9"\n[[bots]]\npath = "random"\n'
+                              '[[bots]]\npath = "greedy"\n')
+    assert "bad variant in 'variants'" in said

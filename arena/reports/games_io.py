@@ -175,9 +175,26 @@ def _csv_rows(path: Path, sep: str) -> Iterator[tuple[int, list[str]]]:
     except UnicodeDecodeError as exc:
         raise GamesFileError(f"{path}: not UTF-8 text: {exc.reason}") from exc
     except csv.Error as exc:
-        raise GamesFileError(f"{path} line {start}: not a readable CSV file: {exc}") from exc
+        hint = f" ({SEMICOLONS})" if sep == "," and _semicolon_separated(path) else ""
+        raise GamesFileError(f"{path} line {start}: not a readable CSV file: {exc}{hint}") \
+            from exc
     except OSError as exc:
         raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+# A spreadsheet set to a language whose decimal mark is a comma exports with semicolons.
+SEMICOLONS = ("the columns are separated by semicolons, not commas: save it as CSV with commas "
+              "(or tabs, named .tsv)")
+
+
+def _semicolon_separated(path: Path) -> bool:
+    """Whether the first line has semicolons and no comma (`"first";"second";"result"`)."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(65536)
+    except OSError:
+        return False
+    return b";" in first and b"," not in first
 
 
 def _read_csv(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
@@ -204,9 +221,19 @@ def _read_csv(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
         raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     if len(frame.columns) != len(header) or _blank_rows_read(frame):
         return _read_csv_careful(path, sep)  # e.g. whitespace-only lines, which it skips
+    if _void_results(frame, header):
+        # a row cut short reads as a void game here: the careful reader tells the two apart
+        return _read_csv_careful(path, sep)
     frame.columns = header
     read_frame(frame)  # the escapes of text a spreadsheet would run (arena.spreadsheet)
     return frame, lambda k: f"line {_csv_line_of(path, sep, k)}"
+
+
+def _void_results(frame: pd.DataFrame, header: list[str]) -> bool:
+    names = [name.strip().lower() for name in header]
+    column = next((k for k, name in enumerate(names) if ALIASES.get(name, name) == "result"),
+                  None)
+    return column is not None and bool(frame.iloc[:, column].isna().any())
 
 
 def _blank_rows_read(frame: pd.DataFrame) -> bool:
@@ -219,6 +246,8 @@ def _blank_rows_read(frame: pd.DataFrame) -> bool:
 def _csv_header(path: Path, sep: str) -> tuple[int, list[str]]:
     for line, row in _csv_rows(path, sep):
         header = [field.strip() for field in row]
+        if sep == "," and len(header) == 1 and ";" in header[0]:
+            raise GamesFileError(f"{path} line {line}: {SEMICOLONS}")
         seen: set[str] = set()
         for name in header:
             if name.lower() in seen:
@@ -243,6 +272,8 @@ def _read_csv_careful(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
     rows: list[list[str]] = []
     lines: list[int] = []
     header_line, header = _csv_header(path, sep)
+    names = [ALIASES.get(name.lower(), name.lower()) for name in header]
+    needed = max((k for k, name in enumerate(names) if name in REQUIRED), default=-1)
     for line, row in _csv_rows(path, sep):
         if line <= header_line:
             continue
@@ -250,6 +281,11 @@ def _read_csv_careful(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
             raise GamesFileError(
                 f"{path} line {line}: {len(row)} fields, but the header (line "
                 f"{header_line}) names {len(header)} columns")
+        if len(row) <= needed:  # trailing optional fields may be left out, not these
+            raise GamesFileError(
+                f"{path} line {line}: {len(row)} field{'s' if len(row) != 1 else ''}, but the "
+                f"header (line {header_line}) names {len(header)} columns: a row cut short? "
+                "(a void game has an empty result: a,b,)")
         rows.append((row + [""] * len(header))[: len(header)])
         lines.append(line)
     frame = pd.DataFrame(rows, columns=header, dtype=object)

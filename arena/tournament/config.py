@@ -38,6 +38,7 @@ from arena.botspec import (
 )
 from arena.game import DEFAULT_VARIANT, MoveError, Variant, VariantError, format_move, parse_move
 from arena.game import parse_variant as _parse_variant
+from arena.game.variant import split_variant_list
 from arena.openings import BUILTIN as BUILTIN_OPENINGS
 from arena.openings import NONE as NO_OPENINGS
 from arena.openings import OpeningsError, builtin_openings, opening_problem, openings_file
@@ -475,11 +476,27 @@ def _variants(check: _Checker, data: dict[str, Any]) -> list[Variant]:
         try:
             variant = _parse_variant(spec)
         except VariantError as error:
+            if isinstance(data.get("variants"), str) and (listed := _as_list(spec)):
+                raise check.error(f"'variants' is one variant spec, and {spec!r} is not one: "
+                                  f"several variants are a list, variants = {listed}",
+                                  "variants") from None
             raise check.error(f"bad variant in 'variants': {error}", "variants") from None
         if any(v.spec == variant.spec for v in variants):
             raise check.error(f"variant {variant.spec!r} is listed twice in 'variants'", "variants")
         variants.append(variant)
     return variants
+
+
+def _as_list(text: str) -> str | None:
+    """`["classic", "popout"]` for `"classic,popout"` written as one string, if each part is a
+    variant; else None."""
+    try:
+        parts = split_variant_list(text)
+        for part in parts:
+            _parse_variant(part)
+    except VariantError:
+        return None
+    return "[" + ", ".join(f'"{part}"' for part in parts) + "]" if len(parts) > 1 else None
 
 
 def _format(check: _Checker, data: dict[str, Any]) -> str:

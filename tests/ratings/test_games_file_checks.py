@@ -64,8 +64,7 @@ def test_a_decisive_result_without_a_winner_is_read(tmp_path):
 
 
 def test_rows_without_ids_are_not_compared(tmp_path):
-    games = load_games(write(tmp_path, "A,B,1\nB,A,0\n", header="game_id,first,second,result\n"
-                             ).parent / "g.csv")
+    games = load_games(write(tmp_path, ",A,B,1\n,B,A,0\n", header="game_id,first,second,result\n"))
     assert len(games) == 2  # empty ids: no game is named twice
 
 
@@ -113,3 +112,29 @@ def test_first_repeat():
     assert first_repeat(pd.Series(["a", "b", "c"])) is None
     assert first_repeat(pd.Series(["", "", None, None])) is None
     assert first_repeat(pd.Series(["a", "b", "", "b", "a"])) == ("b", (1, 3))
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"first;second;result\r\nA;B;1\r\n", r"s.csv line 1: the columns are separated by "
+                                          r"semicolons, not commas"),
+    # an Excel export with every field quoted: the csv module's words, then why
+    (b'\xef\xbb\xbf"first";"second";"result"\r\n"A";"B";"1"\r\n',
+     r"s.csv line 1: not a readable CSV file: .*\(the columns are separated by semicolons"),
+])
+def test_a_semicolon_separated_file_is_said_so(tmp_path, content, message):
+    path = tmp_path / "s.csv"
+    path.write_bytes(content)
+    with pytest.raises(GamesFileError, match=message):
+        load_games(path)
+
+
+def test_a_row_cut_short_is_not_a_void_game(tmp_path):
+    # `a,b` (a truncated last line) was left out as a void game, with a warning naming no line
+    path = write(tmp_path, "a,b,1\na,b\n", header="first,second,result\n")
+    with pytest.raises(GamesFileError, match=r"g.csv line 3: 2 fields, but the header \(line 1\) "
+                                             r"names 3 columns: a row cut short\?"):
+        load_games(path)
+    # an empty result is a void game, and trailing optional fields may be left out
+    games = load_games(write(tmp_path, "a,b,1,7\nb,a,0\na,b,\n",
+                             header="first,second,result,plies\n"))
+    assert list(games["result"].fillna(-1)) == [1.0, 0.0, -1]
