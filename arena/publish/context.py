@@ -296,11 +296,22 @@ def tournament_items(settings: Mapping[str, Any], games: Any = None) -> list[tup
     if settings.get("void_games"):
         n = settings["void_games"]
         items.append(("Void games", f"{n} (neither bot could start; not rated)"))
+    scheduled, stored_games = settings.get("scheduled_games"), settings.get("games")
+    if isinstance(scheduled, int) and isinstance(stored_games, int) and stored_games < scheduled:
+        # a stopped (or running) tournament looked finished: "Games: 29" beside 40 per pairing
+        items.append(("Progress", f"{stored_games} of {scheduled} scheduled games played: the "
+                                  "run stopped before the end or is still going"))
     if settings.get("file"):
         items.append(("Tournament file", Path(str(settings["file"])).name))
+    last_game = ""
+    if games is not None and "finished_at" in getattr(games, "columns", ()):
+        last_game = max((str(s) for s in games["finished_at"] if s), default="")
     for key, label in (("created_at", "Started"), ("updated_at", "Last updated")):
-        if settings.get(key):
-            items.append((label, render.timestamp(settings[key])))
+        when = str(settings.get(key) or "")
+        if key == "updated_at":  # a site published during a run: its last game is later
+            when = max(when, last_game)
+        if when:
+            items.append((label, render.timestamp(when)))
     return items
 
 

@@ -66,6 +66,11 @@ HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
 GENERATOR = '<meta name="generator" content="arena'  # how a previous site is recognised
+# What a site holds at its top level, listed by the build: a folder with anything else (a CNAME,
+# the organiser's notes) is not the build's to replace. Sites built before the list: these.
+SITE_MANIFEST = ".arena-site"
+EARLIER_SITE_ENTRIES = frozenset({"index.html", "crosstable.html", "plots.html", "games.html",
+                                  "leaderboard.md", "static", "data", "plots", "games", "bots"})
 
 Warn = Callable[[str], None]
 
@@ -153,6 +158,16 @@ def check_out_dir(out: Path) -> None:
         raise PublishError(f"output folder {out} holds other files and no site (index.html) "
                            "made by arena; the build replaces the whole folder: choose a new or "
                            "empty one")
+    try:
+        listed = set((out / SITE_MANIFEST).read_text(encoding="utf-8").split("\n"))
+    except OSError:
+        listed = set(EARLIER_SITE_ENTRIES)
+    others = sorted(p.name for p in out.iterdir() if p.name not in listed | {SITE_MANIFEST})
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise PublishError(f"output folder {out} holds files its site did not make ({shown}); "
+                           "the build replaces the whole folder: move them, or choose another "
+                           "folder")
 
 
 def _environment() -> jinja2.Environment:
@@ -270,6 +285,8 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
         mine = {s: by_bot[bot] for s, by_bot in accuracy_rows.items() if bot in by_bot}
         render_page("bot.html", out / bot_links[bot], "../", page="bot", info=infos[bot],
                     accuracy=mine, **page)
+    (out / SITE_MANIFEST).write_text("".join(f"{entry.name}\n" for entry in
+                                             sorted(out.iterdir())), encoding="utf-8")
 
 
 def _write_plots(out: Path, games: pd.DataFrame, standings: pd.DataFrame) -> list[dict]:

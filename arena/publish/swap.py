@@ -45,8 +45,14 @@ def build_and_swap(target: str | Path, build: Callable[[Path], object]) -> Path:
     target = Path(target)
     if target.is_symlink():  # a link to the live folder stays a link: replace what it names
         target = target.resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    except (FileExistsError, NotADirectoryError) as error:
+        raise OSError(error.errno, f"{error.filename} is a file, not a folder",
+                      str(target)) from None
+    except OSError as error:  # named by the folder asked for, not the temporary one beside it
+        raise OSError(error.errno, error.strerror, str(target)) from None
     try:
         build(fresh)
         os.chmod(fresh, 0o755)  # mkdtemp makes it private; a site is for reading

@@ -236,6 +236,7 @@ class Runner:
         store.save_settings(settings, fingerprint)
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
+        store.set_scheduled(len(schedule))
         finished = store.finished_ids()
         self.voids = VoidTracker(schedule, store.all_ids() - finished)
         pending, skipped = self._to_play(schedule, finished)

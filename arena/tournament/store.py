@@ -378,6 +378,11 @@ class Store:
             self._set_meta("settings", json.dumps(settings, sort_keys=True))
             self._set_meta("fingerprint", json.dumps(merged, sort_keys=True))
 
+    def set_scheduled(self, total: int) -> None:
+        """How many games the run's schedule holds (a site says a stopped run's share played)."""
+        with self.transaction():
+            self._set_meta("scheduled_games", str(int(total)))
+
     def touch(self) -> None:
         try:
             with self.transaction():
@@ -701,6 +706,7 @@ def _read_settings(conn: sqlite3.Connection) -> dict:
         "void_games": int(counts[1] or 0),
         "created_at": meta.get("created_at", ""),
         "updated_at": meta.get("updated_at", ""),
+        "scheduled_games": int(meta["scheduled_games"]) if meta.get("scheduled_games") else None,
         "arena_version": meta.get("arena_version", ""),
         "schema_version": int(meta.get("schema_version", 0)),
     }

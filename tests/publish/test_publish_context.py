@@ -76,6 +76,20 @@ def test_tournament_panel_is_worded_for_people():
     assert labels["Last updated"] == "2026-11-30 23:01:02 UTC"
 
 
+def test_a_stopped_run_says_how_much_of_its_schedule_was_played():
+    # "Games per pairing: 40" beside "Games: 29", nothing saying the run had stopped (site
+    # review); and "Last updated" before the last game on a site published during the run
+    assert "Progress" not in dict(context.tournament_items(STORED))  # no schedule stored
+    done = {**STORED, "scheduled_games": 12}
+    assert "Progress" not in dict(context.tournament_items(done))
+    stopped = {**STORED, "scheduled_games": 40}
+    assert dict(context.tournament_items(stopped))["Progress"] == (
+        "12 of 40 scheduled games played: the run stopped before the end or is still going")
+    later = pd.DataFrame({"finished_at": ["2026-11-30T23:00:00Z", "2026-11-30T23:05:00Z"]})
+    assert dict(context.tournament_items(stopped, later))["Last updated"] == (
+        "2026-11-30 23:05:00 UTC")
+
+
 def test_time_control_wording_for_a_clock():
     tc = {"base_ms": 60000, "increment_ms": 500, "move_ms": 2000, "grace_ms": 0, "startup_ms": 0}
     assert context.time_control_text(tc) == "60 s per game + 500 ms per move, at most 2 s per move"

@@ -241,3 +241,34 @@ def test_the_crosstable_legend_is_the_cells_scale():
     hues = [int(h) for h in re.findall(r"hsl\((\d+) ", bar)]
     assert hues[0] == int(re.match(r"hsl\((\d+)", score_colour(0.0)).group(1))
     assert hues[-1] == int(re.match(r"hsl\((\d+)", score_colour(1.0)).group(1))
+
+
+def test_a_site_folder_with_files_of_the_organisers_is_not_replaced(tmp_path):
+    # a web root holding a site and a CNAME lost the CNAME at the next publish (site review)
+    csv = tmp_path / "games.csv"
+    csv.write_text("first,second,result\na,b,1\nb,a,0.5\n")
+    site = tmp_path / "site"
+    ok(arena("publish", str(csv), "--out", str(site), "--no-plots"))
+    ok(arena("publish", str(csv), "--out", str(site), "--no-plots"))  # its own files: rebuilt
+    (site / "CNAME").write_text("arena.example.org\n")
+    refused = arena("publish", str(csv), "--out", str(site), "--no-plots")
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert f"output folder {site} holds files its site did not make (CNAME)" in refused.stderr
+    assert (site / "CNAME").read_text() == "arena.example.org\n"
+    # a site built before the list of its files: judged by the names a site has
+    (site / "CNAME").unlink()
+    (site / site_module.SITE_MANIFEST).unlink()
+    ok(arena("publish", str(csv), "--out", str(site), "--no-plots"))
+
+
+def test_a_site_that_cannot_be_made_names_the_folder_asked_for(tmp_path):
+    # "results/t2/standings.csv: File exists", "/proc/.arena_site.new-i3ydwe6_: No such file":
+    # the build's temporary folder, or a message about the wrong path (site review)
+    csv = tmp_path / "games.csv"
+    csv.write_text("first,second,result\na,b,1\n")
+    (tmp_path / "afile").write_text("")
+    under_file = arena("publish", str(csv), "--out", str(tmp_path / "afile" / "x"), "--no-plots")
+    assert under_file.returncode != 0
+    assert under_file.stderr.strip() == (f"Error: cannot build the site: {tmp_path}/afile/x: "
+                                         f"{tmp_path}/afile is a file, not a folder")
+    assert not list(tmp_path.glob(".*new-*"))

@@ -216,6 +216,7 @@ def test_in_process_runner_modes(tour, mode):
     info = read_settings(config.output)
     assert [b["name"] for b in info["bots"]] == ["r1", "r2", "r3", "r4"]
     assert info["bots"][0]["version"] == "1.0" and info["games"] == 24
+    assert info["scheduled_games"] == 24  # what a site compares a stopped run with
     assert wait_no_processes(bot) == []
 
 
