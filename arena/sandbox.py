@@ -1004,6 +1004,16 @@ def status_text(returncode: int | None, stderr: bytes, oom_killed: bool = False)
     return f"hit the {limit} ({text})" if limit else text
 
 
+# Exit code 127 is a shell's (and prlimit's) "command not found": inside the sandbox, most often
+# an interpreter the host finds under a home folder (newcomer review: a pyenv shim). Said as a
+# hint beside the forfeit, whose detail keeps room for the bot's own last words.
+NOT_FOUND = "exited with code 127"
+NOT_FOUND_HINT = ("exit code 127 is a command not found: the sandbox shows the system's folders, "
+                  "the arena's Python and the bot's own folder, not a home folder's pyenv or nvm "
+                  "shims: name an interpreter under /usr, or the script alone for the arena's "
+                  "Python")
+
+
 def _children(pid: int) -> list[int]:
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:

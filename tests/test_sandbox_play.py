@@ -146,3 +146,16 @@ def test_a_sandboxed_close_ends_a_daemon_without_scanning_proc(monkeypatch,
         bot.close()
     assert scans == []
     assert processes_matching(marker) == []
+
+
+@needs_bwrap
+def test_a_command_not_found_in_the_sandbox_is_hinted_at(tmp_path, no_leftover_processes):
+    # `command = ["python3", "bot.py"]` with python3 a pyenv shim ended "exited with code 127"
+    # and the shim's own words, nothing about what the sandbox shows (newcomer review)
+    bot = tmp_path / "shim"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('name = "shim"\ncommand = ["sh", "run.sh"]\n')
+    (bot / "run.sh").write_text("echo 'pyenv: not found' >&2\nexit 127\n")
+    done = play(str(bot), "random", "--games", "2", "--sandbox", "on")
+    assert done.stderr.count(f"hint: {sandbox.NOT_FOUND_HINT}") == 1, done.stderr
+    assert "exited with code 127; stderr: pyenv: not found" in done.stdout + done.stderr

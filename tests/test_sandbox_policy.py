@@ -414,3 +414,4 @@ def test_open_files_stay_under_the_arenas_hard_limit_when_it_cannot_raise_it(mon
     assert "--nofile=100" in sandbox.prlimit_argv(Limits(open_files=100))
     monkeypatch.setattr(sandbox.os, "geteuid", lambda: 0)
     assert "--nofile=1024" in sandbox.prlimit_argv(Limits())
+

@@ -223,6 +223,8 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     def on_game(n: int, record, pair: str) -> None:
         if log_dir is None and record.reason == "crash":  # its cause is on stderr
             hint("crash", "--log-dir DIR keeps each bot's stderr, where a crash usually says why")
+        if sandbox.NOT_FOUND in record.detail and sandbox.default_policy().enabled:
+            hint("not-found", sandbox.NOT_FOUND_HINT)
         if record.reason == Reason.HANDSHAKE and record.detail.startswith(NO_HELLO):
             hint("silent", f"{NO_HELLO_HINT}; --startup-ms gives a slow starter more time")
         state = ""

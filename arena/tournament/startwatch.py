@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from arena.botspec import MANIFEST
 from arena.conformance import check_command as conformance_check_command
 from arena.reasons import NO_HELLO, NO_HELLO_HINT
+from arena.sandbox import NOT_FOUND, NOT_FOUND_HINT
 from arena.timecontrol import TimeControl
 from arena.tournament.executor import Outcome
 from arena.tournament.schedule import ScheduledGame
@@ -112,6 +113,8 @@ class StartWatch:
         others = f" (and {', '.join(names[1:])})" if len(names) > 1 else ""
         check = f"try `{self.checks[name]}`" if name in self.checks else \
             "`arena check` tries one bot alone"
+        if NOT_FOUND in self.last_failure[name]:  # in the sandbox, most likely
+            check += f"; {NOT_FOUND_HINT}"
         if NO_HELLO in self.last_failure[name]:  # slow to load rather than broken, maybe
             # its own table: a change of [time] would not match the games already stored (and
             # startup_ms is time a fresh process may think on its first move: user review)

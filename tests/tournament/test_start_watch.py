@@ -156,3 +156,15 @@ def test_the_check_command_tries_the_bot_as_the_tournament_runs_it(tmp_path):
     (tmp_path / "t").mkdir()
     node = entry("python3 ../js/bot.js", cwd=tmp_path / "t")
     assert check_command(node, 5000).endswith(f" {tmp_path / 'js' / 'bot.js'}'")
+
+
+def test_a_bot_whose_command_is_not_found_is_told_what_the_sandbox_shows():
+    from arena.sandbox import NOT_FOUND_HINT
+
+    watch = StartWatch(attempts=1)
+    game = scheduled(1, "shim", "a")
+    out(watch, game)
+    watch.returned(game)
+    watch.admit(Outcome(game, OutcomeKind.DONE, row={"reason": "crash"}, start_failures={
+        "shim": "crash: during the handshake: bot exited with code 127; stderr: pyenv: no"}))
+    assert f"; {NOT_FOUND_HINT}), then run the same command again" in watch.verdict()
