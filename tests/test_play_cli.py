@@ -349,8 +349,8 @@ def test_a_bot_that_never_answers_gets_one_hint_and_no_ply_count(no_leftover_pro
                                                 "crash_start", "--args-b", "crash_start",
                                                 "--games", "2"])
     assert neither.exit_code == 1, neither.output
-    assert neither.output.rstrip().endswith("Error: no game was played: all 2 were void "
-                                            "(neither bot started; their details are above)")
+    assert neither.output.rstrip().endswith("Error: no game was played: all 2 games were void (neither "
+                                            "bot started; the details are above)")
 
 
 def test_a_bot_that_ends_after_each_game_is_told_to_keep_running(no_leftover_processes):

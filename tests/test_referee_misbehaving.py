@@ -98,7 +98,9 @@ def test_both_bots_fail_to_start_is_void(no_leftover_processes):
         str(MISBEHAVE), str(MISBEHAVE), "--args-a", "crash_start", "--args-b", "bad_hello",
         "-n", "1",
     )
-    assert code == 0, output
+    assert code == 1, output  # no game was played: a script must not read it as a match
+    assert output.rstrip().endswith("Error: no game was played: the game was void (neither bot started; "
+                                    "the details are above)")
     (game,) = games
     assert game["void"] and game["result"] is None and game["winner"] is None
     assert game["reason"] == "void"

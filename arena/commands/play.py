@@ -271,8 +271,9 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     if interrupted:
         sys.exit(EXIT_SIGINT)
     if result.void_games and not sum(result.score()):  # a script must not read it as a match
-        raise click.ClickException(f"no game was played: all {result.void_games} were void "
-                                   "(neither bot started; their details are above)")
+        n = result.void_games
+        raise click.ClickException(f"no game was played: {'the game was' if n == 1 else f'all {n} games were'} "
+                                   "void (neither bot started; the details are above)")
 
 
 @contextlib.contextmanager
