@@ -163,11 +163,13 @@ def resolve_bot(
     args: Sequence[str] = (),
     name: str | None = None,
     base: Path | str | None = None,
+    looked_in: Sequence[Path | str] = (),
 ) -> BotSpec:
     """Resolve a bot reference to a BotSpec; raises BotSpecError with a one-line message.
 
     `ref` is a path (relative to `base`, default the current folder), a bundled bot's name, or a
-    command line such as `node bot.js` (see the module's rule for commands)."""
+    command line such as `node bot.js` (see the module's rule for commands). `looked_in`: other
+    folders the caller tried it in first (a tournament file's), named if it is found nowhere."""
     text = str(ref).strip()
     if not text:
         raise BotSpecError("empty bot reference")
@@ -185,11 +187,16 @@ def resolve_bot(
         except ValueError as error:
             raise BotSpecError(f"bad command {text!r}: {error}") from None
         if len(parts) == 1 and shutil.which(parts[0]) is None:
+            from arena.spelling import did_you_mean
+
             known = ", ".join(bundled_bots()) or "none"
             # where it was looked for: a path relative to another folder than meant (a
             # tournament file's, the current one) is the usual cause (user review)
-            raise BotSpecError(f"no bot at {text!r}: not a file or folder in {str(base_dir)!r}, "
-                               f"not a command on PATH, and not a bundled bot ({known})")
+            folders = " or ".join(repr(str(f)) for f in dict.fromkeys([*map(str, looked_in),
+                                                                       str(base_dir)]))
+            raise BotSpecError(f"no bot at {text!r}: not a file or folder in {folders}, not a "
+                               f"command on PATH, and not a bundled bot ({known})"
+                               f"{did_you_mean(text, bundled_bots())}")
         spec = resolve_command(parts, base_dir, where=f"bot {text!r}")
     spec.args = tuple(spec.args) + tuple(str(a) for a in args)
     if name is not None:

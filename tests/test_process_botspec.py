@@ -31,6 +31,23 @@ def test_a_missing_bot_names_the_folder_it_was_looked_for_in(tmp_path):
         resolve_bot("nothere", base=tmp_path)
 
 
+def test_a_missing_bot_of_a_tournament_names_both_folders_and_a_close_bundled_name(tmp_path,
+                                                                                monkeypatch):
+    # run from the parent folder, the file's own folder (tried first) went unnamed, and a
+    # misspelt bundled bot got no suggestion (newcomer review)
+    from arena.tournament.config import ConfigError, load_config
+
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "x.toml").write_text('[[bots]]\npath = "gredy"\n[[bots]]\npath = "random"\n')
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        load_config(Path("m/x.toml"))
+    assert str(info.value).endswith(f"no bot at 'gredy': not a file or folder in "
+                                    f"'{tmp_path / 'm'}' or '{tmp_path}', not a command on PATH, and "
+                                    "not a bundled bot (alphabeta, awk, greedy, mcts, perfect, "
+                                    "random); did you mean 'greedy'?")
+
+
 def test_py_file_and_executable(tmp_path):
     script = tmp_path / "mine.py"
     script.write_text("print('hi')\n")

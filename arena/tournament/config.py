@@ -356,7 +356,9 @@ def _resolve_ref(ref: str, base: Path, args: Sequence[str], name: str | None,
         except ValueError as error:
             errors.append(error)
     try:
-        return resolver(ref, args=tuple(args), name=name)
+        if Path(ref).is_absolute() or errors:
+            return resolver(ref, args=tuple(args), name=name)
+        return resolver(ref, args=tuple(args), name=name, looked_in=(base,))
     except ValueError as error:
         raise (errors[0] if errors else error) from None
 
