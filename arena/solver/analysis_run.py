@@ -72,10 +72,14 @@ def analyse_games(source: Path, games: Any, budget_s: float, redo: bool, process
         raise AnalysisError(
             f"{source}: no game has its moves (a games file needs a moves column, as `arena "
             "export` writes it): nothing to analyse")
+    path = analysis_path(source)
+    fresh = not path.exists()
     try:
-        store = AnalysisStore(analysis_path(source))
+        store = AnalysisStore(path)
     except OSError as exc:
         raise AnalysisError(str(exc)) from None
+    saved = 0
+    failed = True
     try:
         if redo:
             store.forget_all()
@@ -92,6 +96,7 @@ def analyse_games(source: Path, games: Any, budget_s: float, redo: bool, process
                             f"its moves: {done.error} (moves are space-separated tokens such "
                             "as 'd4 d3', as `arena export` writes them)")
                     store.save(done.key, done.row, done.analysis)
+                    saved += 1
                     if bar is not None:
                         bar[0]()
         except WorkerDied as exc:
@@ -100,6 +105,11 @@ def analyse_games(source: Path, games: Any, budget_s: float, redo: bool, process
         finally:
             if bar is not None:
                 bar[1]()
+        failed = False
         return len(todo), already, unsupported
     finally:
         store.close()
+        if failed and fresh and not saved:  # a first run that kept nothing leaves no file
+            for leftover in (path, path.with_name(path.name + "-wal"),
+                             path.with_name(path.name + "-shm")):
+                leftover.unlink(missing_ok=True)

@@ -240,6 +240,16 @@ def test_a_bad_game_stops_the_workers_and_keeps_the_games_before_it(oracle, tmp_
     assert stored == ids[:-1]
 
 
+def test_a_first_run_that_kept_nothing_leaves_no_analysis_file(tmp_path):
+    # a games file whose only game cannot be replayed left FILE.analysis.db behind (newcomer
+    # review); one that kept games keeps its file (the test above)
+    games = tmp_path / "bad.csv"
+    games.write_text("game_id,first,second,result,moves,variant\ng1,a,b,1,d1 d9,classic\n")
+    out = _analyze(games)
+    assert out.returncode == 1 and "g1: cannot replay its moves" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
+
+
 @pytest.mark.parametrize(("stop", "code", "said"), [
     ("ctrl-c", 130, "Stopped: the games analysed so far are kept"),
     ("sigterm", 143, "Stopped: the games analysed so far are kept"),
