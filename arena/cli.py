@@ -101,6 +101,17 @@ def _build_group() -> object:
             with formatter.section("Commands"):
                 formatter.write_dl(sorted(COMMANDS.items()))
 
+        def resolve_command(self, ctx: click.Context, args: list[str]):
+            if args and args[0] not in COMMANDS and not args[0].startswith("-"):
+                from arena.spelling import closest
+
+                # `arena rnu`: no suggestion, where `arena league subimt` has click's (newcomer
+                # review); worded as click words it there
+                near = closest(args[0], COMMANDS)
+                ctx.fail(f"No such command {args[0]!r}." + (f" Did you mean {near!r}?" if near
+                                                             else ""))
+            return super().resolve_command(ctx, args)
+
     @click.group(cls=LazyGroup, context_settings={"help_option_names": list(_HELP_OPTIONS)},
                  help=ABOUT)
     @click.version_option(__version__, prog_name="arena")

@@ -361,3 +361,9 @@ def test_check_shows_why_a_bot_died(tmp_path, no_leftover_processes):
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "stderr: RuntimeError: boom at import" in result.stdout
     fails(arena("check", "random", "--args", "'x"), "--args", code=2)
+
+
+def test_a_misspelt_command_gets_a_suggestion():
+    # `arena rnu`: "No such command 'rnu'." where `arena league subimt` suggested (newcomer review)
+    fails(arena("rnu"), "Error: No such command 'rnu'. Did you mean 'run'?", code=2)
+    fails(arena("xyz"), "Error: No such command 'xyz'.", code=2)

@@ -91,16 +91,17 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
     from arena.game import VariantError, format_move, parse_variant
     from arena.solver.scope import solvable
 
-    if balanced == every:
-        raise click.UsageError("give one of --balanced or --all")
     try:
         variant = parse_variant(spec)
     except VariantError as exc:
         raise click.BadParameter(str(exc), param_hint="'--variant'") from None
-    if not solvable(variant):
+    if not solvable(variant):  # said first: --balanced would not make it one (newcomer review)
         raise click.BadParameter(
             f"{variant.spec}: the exact solver handles drop-only four in a row on boards of at "
             f"most 63 bits (columns x (rows + 1)) only", param_hint="'--variant'")
+    if balanced == every:
+        raise click.UsageError("--balanced and --all: give one, not both" if balanced else
+                               "give one of --balanced (draws only) or --all (every value)")
     free = variant.columns * variant.rows - sum(len(column) for column in variant.start)
     if plies >= free:  # the start's discs (five's outer columns) take cells too
         cells = f"the {free} free cells of " if free < variant.columns * variant.rows else ""

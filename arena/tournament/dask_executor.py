@@ -59,11 +59,23 @@ def cluster_problem(text: str) -> str:
     """'' if `text` names a cluster (`local:N`, `tcp://HOST:PORT`, `HOST:PORT`); else why not."""
     if match := _LOCAL_RE.match(text):
         return "" if int(match.group(1)) >= 1 else "local:N needs at least 1 worker"
-    if text.startswith("local"):
+    if text == "local" or text.startswith("local:"):  # not localhost:8786, a scheduler's
         return f"{text!r} is not local:N (N worker processes on this machine)"
     if not _ADDRESS_RE.match(text):
         return f"{text!r} is not a scheduler address such as tcp://HOST:8786, nor local:N"
+    host, _, port = text.rpartition(":")
+    if "://" not in host and int(port) < 1024 and host != "localhost" and _near_local(host):
+        # `locl:2` is a host name to Dask: 30 s of trying to reach it (newcomer review); a
+        # scheduler listens on a port of its own (8786), not on a worker count
+        return (f"{text!r}: did you mean local:{port} ({port} worker processes on this machine)? "
+                "A scheduler's address is written tcp://HOST:PORT")
     return ""
+
+
+def _near_local(host: str) -> bool:
+    from arena.spelling import closest
+
+    return closest(host.lower(), ["local"]) is not None
 
 
 def cluster_executor_factory(cluster: str) -> ExecutorFactory:

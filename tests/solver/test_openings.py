@@ -78,7 +78,12 @@ def test_variants_the_solver_cannot_settle_are_a_one_line_error():
     assert out.returncode == 2
     assert "drop-only four in a row" in out.stderr and "Traceback" not in out.stderr
     out = run("--plies", "2")
-    assert out.returncode == 2 and "--balanced or --all" in out.stderr
+    assert out.returncode == 2 and "give one of --balanced (draws only) or --all" in out.stderr
+    # neither mode: the variant's problem first, which no mode would mend (newcomer review)
+    out = run("--variant", "popout", "--plies", "2")
+    assert out.returncode == 2 and "drop-only four in a row" in out.stderr
+    out = run("--plies", "2", "--balanced", "--all")
+    assert out.returncode == 2 and "--balanced and --all: give one, not both" in out.stderr
 
 
 def test_no_opening_found_is_an_error_and_writes_no_file(tmp_path):

@@ -125,6 +125,10 @@ def test_a_program_missing_on_the_worker_is_named(tmp_path: Path) -> None:
     ("local:2", ""), ("tcp://10.0.0.5:8786", ""), ("scheduler:8786", ""),
     ("tls://host.example:8786", ""), ("local:0", "at least 1"), ("local", "not local:N"),
     ("local:x", "not local:N"), ("two words", "not a scheduler address"), ("", "not a scheduler"),
+    # a scheduler on this machine is no misspelt local:N (it was refused as one)
+    ("localhost:8786", ""), ("tcp://localhost:8786", ""), ("local1:8786", ""),
+    # a misspelt local:N is a host name to Dask: 30 s of trying to reach it (newcomer review)
+    ("locl:2", "did you mean local:2"), ("lcoal:4", "did you mean local:4"),
 ])
 def test_cluster_addresses(text: str, problem: str) -> None:
     assert (problem in cluster_problem(text)) and bool(cluster_problem(text)) == bool(problem)
