@@ -296,11 +296,8 @@ def tournament_items(settings: Mapping[str, Any], games: Any = None) -> list[tup
     if settings.get("void_games"):
         n = settings["void_games"]
         items.append(("Void games", f"{n} (neither bot could start; not rated)"))
-    scheduled, stored_games = settings.get("scheduled_games"), settings.get("games")
-    if isinstance(scheduled, int) and isinstance(stored_games, int) and stored_games < scheduled:
-        # a stopped (or running) tournament looked finished: "Games: 29" beside 40 per pairing
-        items.append(("Progress", f"{stored_games} of {scheduled} scheduled games played: the "
-                                  "run stopped before the end or is still going"))
+    if progress := progress_text(settings):
+        items.append(("Progress", progress))
     if settings.get("file"):
         items.append(("Tournament file", Path(str(settings["file"])).name))
     last_game = ""
@@ -313,6 +310,22 @@ def tournament_items(settings: Mapping[str, Any], games: Any = None) -> list[tup
         if when:
             items.append((label, render.timestamp(when)))
     return items
+
+
+def progress_text(settings: Mapping[str, Any]) -> str:
+    """How much of its schedule a stopped, running or cut-short tournament played ('' when all
+    of it, or for a store older than the count): "Games: 29" beside 40 per pairing looked like
+    a finished tournament (site review)."""
+    from arena.tournament.store import RUN_FINISHED, RUN_STOPPED
+
+    scheduled, state = settings.get("scheduled_games"), settings.get("run_state")
+    played = int(settings.get("games") or 0) - int(settings.get("void_games") or 0)
+    if not isinstance(scheduled, int) or not state or played >= scheduled:
+        return ""
+    why = {RUN_STOPPED: "the run was stopped before the end (run it again to go on)",
+           RUN_FINISHED: "the others could not be played (bots that did not start)"}.get(
+        state, "the run is still going, or ended without a word")
+    return f"{played} of {scheduled} scheduled games played: {why}"
 
 
 def dates(games: pd.DataFrame, published: str) -> dict[str, str]:

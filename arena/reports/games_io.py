@@ -221,19 +221,44 @@ def _read_csv(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
         raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     if len(frame.columns) != len(header) or _blank_rows_read(frame):
         return _read_csv_careful(path, sep)  # e.g. whitespace-only lines, which it skips
-    if _void_results(frame, header):
-        # a row cut short reads as a void game here: the careful reader tells the two apart
-        return _read_csv_careful(path, sep)
+    if _maybe_cut_short(frame, header):
+        # a row cut short before its result reads as a void game here: counting the fields of
+        # each record tells the two apart (a void game of an export has its reason, `void`)
+        _refuse_short_rows(path, sep, header_line, header)
     frame.columns = header
     read_frame(frame)  # the escapes of text a spreadsheet would run (arena.spreadsheet)
     return frame, lambda k: f"line {_csv_line_of(path, sep, k)}"
 
 
-def _void_results(frame: pd.DataFrame, header: list[str]) -> bool:
-    names = [name.strip().lower() for name in header]
-    column = next((k for k, name in enumerate(names) if ALIASES.get(name, name) == "result"),
-                  None)
-    return column is not None and bool(frame.iloc[:, column].isna().any())
+def _required_columns(header: list[str]) -> list[int]:
+    names = [ALIASES.get(name.strip().lower(), name.strip().lower()) for name in header]
+    return [k for k, name in enumerate(names) if name in REQUIRED]
+
+
+def _maybe_cut_short(frame: pd.DataFrame, header: list[str]) -> bool:
+    """Rows with no result and nothing after it: a void game, or a row cut short."""
+    required = _required_columns(header)
+    if not required:
+        return False
+    last = max(required)
+    empty = frame.iloc[:, last].isna().to_numpy().copy()
+    for k in range(last + 1, len(header)):
+        if not empty.any():
+            return False
+        empty &= frame.iloc[:, k].isna().to_numpy()
+    return bool(empty.any())
+
+
+def _refuse_short_rows(path: Path, sep: str, header_line: int, header: list[str]) -> None:
+    """GamesFileError for the first record with fewer fields than up to the last required
+    column (trailing optional fields may be left out, not these)."""
+    needed = max(_required_columns(header), default=-1)
+    for line, row in _csv_rows(path, sep):
+        if line > header_line and len(row) <= needed:
+            raise GamesFileError(
+                f"{path} line {line}: {len(row)} field{'s' if len(row) != 1 else ''}, but the "
+                f"header (line {header_line}) names {len(header)} columns: a row cut short? "
+                "(a void game has an empty result: a,b,)")
 
 
 def _blank_rows_read(frame: pd.DataFrame) -> bool:
@@ -272,8 +297,7 @@ def _read_csv_careful(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
     rows: list[list[str]] = []
     lines: list[int] = []
     header_line, header = _csv_header(path, sep)
-    names = [ALIASES.get(name.lower(), name.lower()) for name in header]
-    needed = max((k for k, name in enumerate(names) if name in REQUIRED), default=-1)
+    _refuse_short_rows(path, sep, header_line, header)
     for line, row in _csv_rows(path, sep):
         if line <= header_line:
             continue
@@ -281,11 +305,6 @@ def _read_csv_careful(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
             raise GamesFileError(
                 f"{path} line {line}: {len(row)} fields, but the header (line "
                 f"{header_line}) names {len(header)} columns")
-        if len(row) <= needed:  # trailing optional fields may be left out, not these
-            raise GamesFileError(
-                f"{path} line {line}: {len(row)} field{'s' if len(row) != 1 else ''}, but the "
-                f"header (line {header_line}) names {len(header)} columns: a row cut short? "
-                "(a void game has an empty result: a,b,)")
         rows.append((row + [""] * len(header))[: len(header)])
         lines.append(line)
     frame = pd.DataFrame(rows, columns=header, dtype=object)
@@ -385,19 +404,22 @@ def _normalise(raw: pd.DataFrame, path: Path, line_of: LineOf) -> pd.DataFrame:
         name_codes, names = pd.factorize(np.array(stripped, dtype=object))
         frame[col] = pd.Categorical.from_codes(name_codes[codes], categories=list(names))
     frame["result"] = results
+    if "winner" in frame.columns:
+        frame["winner"] = _winner_seats(frame)
     _check_numbers(frame, where)
     _check_winners(frame, where)
     if "variant" in frame.columns:
         frame["variant"] = _canonical_variants(frame["variant"], where)
     if "game_id" in frame.columns:
-        _check_unique_ids(frame["game_id"], where, line_of)
+        _check_copies(frame, where, line_of)
     return _complete(frame, str(path))
 
 
 # The numeric columns a file may give, and what each may hold (besides being empty).
 _WHOLE_NUMBERS = {"seq": (None, "a whole number (the order of the games)"),
                   "plies": (0, "a whole number of moves, 0 or more")}
-_SEATS = {"winner": "1 or 2 (the winning seat; empty for a draw or a void game)",
+_SEATS = {"winner": "1 or 2 (the winning seat; empty for a draw or a void game) or either "
+                      "bot's name",
           "forfeit_by": "1 or 2 (the seat that forfeited; empty if none)",
           "sandboxed": "1 or 0 (empty if unknown)"}
 
@@ -410,9 +432,7 @@ def _check_numbers(frame: pd.DataFrame, where: Callable[[int], str]) -> None:
             continue
         raw = frame[col]
         numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-        given = ~raw.isna().to_numpy()
-        if not pd.api.types.is_numeric_dtype(raw.dtype):  # text: a blank cell is not given
-            given &= (raw.astype(str).str.strip() != "").to_numpy()
+        given = _given(raw)
         if col in _SEATS:
             allowed = {"sandboxed": (0.0, 1.0)}.get(col, (1.0, 2.0))
             bad = given & ~np.isin(numbers, allowed)
@@ -426,6 +446,41 @@ def _check_numbers(frame: pd.DataFrame, where: Callable[[int], str]) -> None:
             k = int(np.flatnonzero(bad)[0])
             raise GamesFileError(f"{where(k)}, column {col}: {_shown(raw.iloc[k])} is not "
                                  f"{meaning}")
+
+
+def _given(column: pd.Series) -> np.ndarray:
+    """Which cells hold something: not missing, and for text not blank (the readers strip the
+    space before a value; a million cells: compared, not stripped one by one)."""
+    given = ~column.isna().to_numpy()
+    if pd.api.types.is_numeric_dtype(column.dtype):
+        return given
+    values = column.to_numpy(dtype=object)
+    blank = (values == "") | (values == " ")
+    return given & ~blank
+
+
+def _winner_seats(frame: pd.DataFrame) -> pd.Series:
+    """The `winner` column as seats: `arena play --json` writes the winner's name (its seat is
+    `winner_seat`), a store and `arena export` the seat, 1 or 2. A name that is neither bot's
+    stays as written (and is refused as no seat)."""
+    raw = frame["winner"]
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        return raw
+    numbers = pd.to_numeric(raw, errors="coerce")
+    text = raw.astype(object).where(_given(raw) & numbers.isna().to_numpy())
+    named = text.notna().to_numpy()
+    if not named.any():
+        return numbers
+    first = frame["first"].astype(str).to_numpy()
+    second = frame["second"].astype(str).to_numpy()
+    names = text.astype(str).str.strip().to_numpy()
+    seats = np.where(names == first, 1.0, np.where(names == second, 2.0, np.nan))
+    resolved = numbers.to_numpy(dtype=float, copy=True)
+    resolved[named] = seats[named]
+    unknown = named & np.isnan(seats)
+    if unknown.any():  # kept as text: `_check_numbers` names it
+        return raw.where(unknown, pd.Series(resolved, index=raw.index))
+    return pd.Series(resolved, index=raw.index)
 
 
 def _check_winners(frame: pd.DataFrame, where: Callable[[int], str]) -> None:
@@ -451,8 +506,7 @@ def _canonical_variants(column: pd.Series, where: Callable[[int], str]) -> pd.Ca
     split by variant showed them apart). One the engine does not know stays as written (a rule
     of a plugin, another tool's label), but not a misspelt preset (`clasic` is no variant of
     its own); an empty one stays empty."""
-    from arena.game import PRESETS, VariantError, parse_variant
-    from arena.spelling import closest
+    from arena.game import VariantError, parse_variant
 
     codes, values = _factorize(column)
     canonical: list[str] = []
@@ -462,8 +516,7 @@ def _canonical_variants(column: pd.Series, where: Callable[[int], str]) -> pd.Ca
         try:
             canonical.append(parse_variant(text).spec if text else "")
         except VariantError as error:
-            preset = text.split(",")[0].partition(":")[0].strip().lower()
-            if preset not in PRESETS and closest(preset, PRESETS) is None:
+            if _a_label(text):
                 canonical.append(text)
                 continue
             k = int(np.flatnonzero(codes == code)[0])
@@ -472,15 +525,49 @@ def _canonical_variants(column: pd.Series, where: Callable[[int], str]) -> pd.Ca
     return pd.Categorical.from_codes(remap[codes], categories=list(categories))
 
 
-def _check_unique_ids(column: pd.Series, where: Callable[[int], str], line_of: LineOf) -> None:
-    """Each game counts once: two rows with one `game_id` (two exports joined, a row pasted
-    twice) would count it twice."""
-    repeat = first_repeat(column)
-    if repeat is not None:
-        gid, (first, second) = repeat
-        raise GamesFileError(f"{where(second)}, column game_id: {_shown(gid)} is given twice "
-                             f"(first on {line_of(first)}): a game counts once (files joined "
-                             "twice? remove the copy)")
+def _a_label(text: str) -> bool:
+    """Whether a variant the engine cannot build is a name of its own (`hive`, `classical`,
+    another tool's) or a rule the engine lacks (`classic,rule=misere` of a plugin), rather than
+    a misspelt preset (`clasic`) or a bad size or option of a known one (`classic:99x1`)."""
+    from arena.game import PRESETS, VariantError, parse_variant
+    from arena.spelling import closest
+
+    parts = [part.strip() for part in text.split(",")]
+    preset = parts[0].partition(":")[0].strip().lower()
+    if preset not in PRESETS:
+        return closest(preset, PRESETS, cutoff=MISSPELT) is None
+    others = [part for part in parts[1:] if not part.lower().startswith("rule=")]
+    if len(others) == len(parts) - 1:
+        return False  # no rule named: the size or an option is wrong
+    try:
+        parse_variant(",".join([parts[0], *others]))
+    except VariantError:
+        return False
+    return True  # only its rule is unknown here
+
+
+MISSPELT = 0.9  # how close to a preset a variant name must be to be a misspelling of it
+
+
+def _check_copies(frame: pd.DataFrame, where: Callable[[int], str], line_of: LineOf) -> None:
+    """A game given twice, its row repeated whole (a file joined twice, a row pasted twice),
+    would count twice. Two games that share an id and differ (two `arena play` outputs, both
+    numbered from g0001) are two games: rated, and only a site refuses them (one page per id)."""
+    if first_repeat(frame["game_id"]) is None:
+        return  # the common case, at the cost of one hash of the ids
+    ids = frame["game_id"].to_numpy(dtype=object)
+    shared = pd.Series(ids).duplicated(keep=False).to_numpy() & _given(frame["game_id"])
+    rows = frame[shared].astype(str)  # lists of a JSON file's cells compare as their text
+    hashes = pd.util.hash_pandas_object(rows, index=False).to_numpy()  # missing cells alike
+    copies = pd.Series(hashes).duplicated(keep="first").to_numpy()
+    if not copies.any():
+        return
+    at = int(np.flatnonzero(copies)[0])
+    second = int(rows.index[at])
+    first = int(rows.index[np.flatnonzero(hashes == hashes[at])[0]])
+    raise GamesFileError(f"{where(second)}: the game {_shown(ids[second])} again, as on "
+                         f"{line_of(first)}: a game counts once (a file joined twice? remove "
+                         "the copy)")
 
 
 def first_repeat(ids: pd.Series) -> tuple[str, tuple[int, int]] | None:

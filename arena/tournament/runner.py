@@ -44,7 +44,17 @@ from arena.tournament.progress import Progress
 from arena.tournament.reporting import select_results
 from arena.tournament.schedule import ScheduledGame, build_schedule, openings_notes
 from arena.tournament.startwatch import StartWatch
-from arena.tournament.store import DB_NAME, LOG_DIR, RunLock, Store, StoreError, foreign_files, move_aside
+from arena.tournament.store import (
+    DB_NAME,
+    LOG_DIR,
+    RUN_FINISHED,
+    RUN_STOPPED,
+    RunLock,
+    Store,
+    StoreError,
+    foreign_files,
+    move_aside,
+)
 from arena.tournament.voids import VoidTracker, pairing_of
 
 WORKER_QUEUE = 2  # games submitted per executor slot: a worker never waits for the coordinator
@@ -236,7 +246,7 @@ class Runner:
         store.save_settings(settings, fingerprint)
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
-        store.set_scheduled(len(schedule))
+        store.begin_run(len(schedule))
         finished = store.finished_ids()
         self.voids = VoidTracker(schedule, store.all_ids() - finished)
         pending, skipped = self._to_play(schedule, finished)
@@ -362,6 +372,7 @@ class Runner:
                 signal.signal(signum, handler)
             store.touch()
         result.stopped_by = self.stopped_by if result.done < total else None
+        store.end_run(RUN_STOPPED if result.stopped_by or result.error else RUN_FINISHED)
         result.voids_stopped = sum(self.voids.is_blocked(g) for g in self.void_games)
         result.elapsed = time.monotonic() - started
         return result

@@ -76,6 +76,10 @@ _LEFT_AS_IS = ("; it was left untouched: use another results directory, or --fre
                "to a backup folder and start over")
 
 
+# How the last run of a store ended (`run_state`); none in stores older than it.
+RUN_RUNNING, RUN_FINISHED, RUN_STOPPED = "running", "finished", "stopped"
+
+
 class StoreError(RuntimeError):
     """A results directory that cannot be used (locked, newer schema, inconsistent settings)."""
 
@@ -378,10 +382,20 @@ class Store:
             self._set_meta("settings", json.dumps(settings, sort_keys=True))
             self._set_meta("fingerprint", json.dumps(merged, sort_keys=True))
 
-    def set_scheduled(self, total: int) -> None:
-        """How many games the run's schedule holds (a site says a stopped run's share played)."""
+    def begin_run(self, scheduled: int) -> None:
+        """A run starts: how many games its schedule holds, and that it is under way (a site
+        says how much of a stopped or running tournament was played)."""
         with self.transaction():
-            self._set_meta("scheduled_games", str(int(total)))
+            self._set_meta("scheduled_games", str(int(scheduled)))
+            self._set_meta("run_state", RUN_RUNNING)
+
+    def end_run(self, state: str) -> None:
+        """`RUN_FINISHED` (all it could play) or `RUN_STOPPED` (Ctrl-C, an error)."""
+        try:
+            with self.transaction():
+                self._set_meta("run_state", state)
+        except StoreError:  # as `touch`: it must not hide the error that stopped the run
+            pass
 
     def touch(self) -> None:
         try:
@@ -707,6 +721,7 @@ def _read_settings(conn: sqlite3.Connection) -> dict:
         "created_at": meta.get("created_at", ""),
         "updated_at": meta.get("updated_at", ""),
         "scheduled_games": int(meta["scheduled_games"]) if meta.get("scheduled_games") else None,
+        "run_state": meta.get("run_state", ""),
         "arena_version": meta.get("arena_version", ""),
         "schema_version": int(meta.get("schema_version", 0)),
     }

@@ -79,12 +79,22 @@ def test_tournament_panel_is_worded_for_people():
 def test_a_stopped_run_says_how_much_of_its_schedule_was_played():
     # "Games per pairing: 40" beside "Games: 29", nothing saying the run had stopped (site
     # review); and "Last updated" before the last game on a site published during the run
-    assert "Progress" not in dict(context.tournament_items(STORED))  # no schedule stored
-    done = {**STORED, "scheduled_games": 12}
+    assert "Progress" not in dict(context.tournament_items(STORED))  # an older store
+    done = {**STORED, "scheduled_games": 12, "run_state": "finished"}
     assert "Progress" not in dict(context.tournament_items(done))
-    stopped = {**STORED, "scheduled_games": 40}
+    stopped = {**STORED, "scheduled_games": 40, "run_state": "stopped"}
     assert dict(context.tournament_items(stopped))["Progress"] == (
-        "12 of 40 scheduled games played: the run stopped before the end or is still going")
+        "12 of 40 scheduled games played: the run was stopped before the end (run it again to "
+        "go on)")
+    running = {**stopped, "run_state": "running", "void_games": 2}  # void games are not played
+    assert dict(context.tournament_items(running))["Progress"] == (
+        "10 of 40 scheduled games played: the run is still going, or ended without a word")
+    # finished with games no bot could start (start_failure = "forfeit" skips them): not
+    # "stopped" (diff review)
+    cut = {**STORED, "scheduled_games": 14, "run_state": "finished"}
+    assert dict(context.tournament_items(cut))["Progress"] == (
+        "12 of 14 scheduled games played: the others could not be played (bots that did not "
+        "start)")
     later = pd.DataFrame({"finished_at": ["2026-11-30T23:00:00Z", "2026-11-30T23:05:00Z"]})
     assert dict(context.tournament_items(stopped, later))["Last updated"] == (
         "2026-11-30 23:05:00 UTC")

@@ -29,7 +29,6 @@ def test_a_clean_file_loads(tmp_path):
 
 
 @pytest.mark.parametrize("old, new, message", [
-    ("g2,2,", "g1,2,", r"g.csv line 3, column game_id: 'g1' is given twice \(first on line 2\)"),
     ("g2,2,", "g2,inf,", r"line 3, column seq: 'inf' is not a whole number"),
     ("g2,2,", "g2,abc,", r"line 3, column seq: 'abc' is not a whole number"),
     ("g2,2,", "g2,2.5,", r"line 3, column seq: '2.5' is not a whole number"),
@@ -38,6 +37,7 @@ def test_a_clean_file_loads(tmp_path):
     ("B,A,0,2,9", "B,A,0,1,9", r"line 3: result 0-1 but winner 1: the two columns disagree"),
     ("A,B,0.5,,42", "A,B,0.5,2,42", r"line 4: result 1/2-1/2 but winner 2"),
     ("A,B,1,1,7", "A,B,1,3,7", r"line 2, column winner: '3' is not 1 or 2"),
+    ("A,B,1,1,7", "A,B,1,C,7", r"line 2, column winner: 'C' is not 1 or 2 .* or either bot's"),
     ("2,classic,B", "2,clasic,B", r"line 3, column variant: unknown preset 'clasic'.*did you mean "
                                   r"'classic'"),
 ])
@@ -53,7 +53,8 @@ def test_two_exports_joined_are_refused_not_counted_twice(tmp_path):
     path = write(tmp_path, ROWS + ROWS)
     result = CliRunner().invoke(main, ["standings", str(path)])
     assert result.exit_code != 0
-    assert "line 6, column game_id: 'g1' is given twice (first on line 2)" in result.output
+    assert ("line 6: the game 'g1' again, as on line 2: a game counts once (a file joined "
+            "twice? remove the copy)") in result.output
     assert "Traceback" not in result.output
 
 
@@ -61,6 +62,29 @@ def test_a_decisive_result_without_a_winner_is_read(tmp_path):
     # older stores and other tools leave the winner out: unknown, not a contradiction
     games = load_games(write(tmp_path, ROWS.replace("A,B,1,1,7", "A,B,1,,7")))
     assert games["result"].iloc[0] == 1.0
+
+
+def test_two_games_that_share_an_id_are_two_games(tmp_path):
+    # two `arena play` outputs joined number their games from g0001 each: rated (a site, one
+    # page per id, refuses them); only a row repeated whole is a copy
+    games = load_games(write(tmp_path, ROWS.replace("g2,2,", "g1,2,")))
+    assert len(games) == 4
+
+
+def test_the_winners_name_of_arena_play_json_is_its_seat(tmp_path):
+    # `arena play --json` writes the winner's name (its seat is winner_seat): every such file
+    # was refused by the seat check (diff review)
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"game_id": "g1", "first": "a", "second": "b", "result": 0.0, '
+                    '"winner": "b", "winner_seat": 2}\n'
+                    '{"game_id": "g2", "first": "b", "second": "a", "result": 0.5, '
+                    '"winner": null, "winner_seat": null}\n', encoding="utf-8")
+    games = load_games(path)
+    assert list(games["winner"].fillna(0)) == [2.0, 0.0]
+    path.write_text('{"first": "a", "second": "b", "result": 1.0, "winner": "b"}\n',
+                    encoding="utf-8")
+    with pytest.raises(GamesFileError, match=r"line 1: result 1-0 but winner 2"):
+        load_games(path)
 
 
 def test_rows_without_ids_are_not_compared(tmp_path):
@@ -79,9 +103,11 @@ def test_variants_read_as_their_canonical_spec(tmp_path):
 def test_a_variant_the_engine_does_not_know_stays_a_label(tmp_path):
     # a plugin's rule, another tool's name: kept as written (publish warns of it); a bad size
     # of a known preset is still an error
-    path = write(tmp_path, "A,B,1,misere\nB,A,0,gomoku 15x15\n",
+    path = write(tmp_path, "A,B,1,misere\nB,A,0,gomoku 15x15\nA,B,1,classical\n"
+                           'B,A,0,"classic,rule=misere"\nA,B,1,hive\n',
                  header="first,second,result,variant\n")
-    assert list(load_games(path)["variant"]) == ["misere", "gomoku 15x15"]
+    assert list(load_games(path)["variant"]) == ["misere", "gomoku 15x15", "classical",
+                                                 "classic,rule=misere", "hive"]
     path = write(tmp_path, "A,B,1,classic:99x1\n", header="first,second,result,variant\n")
     with pytest.raises(GamesFileError, match=r"line 2, column variant: "):
         load_games(path)

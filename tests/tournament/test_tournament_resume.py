@@ -127,10 +127,16 @@ def test_clean_stop_then_resume(tour, sig, code):
     with (results / "standings.json").open() as handle:
         standings = json.load(handle)
     assert sum(row["games"] for row in standings) == 2 * stopped_at
+    # what a site says of it: stopped, with its share of the schedule (site review)
+    from arena.tournament.store import read_settings
+
+    stopped = read_settings(results)
+    assert (stopped["run_state"], stopped["scheduled_games"]) == ("stopped", 72)
     again = run_cli("run", str(path), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert f"{72 - stopped_at} games to play" in again.stdout
     check_complete(results, path)
+    assert read_settings(results)["run_state"] == "finished"
 
 
 def test_concurrency_gives_the_same_games_as_one(tour):
@@ -217,6 +223,7 @@ def test_in_process_runner_modes(tour, mode):
     assert [b["name"] for b in info["bots"]] == ["r1", "r2", "r3", "r4"]
     assert info["bots"][0]["version"] == "1.0" and info["games"] == 24
     assert info["scheduled_games"] == 24  # what a site compares a stopped run with
+    assert info["run_state"] == "finished"
     assert wait_no_processes(bot) == []
 
 
