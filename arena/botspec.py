@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import protocol
-from arena.textfile import not_utf8
+from arena.textfile import decode, not_utf8
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ARENA_DIR = PROJECT_ROOT / "arena"
@@ -398,7 +398,7 @@ def _from_folder(folder: Path) -> BotSpec:
         if len(raw) > MAX_MANIFEST:
             raise BotSpecError(f"{str(manifest)!r} is over {MAX_MANIFEST // 1024} KiB: a manifest "
                                "names the bot and its command")
-        text = raw.decode("utf-8-sig")
+        text = decode(raw)
         data = tomllib.loads(text)
     except OSError as error:
         raise BotSpecError(f"cannot read {str(manifest)!r}: {error.strerror or error}") from None

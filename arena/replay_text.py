@@ -17,7 +17,7 @@ from arena.game.replay import ReplayResult, replay_record
 
 # Files the arena writes games to (`arena export`, `games_file`): replayed game by game, like a
 # results folder; any other file holds one record a line.
-GAMES_FILE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")
+GAMES_FILE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json")  # as load_games reads
 
 STDIN_HINT = ("no records given: name a file of records or give records, e.g.  arena replay "
               "4453  or  arena replay games.txt  (or pipe them in:  ... | arena replay -)")
@@ -185,8 +185,10 @@ def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | No
 
 def _lines_of(data: bytes, label: str, name: str) -> Iterator[tuple[str, str]]:
     """The record lines of a file's bytes (UTF-8, a BOM is fine), skipping blanks and comments."""
+    from arena.textfile import decode
+
     try:
-        text = data.decode("utf-8-sig")
+        text = decode(data)
     except UnicodeDecodeError as error:
         from arena.textfile import not_utf8
 

@@ -87,13 +87,15 @@ def _given_twice(text: str, line: int) -> str | None:
     lines = text.splitlines()
     source = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     table = re.match(r"\[\[?\s*([^\]]+?)\s*\]", source)
-    if table:
+    if table:  # `[time]` twice, `time = 5` then `[time]`, `[bots]` then `[[bots]]`
         name = table.group(1)
-        return (f"table [{name}] is given twice (or as both [{name}] and [[{name}]]): keep "
-                "one")
+        return (f"[{name}] clashes with an earlier line that set {name} (a table, key or list "
+                "of tables given twice): keep one")
     key = re.match(r"([^=#]+?)\s*=", source)
     if key and "{" not in source:  # in an inline table, which of its keys is not known here
-        return f"key {key.group(1).strip()!r} is given twice (an earlier line sets it): keep one"
+        # `games` twice, or `a = 1` then `a.b = 2`: the key or what it belongs to
+        return (f"key {key.group(1).strip()!r} clashes with an earlier line (the key, or the "
+                "key or table it belongs to, given twice): keep one")
     return None
 
 

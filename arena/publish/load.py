@@ -140,7 +140,9 @@ def log_tail(logs_dir: Path | None, game_id: str, seat: int, bot: str) -> tuple[
         return "", ""
     lines = data.decode("utf-8", errors="replace").splitlines()[-LOG_TAIL_LINES:]
     # what a bot wrote: a direction override reversed the page's text after it (site review)
-    return path.name, "\n".join(map(printable, lines))[-LOG_TAIL_CHARS:]
+    # (tabs as spaces: a Java stack trace's `\tat Main...` would read `\\tat`)
+    shown = (printable(line.expandtabs(4)) for line in lines)
+    return path.name, "\n".join(shown)[-LOG_TAIL_CHARS:]
 
 
 def forfeit_logs(site_input: SiteInput) -> dict[tuple[str, int], tuple[str, str]]:

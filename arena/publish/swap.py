@@ -49,8 +49,11 @@ def build_and_swap(target: str | Path, build: Callable[[Path], object]) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     except (FileExistsError, NotADirectoryError) as error:
-        raise OSError(error.errno, f"{error.filename} is a file, not a folder",
-                      str(target)) from None
+        # the file in the way: the nearest folder above that is there, unless it is a folder
+        blocking = next((p for p in target.parents if p.exists()), None)
+        if blocking is None or blocking.is_dir():
+            blocking = error.filename
+        raise OSError(error.errno, f"{blocking} is a file, not a folder", str(target)) from None
     except OSError as error:  # named by the folder asked for, not the temporary one beside it
         raise OSError(error.errno, error.strerror, str(target)) from None
     try:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from arena.schema import GAME_COLUMNS, JSON_COLUMNS
 from arena.spreadsheet import read_frame
-from arena.textfile import not_utf8
+from arena.textfile import decode, not_utf8, not_utf8_file
 
 REQUIRED = ("first", "second", "result")
 ALIASES = {"white": "first", "black": "second", "result_white": "result", "score": "result"}
@@ -173,7 +173,7 @@ def _csv_rows(path: Path, sep: str) -> Iterator[tuple[int, list[str]]]:
                 if any(field.strip() for field in row):
                     yield start, row
     except UnicodeDecodeError as exc:
-        raise GamesFileError(f"{path}: not UTF-8 text: {exc.reason}") from exc
+        raise GamesFileError(f"{path}: {not_utf8_file(path)}") from exc
     except csv.Error as exc:
         hint = f" ({SEMICOLONS})" if sep == "," and _semicolon_separated(path) else ""
         raise GamesFileError(f"{path} line {start}: not a readable CSV file: {exc}{hint}") \
@@ -216,7 +216,7 @@ def _read_csv(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
     except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError):
         return _read_csv_careful(path, sep)
     except UnicodeDecodeError as exc:
-        raise GamesFileError(f"{path}: not UTF-8 text: {exc.reason}") from exc
+        raise GamesFileError(f"{path}: {not_utf8_file(path)}") from exc
     except OSError as exc:
         raise GamesFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     if len(frame.columns) != len(header) or _blank_rows_read(frame):
@@ -317,7 +317,7 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, LineOf]:
     records = []
     lines = []
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = decode(path.read_bytes())
     except UnicodeDecodeError as exc:
         raise GamesFileError(f"{path}: {not_utf8(exc)}") from exc
     except OSError as exc:

@@ -51,7 +51,7 @@ from arena.sandbox import (
 )
 from arena.solver.scope import ADJUDICATION_BUDGET_S
 from arena.spelling import closest, did_you_mean
-from arena.textfile import not_utf8
+from arena.textfile import decode, not_utf8
 from arena.timecontrol import TimeControl, own_time_keys
 from arena.tomlcheck import KeyLines as _Lines
 from arena.tomlcheck import as_toml, syntax_error
@@ -433,7 +433,7 @@ def _sandbox(check: _Checker, data: dict[str, Any]) -> TournamentSandbox:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        return decode(path.read_bytes())
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such tournament file") from None
     except UnicodeDecodeError as error:
@@ -805,7 +805,7 @@ def _read_openings(path: Path, variants: list[Variant]) -> list[Opening]:
     seen: set[tuple[str | None, tuple[int, ...]]] = set()
     specs = {v.spec for v in variants}
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = decode(path.read_bytes())
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: the openings file is {not_utf8(error)}") from None
     except OSError as error:

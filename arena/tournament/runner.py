@@ -187,6 +187,7 @@ class Runner:
             self.sandbox_run = start_run(self.config.sandbox.mode)
         except SandboxUnavailable as error:
             raise RunError(str(error)) from None
+        self.start_watch.sandboxed = self.sandbox_run.enabled
         from arena.league.registry import is_league  # here: the league imports the tournament
 
         if is_league(self.results_dir):  # its games and settings would be mixed, or moved aside

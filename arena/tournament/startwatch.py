@@ -54,6 +54,7 @@ class StartWatch:
         self.last_failure: dict[str, str] = {}
         self.held: list[Outcome] = []
         self.out: Counter[str] = Counter()  # per bot: its games handed out, not back yet
+        self.sandboxed = True  # the run's bots are (the runner says): exit 127's likely cause
 
     def suspects(self) -> set[str]:
         return {name for name in self.failures if name not in self.started}
@@ -113,7 +114,7 @@ class StartWatch:
         others = f" (and {', '.join(names[1:])})" if len(names) > 1 else ""
         check = f"try `{self.checks[name]}`" if name in self.checks else \
             "`arena check` tries one bot alone"
-        if NOT_FOUND in self.last_failure[name]:  # in the sandbox, most likely
+        if NOT_FOUND in self.last_failure[name] and self.sandboxed:
             check += f"; {NOT_FOUND_HINT}"
         if NO_HELLO in self.last_failure[name]:  # slow to load rather than broken, maybe
             # its own table: a change of [time] would not match the games already stored (and

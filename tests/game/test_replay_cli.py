@@ -216,13 +216,15 @@ def test_stored_games_replay_from_a_results_folder_and_an_exported_file(tmp_path
         missing = arena("replay", str(results), wrong)
         assert missing.returncode == 1 and missing.stdout == "", missing.stdout
         assert missing.stderr.startswith(f"Error: no game {wrong} in {results} ")
-    # (exit 1 below: the store's g2 and g3 are replayed too, and their results are not their moves')
-    piped = arena("replay", str(results), "-", stdin="4453\n")  # `-` is still standard input
-    assert piped.returncode == 1 and "stdin:1: 4453" in piped.stdout, piped.stderr
+    # a store whose results are its moves': the exit status is the records' own
+    clean = tmp_path / "clean"
+    make_store(clean, results=(1.0, 1.0, 1.0))
+    piped = arena("replay", str(clean), "-", stdin="4453\n")  # `-` is still standard input
+    assert piped.returncode == 0 and "stdin:1: 4453" in piped.stdout, piped.stderr
     gone = arena("replay", str(results), "nodir/x.txt")  # and a path still a missing file
     assert gone.returncode == 1 and "nodir/x.txt: no such file" in gone.stderr, gone.stderr
-    before = arena("replay", "4453", str(results))  # before one, a record stays a record
-    assert before.returncode == 1 and before.stdout.startswith("record: 4453"), before.stdout
+    before = arena("replay", "4453", str(clean))  # before one, a record stays a record
+    assert before.returncode == 0 and before.stdout.startswith("record: 4453"), before.stdout
 
 
 def test_any_stored_id_picks_its_game_and_a_file_without_moves_says_so(tmp_path):
@@ -261,3 +263,13 @@ def test_standard_input_is_read_up_to_the_cap_like_any_pipe(tmp_path):
     assert done.returncode == 1
     assert done.stderr.strip() == "Error: standard input: more than 64 MiB of records"
     assert "Traceback" not in done.stderr
+
+
+def test_a_json_array_of_games_replays_as_standings_read_it(tmp_path):
+    # standings and publish read a JSON array of games; replay read its name as a record
+    games = tmp_path / "g.json"
+    games.write_text('[{"game_id": "g1", "first": "a", "second": "b", "result": 1, '
+                     '"moves": "d1 d2 d1 d2 d1 d2 d1", "variant": "classic"}]\n')
+    done = arena("replay", str(games), "g1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("player 1 wins (line) after 7 plies")

@@ -216,10 +216,10 @@ def test_a_stderr_tail_shows_hidden_characters_as_escapes(tmp_path):
 
     logs = tmp_path / "logs"
     logs.mkdir()
-    (logs / log_file_name("g2", 2, "cbot")).write_text("fine\n\u202eevil rtl\x1b[31m\n",
-                                                       encoding="utf-8")
+    (logs / log_file_name("g2", 2, "cbot")).write_text(
+        "fine\n\u202eevil rtl\x1b[31m\n\tat Main.main(Main.java:3)\n", encoding="utf-8")
     name, tail = log_tail(logs, "g2", 2, "cbot")
-    assert tail == "fine\n\\u202eevil rtl\\x1b[31m"
+    assert tail == "fine\n\\u202eevil rtl\\x1b[31m\n    at Main.main(Main.java:3)"
 
 
 def test_a_long_name_makes_a_file_name_of_bounded_length():
@@ -272,3 +272,5 @@ def test_a_site_that_cannot_be_made_names_the_folder_asked_for(tmp_path):
     assert under_file.stderr.strip() == (f"Error: cannot build the site: {tmp_path}/afile/x: "
                                          f"{tmp_path}/afile is a file, not a folder")
     assert not list(tmp_path.glob(".*new-*"))
+    deeper = arena("publish", str(csv), "--out", str(tmp_path / "afile" / "sub" / "site"))
+    assert deeper.stderr.strip().endswith(f"{tmp_path}/afile is a file, not a folder")

@@ -168,3 +168,5 @@ def test_a_bot_whose_command_is_not_found_is_told_what_the_sandbox_shows():
     watch.admit(Outcome(game, OutcomeKind.DONE, row={"reason": "crash"}, start_failures={
         "shim": "crash: during the handshake: bot exited with code 127; stderr: pyenv: no"}))
     assert f"; {NOT_FOUND_HINT}), then run the same command again" in watch.verdict()
+    watch.sandboxed = False  # `sandbox = "off"`: not the sandbox's doing (diff review)
+    assert NOT_FOUND_HINT not in watch.verdict() and "code 127" in watch.verdict()
