@@ -89,8 +89,8 @@ def _given_twice(text: str, line: int) -> str | None:
     table = re.match(r"\[\[?\s*([^\]]+?)\s*\]", source)
     if table:  # `[time]` twice, `time = 5` then `[time]`, `[bots]` then `[[bots]]`
         name = table.group(1)
-        return (f"[{name}] clashes with an earlier line that set {name} (a table, key or list "
-                "of tables given twice): keep one")
+        return (f"[{name}] clashes with an earlier line (a table, key or list of tables "
+                "given twice, or a key where a table goes): keep one")
     key = re.match(r"([^=#]+?)\s*=", source)
     if key and "{" not in source:  # in an inline table, which of its keys is not known here
         # `games` twice, or `a = 1` then `a.b = 2`: the key or what it belongs to

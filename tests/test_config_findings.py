@@ -155,10 +155,11 @@ def test_args_follow_one_rule_in_a_tournament_file_and_a_bot_toml(tmp_path):
     ("games = 2\ngames = 4\n", "t.toml:2: not valid TOML: key 'games' clashes with an earlier "
                                "line (the key, or the key or table it belongs to, given twice)"),
     ('name = "x"\n[bots]\nx = 1\n[[bots]]\n', "t.toml:4: not valid TOML: [bots] clashes with "
-                                               "an earlier line that set bots"),
+                                               "an earlier line"),
     ("[time]\nmove_ms = 1\n[time]\n", "t.toml:3: not valid TOML: [time] clashes with an "
-                                       "earlier line that set time (a table, key or list of "
-                                       "tables given twice): keep one"),
+                                       "earlier line (a table, key or list of tables given "
+                                       "twice, or a key where a table goes): keep one"),
+    ("time = 1\n[time.x]\n", "t.toml:2: not valid TOML: [time.x] clashes with an earlier line"),
     ("time = 5\n[time]\n", "t.toml:2: not valid TOML: [time] clashes with an earlier line"),
     ("a = 1\na.b = 2\n", "t.toml:2: not valid TOML: key 'a.b' clashes with an earlier line"),
     # in an inline table tomllib names the key itself

@@ -128,14 +128,20 @@ _PRESET_SHAPES: dict[str, _PresetShape] = {
 }
 
 
-def _did_you_mean(name: str) -> str:
-    """` (did you mean 'classic'?)` for a misspelt preset (`clasic`), else ''."""
+def near_preset(name: str) -> str | None:
+    """The preset a misspelt name stands for (`clasic`: classic), if any: the one rule for
+    what is a misspelling (the parse error's suggestion, a games file's refusal)."""
     from arena.spelling import closest  # only on this error path: the engine loads light
 
     words = sorted(name.lower().replace("_", "-").split("-"))
     # a combination named in another order (`five-popout`): closer than any spelling (user review)
-    near = next((p for p in _PRESET_SHAPES if sorted(p.split("-")) == words), None) \
+    return next((p for p in _PRESET_SHAPES if sorted(p.split("-")) == words), None) \
         or closest(name.lower(), _PRESET_SHAPES)
+
+
+def _did_you_mean(name: str) -> str:
+    """` (did you mean 'classic'?)` for a misspelt preset (`clasic`), else ''."""
+    near = near_preset(name)
     return f" (did you mean {near!r}?)" if near else ""
 
 

@@ -322,7 +322,8 @@ def progress_text(settings: Mapping[str, Any]) -> str:
     played = int(settings.get("games") or 0) - int(settings.get("void_games") or 0)
     if not isinstance(scheduled, int) or not state or played >= scheduled:
         return ""
-    why = {RUN_STOPPED: "the run was stopped before the end (run it again to go on)",
+    why = {RUN_STOPPED: "the run stopped before the end (run it again to go on, once what "
+                        "stopped it is mended)",
            RUN_FINISHED: "the others could not be played (bots that did not start)"}.get(
         state, "the run is still going, or ended without a word")
     return f"{played} of {scheduled} scheduled games played: {why}"

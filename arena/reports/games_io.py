@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -231,8 +232,16 @@ def _read_csv(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
 
 
 def _required_columns(header: list[str]) -> list[int]:
-    names = [ALIASES.get(name.strip().lower(), name.strip().lower()) for name in header]
-    return [k for k, name in enumerate(names) if name in REQUIRED]
+    """Where first, second and result are, an alias standing in only for a missing name (as
+    `_normalise` reads them: a `score` beside a `result` is not the result)."""
+    names = [name.strip().lower() for name in header]
+    found = []
+    for canon in REQUIRED:
+        if canon in names:
+            found.append(names.index(canon))
+        else:
+            found += [k for k, name in enumerate(names) if ALIASES.get(name) == canon][:1]
+    return found
 
 
 def _maybe_cut_short(frame: pd.DataFrame, header: list[str]) -> bool:
@@ -258,7 +267,7 @@ def _refuse_short_rows(path: Path, sep: str, header_line: int, header: list[str]
             raise GamesFileError(
                 f"{path} line {line}: {len(row)} field{'s' if len(row) != 1 else ''}, but the "
                 f"header (line {header_line}) names {len(header)} columns: a row cut short? "
-                "(a void game has an empty result: a,b,)")
+                "(a void game has its result empty, not left out)")
 
 
 def _blank_rows_read(frame: pd.DataFrame) -> bool:
@@ -449,35 +458,40 @@ def _check_numbers(frame: pd.DataFrame, where: Callable[[int], str]) -> None:
 
 
 def _given(column: pd.Series) -> np.ndarray:
-    """Which cells hold something: not missing, and for text not blank (the readers strip the
-    space before a value; a million cells: compared, not stripped one by one)."""
+    """Which cells hold something: not missing, and for text not blank (each distinct value
+    stripped once: a million cells hold few)."""
     given = ~column.isna().to_numpy()
     if pd.api.types.is_numeric_dtype(column.dtype):
         return given
-    values = column.to_numpy(dtype=object)
-    blank = (values == "") | (values == " ")
-    return given & ~blank
+    codes, values = _factorize(column)
+    blank = np.array([isinstance(v, str) and not v.strip() for v in values] + [True])
+    return given & ~blank[codes]
 
 
 def _winner_seats(frame: pd.DataFrame) -> pd.Series:
-    """The `winner` column as seats: `arena play --json` writes the winner's name (its seat is
-    `winner_seat`), a store and `arena export` the seat, 1 or 2. A name that is neither bot's
-    stays as written (and is refused as no seat)."""
+    """The `winner` column as seats: a store and `arena export` write the seat, 1 or 2; `arena
+    play --json` the winner's name, with the seat in `winner_seat` (read first: a bot named
+    `2` in seat 1 made its name a seat). A name that is neither bot's stays as written (and is
+    refused as no seat)."""
+    if "winner_seat" in frame.columns:
+        seats = pd.to_numeric(frame["winner_seat"], errors="coerce")
+        if seats.notna().any() or not _given(frame["winner"]).any():
+            return seats
     raw = frame["winner"]
     if pd.api.types.is_numeric_dtype(raw.dtype):
         return raw
-    numbers = pd.to_numeric(raw, errors="coerce")
-    text = raw.astype(object).where(_given(raw) & numbers.isna().to_numpy())
-    named = text.notna().to_numpy()
-    if not named.any():
-        return numbers
+    codes, values = _factorize(raw)
+    # text only: a JSON number is a seat, `"2"` a name (a bot named 2)
+    text = np.array([isinstance(v, str) and bool(v.strip()) for v in values] + [False])[codes]
+    given = _given(raw)
+    names = raw.astype(object).where(text).astype(str).str.strip().to_numpy()
     first = frame["first"].astype(str).to_numpy()
     second = frame["second"].astype(str).to_numpy()
-    names = text.astype(str).str.strip().to_numpy()
-    seats = np.where(names == first, 1.0, np.where(names == second, 2.0, np.nan))
-    resolved = numbers.to_numpy(dtype=float, copy=True)
-    resolved[named] = seats[named]
-    unknown = named & np.isnan(seats)
+    by_name = np.where(text & (names == first), 1.0,
+                       np.where(text & (names == second), 2.0, np.nan))
+    numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    resolved = np.where(np.isnan(by_name), numbers, by_name)  # a name before a number
+    unknown = given & np.isnan(resolved)
     if unknown.any():  # kept as text: `_check_numbers` names it
         return raw.where(unknown, pd.Series(resolved, index=raw.index))
     return pd.Series(resolved, index=raw.index)
@@ -516,8 +530,8 @@ def _canonical_variants(column: pd.Series, where: Callable[[int], str]) -> pd.Ca
         try:
             canonical.append(parse_variant(text).spec if text else "")
         except VariantError as error:
-            if _a_label(text):
-                canonical.append(text)
+            if (label := _label(text)) is not None:
+                canonical.append(label)
                 continue
             k = int(np.flatnonzero(codes == code)[0])
             raise GamesFileError(f"{where(k)}, column variant: {error}") from None
@@ -525,40 +539,49 @@ def _canonical_variants(column: pd.Series, where: Callable[[int], str]) -> pd.Ca
     return pd.Categorical.from_codes(remap[codes], categories=list(categories))
 
 
-def _a_label(text: str) -> bool:
-    """Whether a variant the engine cannot build is a name of its own (`hive`, `classical`,
-    another tool's) or a rule the engine lacks (`classic,rule=misere` of a plugin), rather than
-    a misspelt preset (`clasic`) or a bad size or option of a known one (`classic:99x1`)."""
+def _label(text: str) -> str | None:
+    """A variant the engine cannot build, kept as a name of its own: another tool's (`gomoku`)
+    or a rule the engine lacks (`classic,rule=misere` of a plugin: written canonically, the
+    preset's spec and the rule in lower case). None for a misspelt preset (`clasic`, the
+    engine's own suggestion: `variant.near_preset`) or a bad size or option of a known one
+    (`classic:99x1`)."""
     from arena.game import PRESETS, VariantError, parse_variant
-    from arena.spelling import closest
+    from arena.game.variant import near_preset
 
     parts = [part.strip() for part in text.split(",")]
     preset = parts[0].partition(":")[0].strip().lower()
     if preset not in PRESETS:
-        return closest(preset, PRESETS, cutoff=MISSPELT) is None
-    others = [part for part in parts[1:] if not part.lower().startswith("rule=")]
-    if len(others) == len(parts) - 1:
-        return False  # no rule named: the size or an option is wrong
+        return None if near_preset(preset) else text
+    rules = [p for p in parts[1:] if re.match(r"rule\s*=", p, re.IGNORECASE)]
+    names = [p.split("=", 1)[1].strip().lower() for p in rules]
+    if not rules or not all(names):
+        return None  # no rule named (the size or an option is wrong), or an empty one
     try:
-        parse_variant(",".join([parts[0], *others]))
+        spec = parse_variant(",".join(p for p in parts if p not in rules)).spec
     except VariantError:
-        return False
-    return True  # only its rule is unknown here
+        return None
+    return ",".join([spec, *(f"rule={name}" for name in names)])  # only its rule is unknown
 
 
-MISSPELT = 0.9  # how close to a preset a variant name must be to be a misspelling of it
+# What tells one game from another with the same id, when a file has it: a copy repeats them.
+IDENTIFYING = ("moves", "started_at", "finished_at")
 
 
 def _check_copies(frame: pd.DataFrame, where: Callable[[int], str], line_of: LineOf) -> None:
-    """A game given twice, its row repeated whole (a file joined twice, a row pasted twice),
-    would count twice. Two games that share an id and differ (two `arena play` outputs, both
-    numbered from g0001) are two games: rated, and only a site refuses them (one page per id)."""
-    if first_repeat(frame["game_id"]) is None:
+    """A game given twice (a file joined twice, a row pasted twice) would count twice: the same
+    id, players, result and moves or times is a copy. Two games that share an id and differ
+    (two `arena play` outputs, both numbered from g0001) are two games, rated (a site refuses
+    them: one page per id). A file with none of `IDENTIFYING` cannot tell them apart: its ids
+    are not compared."""
+    identifying = [c for c in IDENTIFYING if c in frame.columns]
+    if not identifying or first_repeat(frame["game_id"]) is None:
         return  # the common case, at the cost of one hash of the ids
     ids = frame["game_id"].to_numpy(dtype=object)
     shared = pd.Series(ids).duplicated(keep=False).to_numpy() & _given(frame["game_id"])
-    rows = frame[shared].astype(str)  # lists of a JSON file's cells compare as their text
-    hashes = pd.util.hash_pandas_object(rows, index=False).to_numpy()  # missing cells alike
+    columns = ["game_id", "first", "second", "result", *identifying]
+    # compared as read by either reader: text stripped, the result a number
+    rows = frame.loc[shared, columns].astype(str).apply(lambda c: c.str.strip())
+    hashes = pd.util.hash_pandas_object(rows, index=False).to_numpy()
     copies = pd.Series(hashes).duplicated(keep="first").to_numpy()
     if not copies.any():
         return

@@ -365,6 +365,9 @@ class Runner:
                 self._coordinate(executor, store, deque(pending), progress, result)
                 if not self.stop.is_set() and (error := self.start_watch.finish()):
                     self._fail(result, error)
+        except BaseException:
+            store.end_run(RUN_STOPPED)  # a crash is no run still going (second review)
+            raise
         finally:
             if executor is not None:
                 executor.close()

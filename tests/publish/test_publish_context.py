@@ -84,8 +84,8 @@ def test_a_stopped_run_says_how_much_of_its_schedule_was_played():
     assert "Progress" not in dict(context.tournament_items(done))
     stopped = {**STORED, "scheduled_games": 40, "run_state": "stopped"}
     assert dict(context.tournament_items(stopped))["Progress"] == (
-        "12 of 40 scheduled games played: the run was stopped before the end (run it again to "
-        "go on)")
+        "12 of 40 scheduled games played: the run stopped before the end (run it again to go "
+        "on, once what stopped it is mended)")
     running = {**stopped, "run_state": "running", "void_games": 2}  # void games are not played
     assert dict(context.tournament_items(running))["Progress"] == (
         "10 of 40 scheduled games played: the run is still going, or ended without a word")

@@ -50,13 +50,21 @@ def test_rows_that_contradict_themselves_are_refused_with_their_line(tmp_path, o
 
 def test_two_exports_joined_are_refused_not_counted_twice(tmp_path):
     # the copy doubled every bot's games and narrowed every interval, exit 0
-    path = write(tmp_path, ROWS + ROWS)
+    rows = "g1,A,B,1,d1 d2\ng2,B,A,0,d3 d4\n"
+    path = write(tmp_path, rows + rows, header="game_id,first,second,result,moves\n")
     result = CliRunner().invoke(main, ["standings", str(path)])
     assert result.exit_code != 0
-    assert ("line 6: the game 'g1' again, as on line 2: a game counts once (a file joined "
+    assert ("line 4: the game 'g1' again, as on line 2: a game counts once (a file joined "
             "twice? remove the copy)") in result.output
     assert "Traceback" not in result.output
-
+    # read by the careful reader (a blank line sends it there), a number written otherwise
+    # is the same copy: the two readers agree (second review)
+    careful = write(tmp_path, "g1,A,B,1.0,d1 d2\n , , , ,\ng1,A,B,1,d1 d2 \n",
+                    header="game_id,first,second,result,moves\n")
+    with pytest.raises(GamesFileError, match=r"line 4: the game 'g1' again, as on line 2"):
+        load_games(careful)
+    # without moves or times, a shared id cannot tell a copy from another game: not compared
+    assert len(load_games(write(tmp_path, ROWS.replace("g2,2,", "g1,2,")))) == 4
 
 def test_a_decisive_result_without_a_winner_is_read(tmp_path):
     # older stores and other tools leave the winner out: unknown, not a contradiction
@@ -85,6 +93,12 @@ def test_the_winners_name_of_arena_play_json_is_its_seat(tmp_path):
                     encoding="utf-8")
     with pytest.raises(GamesFileError, match=r"line 1: result 1-0 but winner 2"):
         load_games(path)
+    # bots named with numbers: the name first (a bot `2` in seat 1 won), winner_seat before all
+    path.write_text('{"first": "2", "second": "1", "result": 1.0, "winner": "2"}\n'
+                    '{"first": "7", "second": "42", "result": 0.0, "winner": "42"}\n'
+                    '{"first": "2", "second": "1", "result": 0.0, "winner": 2}\n',
+                    encoding="utf-8")
+    assert list(load_games(path)["winner"]) == [1.0, 2.0, 2.0]
 
 
 def test_rows_without_ids_are_not_compared(tmp_path):
@@ -101,17 +115,19 @@ def test_variants_read_as_their_canonical_spec(tmp_path):
 
 
 def test_a_variant_the_engine_does_not_know_stays_a_label(tmp_path):
-    # a plugin's rule, another tool's name: kept as written (publish warns of it); a bad size
-    # of a known preset is still an error
-    path = write(tmp_path, "A,B,1,misere\nB,A,0,gomoku 15x15\nA,B,1,classical\n"
-                           'B,A,0,"classic,rule=misere"\nA,B,1,hive\n',
+    # a plugin's rule (written canonically), another tool's name: kept (publish warns of it);
+    # a name the engine would suggest a preset for, or a bad size of a known preset, refused
+    path = write(tmp_path, "A,B,1,misere\nB,A,0,gomoku 15x15\n"
+                           'B,A,0,"classic,rule=misere"\nA,B,1,"Classic, rule = Misere"\n',
                  header="first,second,result,variant\n")
-    assert list(load_games(path)["variant"]) == ["misere", "gomoku 15x15", "classical",
-                                                 "classic,rule=misere", "hive"]
-    path = write(tmp_path, "A,B,1,classic:99x1\n", header="first,second,result,variant\n")
-    with pytest.raises(GamesFileError, match=r"line 2, column variant: "):
-        load_games(path)
-
+    assert list(load_games(path)["variant"]) == ["misere", "gomoku 15x15",
+                                                 "classic,rule=misere", "classic,rule=misere"]
+    for wrong, said in (("classic:99x1", "line 2, column variant: "),
+                        ("classci", "did you mean 'classic'"), ("fiv", "did you mean 'five'"),
+                        ('"classic,rule="', "line 2, column variant: ")):
+        path = write(tmp_path, f"A,B,1,{wrong}\n", header="first,second,result,variant\n")
+        with pytest.raises(GamesFileError, match=said):
+            load_games(path)
 
 def test_json_keys_differing_in_case_are_one_line(tmp_path):
     path = tmp_path / "g.jsonl"
@@ -154,11 +170,19 @@ def test_a_semicolon_separated_file_is_said_so(tmp_path, content, message):
         load_games(path)
 
 
+def test_blank_cells_are_empty_however_blank(tmp_path):
+    # "  " or a tab in a number's cell was refused as no number (second review)
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"first": "a", "second": "b", "result": 1, "plies": "  ", '
+                    '"forfeit_by": "\\t", "winner": " "}\n', encoding="utf-8")
+    assert len(load_games(path)) == 1
+
+
 def test_a_row_cut_short_is_not_a_void_game(tmp_path):
     # `a,b` (a truncated last line) was left out as a void game, with a warning naming no line
     path = write(tmp_path, "a,b,1\na,b\n", header="first,second,result\n")
     with pytest.raises(GamesFileError, match=r"g.csv line 3: 2 fields, but the header \(line 1\) "
-                                             r"names 3 columns: a row cut short\?"):
+                                             r"names 3 columns: a row cut short\? \(a void game has its result empty"):
         load_games(path)
     # an empty result is a void game, and trailing optional fields may be left out
     games = load_games(write(tmp_path, "a,b,1,7\nb,a,0\na,b,\n",
