@@ -413,6 +413,9 @@ def _normalise(raw: pd.DataFrame, path: Path, line_of: LineOf) -> pd.DataFrame:
         name_codes, names = pd.factorize(np.array(stripped, dtype=object))
         frame[col] = pd.Categorical.from_codes(name_codes[codes], categories=list(names))
     frame["result"] = results
+    for col in (*_WHOLE_NUMBERS, *_SEATS, "winner_seat"):
+        if col in frame.columns and not pd.api.types.is_numeric_dtype(frame[col].dtype):
+            factorize(col)  # a JSON list or object where a number goes: said with its line
     if "winner" in frame.columns:
         frame["winner"] = _winner_seats(frame)
     _check_numbers(frame, where)

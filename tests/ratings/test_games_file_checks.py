@@ -188,3 +188,14 @@ def test_a_row_cut_short_is_not_a_void_game(tmp_path):
     games = load_games(write(tmp_path, "a,b,1,7\nb,a,0\na,b,\n",
                              header="first,second,result,plies\n"))
     assert list(games["result"].fillna(-1)) == [1.0, 0.0, -1]
+
+
+@pytest.mark.parametrize("cell", ['"plies": [1]', '"winner": [1]', '"seq": {"a": 1}'])
+def test_a_json_list_where_a_number_goes_is_one_line(tmp_path, cell):
+    # a traceback (unhashable type: 'list') from the checks of the numbers (final read)
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"first": "a", "second": "b", "result": 1, ' + cell + "}\n",
+                    encoding="utf-8")
+    with pytest.raises(GamesFileError, match=r"g.jsonl line 1, column \w+: a JSON (list|object) "
+                                             r"where a single value goes"):
+        load_games(path)
