@@ -129,6 +129,7 @@ def test_a_variant_the_engine_does_not_know_stays_a_label(tmp_path):
         with pytest.raises(GamesFileError, match=said):
             load_games(path)
 
+
 def test_json_keys_differing_in_case_are_one_line(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text('{"first":"A","second":"B","result":1}\n'
@@ -164,10 +165,8 @@ def test_first_repeat():
      r"s.csv line 1: not a readable CSV file: .*\(the columns are separated by semicolons"),
 ])
 def test_a_semicolon_separated_file_is_said_so(tmp_path, content, message):
-    path = tmp_path / "s.csv"
-    path.write_bytes(content)
-    with pytest.raises(GamesFileError, match=message):
-        load_games(path)
+    (tmp_path / "s.csv").write_bytes(content)
+    pytest.raises(GamesFileError, load_games, tmp_path / "s.csv").match(message)
 
 
 def test_blank_cells_are_empty_however_blank(tmp_path):
