@@ -153,3 +153,20 @@ def test_a_rating_of_zero_reads_zero_on_the_chart_and_in_the_notes():
     labels = [t.get_text() for t in plot_ratings(standings).axes[0].texts]
     assert labels == ["+0", "+0"], labels
     assert "-0" not in " ".join(standings.attrs.get("notes", [])) + str(standings.attrs)
+
+
+def test_move_time_title_and_variant_labels_stay_readable_beside_long_names():
+    # the move-time title ran off the right edge, and three variants' labels ran together as
+    # one word ("classicpopout") beside long names (site review)
+    from arena.reports.plots import plot_move_times
+
+    for bots in (LONG, ["W" * 64, "b"], ["a", "b"]):
+        games = games_of(bots).assign(move_ms="[5, 12, 30, 7, 250]")
+        fig = plot_move_times(games, bots)
+        inside_figure(fig)
+        right = fig.axes[0].title.get_window_extent(fig.canvas.get_renderer()).x1
+        assert right <= 0.98 * fig.bbox.width  # not at the very edge, where a saved file cuts
+        fig = plot_variant_scores(games_of(bots, ("classic", "popout", "five")), bots)
+        assert {t.get_rotation() for t in fig.axes[0].get_xticklabels()} == {30.0}
+    level = plot_variant_scores(games_of(LONG, ("classic", "popout")), LONG)
+    assert {t.get_rotation() for t in level.axes[0].get_xticklabels()} == {0.0}
