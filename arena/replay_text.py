@@ -185,13 +185,11 @@ def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | No
 
 def _lines_of(data: bytes, label: str, name: str) -> Iterator[tuple[str, str]]:
     """The record lines of a file's bytes (UTF-8, a BOM is fine), skipping blanks and comments."""
-    from arena.textfile import decode
+    from arena.textfile import decode, not_utf8
 
     try:
         text = decode(data)
     except UnicodeDecodeError as error:
-        from arena.textfile import not_utf8
-
         raise ReplayInputError(f"cannot read {name}: {not_utf8(error)}") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip() and not line.lstrip().startswith("#"):

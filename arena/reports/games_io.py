@@ -258,16 +258,27 @@ def _maybe_cut_short(frame: pd.DataFrame, header: list[str]) -> bool:
     return bool(empty.any())
 
 
-def _refuse_short_rows(path: Path, sep: str, header_line: int, header: list[str]) -> None:
-    """GamesFileError for the first record with fewer fields than up to the last required
-    column (trailing optional fields may be left out, not these)."""
+def _records(path: Path, sep: str, header_line: int,
+             header: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """(line, fields) of the records after the header; GamesFileError for the first with fewer
+    fields than up to the last required column (trailing optional fields may be left out, not
+    these)."""
     needed = max(_required_columns(header), default=-1)
     for line, row in _csv_rows(path, sep):
-        if line > header_line and len(row) <= needed:
+        if line <= header_line:
+            continue
+        if len(row) <= needed:
             raise GamesFileError(
                 f"{path} line {line}: {len(row)} field{'s' if len(row) != 1 else ''}, but the "
                 f"header (line {header_line}) names {len(header)} columns: a row cut short? "
                 "(a void game has its result empty, not left out)")
+        yield line, row
+
+
+def _refuse_short_rows(path: Path, sep: str, header_line: int, header: list[str]) -> None:
+    """One pass of `_records` for its refusal (the fast reader's rows were read by pandas)."""
+    for _record in _records(path, sep, header_line, header):
+        pass
 
 
 def _blank_rows_read(frame: pd.DataFrame) -> bool:
@@ -306,10 +317,7 @@ def _read_csv_careful(path: Path, sep: str) -> tuple[pd.DataFrame, LineOf]:
     rows: list[list[str]] = []
     lines: list[int] = []
     header_line, header = _csv_header(path, sep)
-    _refuse_short_rows(path, sep, header_line, header)
-    for line, row in _csv_rows(path, sep):
-        if line <= header_line:
-            continue
+    for line, row in _records(path, sep, header_line, header):  # one pass, short rows refused
         if len(row) > len(header) and any(f.strip() for f in row[len(header):]):
             raise GamesFileError(
                 f"{path} line {line}: {len(row)} fields, but the header (line "
