@@ -143,7 +143,8 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     the built-in openings unless --openings or --opening says otherwise (see --openings).
     With --sprt, the match stops as soon as the sequential probability ratio test accepts H0
     or H1 (pentanomial over seat-swapped game pairs); the LLR and its bounds are shown after
-    every game. Ctrl-C prints the summary of the games played and exits with status 130.
+    every game. Ctrl-C prints the summary of the games played and exits with status 130;
+    with every game void (neither bot started) the status is 1.
 
     Time odds: --move-ms-a, --base-ms-a, --increment-ms-a (and -b for bot B) give one bot its
     own per-move limit or clock in place of the shared one, e.g. --move-ms 1000 --move-ms-a 250;

@@ -26,7 +26,8 @@ def command(variant_spec: str, as_json: bool, records: tuple[str, ...]) -> None:
     A results or league folder, or a games file (.csv, .jsonl: `arena export`), replays
     its games: all of them, or those whose ids follow, e.g.
     arena replay results/demo g74aa5ac946b38893
-    Exits with status 1 if any record holds an illegal or malformed move.
+    Exits with status 1 if any record holds an illegal or malformed move, or a
+    stored game's result is not how its moves end.
     """
     try:
         status = run(variant_spec, as_json, records, click.echo)
