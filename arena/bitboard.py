@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from arena.game.rules import uses_standard_hooks
+
 if TYPE_CHECKING:
     from arena.game import Variant
 
@@ -23,7 +25,8 @@ _CACHE: dict[Variant, Geometry] = {}
 
 
 def _win_spots_source(k: int, stride: int, full: int) -> str:
-    """Source of `win_spots(p, mask)`: empty cells where a disc of `p` would complete a line."""
+    """Source of `win_spots(p, mask)`: empty cells where a disc of `p` would complete a line.
+    That such a disc wins is the standard rules' knowledge: see `Geometry.standard`."""
     lines = ["def win_spots(p, mask):"]
     # vertical: only the cells below an empty cell can hold discs
     lines.append("    r = " + " & ".join(f"(p << {i})" for i in range(1, k)))
@@ -109,6 +112,10 @@ class Geometry:
         self.poppable = [c for c in self.order if c in poppable]
         self.after_drop = rules.after_drop
         self.after_pop = rules.after_pop
+        # the standard rules at every hook: only then may a search take the standard win
+        # condition's shortcuts (`win_spots` as "wins now", forced blocks, a solver); under any
+        # other rule it learns results from `apply` alone (a misère line loses)
+        self.standard = uses_standard_hooks(rules)
         # occurrences of a position that draw (None: positions never repeat)
         self.repetition_limit = rules.repetition_limit(variant)
         row_bits = [sum(1 << (c * stride + r) for c in range(w)) for r in range(h)]

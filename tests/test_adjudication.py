@@ -31,7 +31,34 @@ def test_the_adjudication_note_names_the_variants_the_solver_does_not_take():
 
     assert adjudication_note([PRESETS["classic"], parse_variant("classic:6x5")]) is None
     note = adjudication_note([PRESETS["classic"], PRESETS["popout"], PRESETS["five"]])
-    assert note is not None and note.endswith("popout, five games are played out")
+    assert note is not None
+    assert note.endswith("games of popout (pops), five (5 in a row) are played out")
+
+
+def test_each_variant_the_solver_cannot_take_is_told_why():
+    """One test behind `solvable` and its messages: a rule other than the standard one was
+    left out of the note's wording, which blamed the board for a misère variant's games."""
+    from arena.game import PRESETS, Rules, Variant, parse_variant
+    from arena.solver.scope import SCOPE, solvable, unsolvable_message, unsolvable_reason
+
+    class Other(Rules):
+        name = "other"
+
+    classic = PRESETS["classic"]
+    ruled = Variant(classic.name, classic.columns, classic.rows, classic.connect, classic.pops,
+                    max_plies=classic.max_plies, rules=Other())
+    cases = {
+        "classic": None, "classic:7x7": None, "popout": "pops", "five": "5 in a row",
+        "classic:8x7": "8x7 is over 63 bits", "classic,max-plies=20": "a ply cap of 20",
+    }
+    for spec, why in cases.items():
+        reason = unsolvable_reason(parse_variant(spec))
+        assert (reason is None) if why is None else why in reason, spec
+        assert solvable(parse_variant(spec)) == (why is None)
+    assert unsolvable_reason(ruled) == "rule=other, not the standard rules" and not solvable(ruled)
+    message = unsolvable_message(parse_variant("popout"))
+    assert message == f"popout: the exact solver handles {SCOPE} only (pops)"
+    assert unsolvable_message(classic) is None
 
 
 def test_adjudicated_is_a_reason_of_its_own():
@@ -67,7 +94,7 @@ def test_tournament_files_take_adjudicate_and_store_the_reason(tmp_path):
     assert "adjudicated" in reasons and json.loads(settings)["adjudicate"] == "solver"
     # the solver does not take popout: said, not silently played out (a review finding)
     assert "adjudication applies where the exact solver reaches" in done.stdout + done.stderr
-    assert "popout games are played out" in done.stdout + done.stderr
+    assert "games of popout (pops) are played out" in done.stdout + done.stderr
     assert "ended early by adjudication" in arena("standings", str(tmp_path / "out")).stdout
 
 

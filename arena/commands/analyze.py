@@ -111,13 +111,13 @@ def command(source: Path, budget_ms: int, fmt: str, per_game: bool, redo: bool,
     \b
     RESULTS is a results or league folder, or a games file (CSV/JSONL).
     For every game of a variant the exact solver handles (classic 7x6 and
-    other drop-only four-in-a-row boards of at most 63 bits) it settles the
-    value of each position; per bot it reports accuracy (moves keeping the
-    exact score), blunders (a win turned into a draw or loss, a draw into a
-    loss) with a Wilson 95% interval, split by phase (opening <= 14 discs,
-    middle <= 28, end) and seat, and the median ply of the first blunder.
-    Results are kept in analysis.db beside the games: a rerun analyses only
-    new games.
+    other drop-only four-in-a-row boards of at most 63 bits, standard
+    rules) it settles the value of each position; per bot it reports
+    accuracy (moves keeping the exact score), blunders (a win turned into
+    a draw or loss, a draw into a loss) with a Wilson 95% interval, split
+    by phase (opening <= 14 discs, middle <= 28, end) and seat, and the
+    median ply of the first blunder. Results are kept in analysis.db
+    beside the games: a rerun analyses only new games.
     """
     from arena.cli_common import stop_exits
     from arena.solver.analysis_store import AnalysisStore, analysis_path

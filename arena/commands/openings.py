@@ -89,16 +89,15 @@ def command(spec: str, plies: int, balanced: bool, every: bool, count: int, seed
     with --balanced only draws, so that paired games test play rather than
     the opening's verdict; with --all every value, labelled."""
     from arena.game import VariantError, format_move, parse_variant
-    from arena.solver.scope import solvable
+    from arena.solver.scope import unsolvable_message
 
     try:
         variant = parse_variant(spec)
     except VariantError as exc:
         raise click.BadParameter(str(exc), param_hint="'--variant'") from None
-    if not solvable(variant):  # said first: --balanced would not make it one (newcomer review)
-        raise click.BadParameter(
-            f"{variant.spec}: the exact solver handles drop-only four in a row on boards of at "
-            f"most 63 bits (columns x (rows + 1)) only", param_hint="'--variant'")
+    problem = unsolvable_message(variant)
+    if problem:  # said first: --balanced would not make it one (newcomer review)
+        raise click.BadParameter(problem, param_hint="'--variant'")
     if balanced == every:
         raise click.UsageError("--balanced and --all: give one, not both" if balanced else
                                "give one of --balanced (draws only) or --all (every value)")

@@ -33,4 +33,6 @@ def command(as_json: bool) -> None:
                               "yes" if variant.pops else "no", fixed, variant.max_plies,
                               PRESET_SUMMARIES[name]))
     click.echo(f"\nSpec: {SPEC_SYNTAX}  e.g. popout:8x7, classic:9x7,connect=5")
-    click.echo(f"Rules: {', '.join(sorted(RULES))} (a spec without rule= plays the standard rules)")
+    click.echo("\nRules (rule=NAME; a spec without it plays the standard rules):")
+    for name in sorted(RULES):
+        click.echo(f"  {name:<14} {RULES[name].summary}")

@@ -15,23 +15,45 @@ def fits(columns: int, rows: int, connect: int) -> bool:
     return connect == 4 and columns * (rows + 1) <= 63 and columns >= 1 and rows >= 1
 
 
-def adjudication_note(variants: list[Variant]) -> str | None:
-    """The note for an adjudicating run with variants the solver does not take (their games
-    are played out), None when it takes them all: `play`, tournaments and leagues say it."""
-    left = [v.spec for v in variants if not solvable(v)]
-    if not left:
-        return None
-    return (f"note: adjudication applies where the exact solver reaches (drop-only four in a "
-            f"row, boards of at most 63 bits): {', '.join(left)} games are played out")
+# What the exact solver takes, in words: every message about its scope says this one sentence.
+SCOPE = ("drop-only four in a row under the standard rules, on boards of at most 63 bits "
+         "(columns x (rows + 1))")
+
+
+def unsolvable_reason(variant: Variant) -> str | None:
+    """Why the exact solver cannot take `variant` (a short phrase naming what differs), None
+    when it can: the one test behind `solvable` and every message about its scope."""
+    if variant.pops:
+        return "pops"
+    if variant.rules is not STANDARD:
+        return f"rule={variant.rules.name}, not the standard rules"
+    if variant.connect != 4:
+        return f"{variant.connect} in a row"
+    if not fits(variant.columns, variant.rows, variant.connect):
+        return f"{variant.columns}x{variant.rows} is over 63 bits"
+    if variant.max_plies < variant.columns * variant.rows:
+        return f"a ply cap of {variant.max_plies}, below the board's {variant.columns * variant.rows} cells"
+    return None
 
 
 def solvable(variant: Variant) -> bool:
     """Whether positions of `variant` can be solved exactly by `arena.solver.engine.Engine`:
     drop-only, four in a row, standard rules, a board of at most 63 bits, and a ply cap that
     cannot cut the game short."""
-    return (
-        not variant.pops
-        and variant.rules is STANDARD
-        and fits(variant.columns, variant.rows, variant.connect)
-        and variant.max_plies >= variant.columns * variant.rows
-    )
+    return unsolvable_reason(variant) is None
+
+
+def adjudication_note(variants: list[Variant]) -> str | None:
+    """The note for an adjudicating run with variants the solver does not take (their games
+    are played out), None when it takes them all: `play`, tournaments and leagues say it."""
+    left = [f"{v.spec} ({why})" for v in variants if (why := unsolvable_reason(v))]
+    if not left:
+        return None
+    return (f"note: adjudication applies where the exact solver reaches ({SCOPE}); "
+            f"games of {', '.join(left)} are played out")
+
+
+def unsolvable_message(variant: Variant) -> str | None:
+    """`SPEC: the exact solver handles ... only (here: WHY)`, None for a variant it takes."""
+    why = unsolvable_reason(variant)
+    return None if why is None else f"{variant.spec}: the exact solver handles {SCOPE} only ({why})"

@@ -109,15 +109,18 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
         seats = (pool.setup.time_control_of(game.first), pool.setup.time_control_of(game.second))
         record = play_game(game.variant, first, second, seats, opening=game.opening,
                            game_id=game.game_id, stop=stop, adjudicate_s=pool.setup.adjudicate_s)
+        if record.void and stop.is_set():
+            return Outcome(game, OutcomeKind.ABORTED)  # cut short by the stop, not a finished game
+        # the row is made here, inside the guard: a column the record cannot give is a bug to
+        # report, not a lost worker the coordinator would retry and advise resuming
+        row = record.to_row()
     except GameAborted:
         return Outcome(game, OutcomeKind.ABORTED)
     except Exception as error:  # a bug, not a bot's fault: the coordinator stops the run
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         return Outcome(game, OutcomeKind.ERROR, detail=detail)
-    if record.void and stop.is_set():
-        return Outcome(game, OutcomeKind.ABORTED)  # cut short by the stop, not a finished game
     names = (game.first, game.second)
-    return Outcome(game, OutcomeKind.DONE, row=record.to_row(), void=bool(record.void),
+    return Outcome(game, OutcomeKind.DONE, row=row, void=bool(record.void),
                    starts=first.starts + second.starts - before,
                    start_failures={names[seat - 1]: why
                                    for seat, why in record.start_failures.items()})

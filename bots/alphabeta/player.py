@@ -61,7 +61,8 @@ class AlphaBetaPlayer:
         # the same search compiled (15-25x the nodes per second), made once loaded (`_fast`)
         self.fast = None
         self.seed = seed
-        self.solver = Solver(self.geo) if not variant.pops else None
+        # Pons' solver knows the standard win condition only
+        self.solver = Solver(self.geo) if self.geo.standard and not variant.pops else None
         self.solve_limit = self.level.solve_empties
         self.last_depth = 0
         self.last_score = 0
@@ -108,7 +109,7 @@ class AlphaBetaPlayer:
         cur, opp, ply = game.boards[side], game.boards[1 - side], game.ply
         mask = cur | opp
         possible = (mask + geo.bottom_all) & geo.full
-        wins = geo.win_spots(cur, mask) & possible
+        wins = geo.win_spots(cur, mask) & possible if geo.standard else 0
         for c in geo.order:
             if wins & geo.column_mask[c]:
                 return c + 1

@@ -401,7 +401,10 @@ class Searcher(RootSearch):
         repeats = None if geo.repetition_limit is None else geo.repetition_limit - 1
         drops = [(c + 1, geo.column_mask[c]) for c in geo.order]
         popcols = [(-(c + 1), geo.bottom[c]) for c in geo.poppable]
-        evaluate = self._build_eval()
+        # another rule (a misère line loses): results come from `apply` alone, and the
+        # evaluation, which prizes the standard rules' threats, is left out (every leaf 0)
+        standard = geo.standard
+        evaluate = self._build_eval() if standard else (lambda cur, opp, side, my, op: 0)
         self.evaluate = evaluate
         tt = self.tt
         history = self.history
@@ -446,11 +449,11 @@ class Searcher(RootSearch):
             mask = cur | opp
             possible = (mask + bottom_all) & full
             my = win_spots(cur, mask)
-            if my & possible:
+            if standard and my & possible:
                 return WIN - ply
             op = win_spots(opp, mask)
             extend = 0
-            if not pops:
+            if standard and not pops:
                 forced = possible & op
                 if forced:
                     if forced & (forced - 1):

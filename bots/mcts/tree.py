@@ -71,11 +71,17 @@ class MctsPlayer:
         self.rng = random.Random(seed)
         self.playouts = 0
         # PopOut with lines of 5 or more: heuristic evaluation instead of random playouts
-        self.evaluated = self.geo.pops and self.geo.connect >= 5
+        self.evaluated = self.geo.pops and self.geo.connect >= 5 and self.geo.standard
         # arena.bitboard.apply: (cur, opp, ply, move) -> (next cur, next opp, reward of the
         # mover if the move ended the game, else None)
         self.play = self.geo.apply
-        self._playout = self._build_playout()
+        if self.geo.standard:
+            self._playout = self._build_playout()
+        else:
+            # another rule (a misère line loses): no standard-rule shortcuts (a win first,
+            # forced blocks, threat heuristics); every legal move, random playouts by `apply`
+            self.moves = self._all_moves
+            self._playout = self._build_plain_playout()
 
     # -- rules on bitboards --------------------------------------------------------------------
     def moves(self, cur: int, opp: int) -> list[int]:
@@ -186,6 +192,22 @@ class MctsPlayer:
                 side = 1 - side
 
         self.cutoff = cutoff
+        return playout
+
+    def _build_plain_playout(self):
+        all_moves, play, rand = self._all_moves, self.play, self.rng.random
+
+        def playout(cur: int, opp: int, side: int, ply: int) -> int | None:
+            """Winner (0/1, the side index) of a uniformly random playout, None for a draw;
+            the ply cap in `apply` ends one that repeats positions."""
+            while True:
+                moves = all_moves(cur, opp)
+                cur, opp, term = play(cur, opp, ply, moves[int(rand() * len(moves))])
+                if term is not None:
+                    return None if term == 0.5 else side if term == 1.0 else 1 - side
+                ply += 1
+                side = 1 - side
+
         return playout
 
     def prior(self, move: int, child_cur: int, child_opp: int, child_side: int) -> float:
@@ -301,7 +323,7 @@ class MctsPlayer:
             return root.untried[0]
         remaining = max(0.0, deadline - start)
         stop = start + max(0.0, remaining - max(0.003, 0.05 * remaining)) * self.level.time_share
-        if self.geo.pops and self.level.deep_check:
+        if self.geo.pops and self.level.deep_check and self.geo.standard:
             # PopOut: short tactics (chains of threats by drops and pops) escape the playouts:
             # play a forced win, prune the moves that allow one (deeper while time allows,
             # within a third of the budget)

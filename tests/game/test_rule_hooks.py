@@ -148,7 +148,7 @@ def test_the_greedy_bot_plays_the_rule_through_the_engine(misere):
 
 
 def test_unknown_and_clashing_rules_are_clear_errors(misere):
-    with pytest.raises(VariantError, match=r"unknown rule 'nope'.*rules: standard, test-misere"):
+    with pytest.raises(VariantError, match=r"unknown rule 'nope'.*rules: .*test-misere"):
         parse_variant("classic,rule=nope")
     with pytest.raises(RulesError, match="already registered"):
         register_rules(Misere())
@@ -230,3 +230,59 @@ def test_rule_hooks_lists_every_hook_and_fast_paths_refuse_any_overridden_one():
 
     assert not uses_standard_hooks(Later()) and uses_standard_hooks(Later(), "after_drop")
     assert uses_standard_hooks(Rules())
+
+
+def test_arena_variants_lists_each_rule_with_its_summary(misere):
+    """`summary` is what a user reads to choose a rule (it was set but shown nowhere)."""
+    from click.testing import CliRunner
+
+    from arena.commands.variants import command
+
+    out = CliRunner().invoke(command, []).output
+    assert "  standard       a line of K or more wins" in out
+    assert "  test-misere    a line of K loses" in out
+
+
+def _suicide_positions(variant, count: int) -> list[Game]:
+    """Positions of `variant` (misère) where some drops complete the mover's own line, the move
+    a standard-rule shortcut (`win_spots` as "wins now") plays, and some do not."""
+    rng, found = random.Random(5), []
+    while len(found) < count:
+        game = Game(variant)
+        while game.outcome is None and len(found) < count:
+            legal = game.legal_moves()
+            losing = [m for m in legal if _loses_at_once(game, m)]
+            if losing and len(losing) < len(legal):
+                found.append(game.copy())
+            safe = [m for m in legal if m not in losing] or legal
+            game.push(rng.choice(safe))
+    return found
+
+
+def _loses_at_once(game: Game, move: int) -> bool:
+    mover = game.to_move
+    outcome = game.push(move)
+    game.pop()
+    return outcome is not None and outcome.winner == 3 - mover
+
+
+@pytest.mark.parametrize("bot", ["alphabeta", "mcts", "perfect"])
+def test_search_bots_take_no_standard_shortcut_under_another_rule(misere, bot):
+    """Under a rule where a line loses, mcts, alphabeta and perfect completed their own lines:
+    each played the standard rules' "win now" and blocks before asking the rules (they lost
+    every game to random). They now learn results from the rules' `apply` alone."""
+    import sys
+    import time
+
+    sys.path.insert(0, str(ROOT / "bots" / bot))
+    variant = parse_variant("classic,rule=test-misere")
+    if bot == "alphabeta":
+        from player import AlphaBetaPlayer as Player
+    elif bot == "mcts":
+        from tree import MctsPlayer as Player
+    else:
+        from perfect_player import PerfectPlayer as Player
+    player = Player(variant)
+    for game in _suicide_positions(variant, 6):
+        move = player.choose(game.copy(), time.monotonic() + 0.3)
+        assert not _loses_at_once(game, move), (bot, format_record(game), move)

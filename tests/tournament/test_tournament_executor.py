@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 from tournament_helpers import copy_bot, wait_no_processes, write_toml
 
+from arena.game import parse_variant
 from arena.tournament.config import load_config
 from arena.tournament.executor import MAX_LOSSES, GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.progress import Progress
@@ -198,6 +199,31 @@ class FakePlayer:
         self.closed = True
 
 
+def test_a_record_that_cannot_make_its_row_is_an_error_not_a_lost_worker(tmp_path, monkeypatch):
+    """A bug in making the stored row (a new schema column without its GameRecord field) is
+    reported as the run's error: it had escaped the guard, killed the process worker, and
+    read as a worker lost three times with advice to resume."""
+    import arena.tournament.worker as worker
+
+    class Record:
+        void, start_failures = False, {}
+
+        def to_row(self):
+            raise AttributeError("'GameRecord' object has no attribute 'new_column'")
+
+    class Counted(FakePlayer):
+        starts = 1
+
+    monkeypatch.setattr(worker, "play_game", lambda *args, **kwargs: Record())
+    setup = WorkerSetup({"a": None, "b": None}, None, False, tmp_path, warm_cap=4)
+    pool = PlayerPool(setup, factory=Counted)
+    game = ScheduledGame(game_id="g0001", pair_id="p1", round=1, variant=parse_variant("classic"),
+                         first="a", second="b")
+    outcome = play_scheduled(game, pool, threading.Event())
+    assert outcome.kind is OutcomeKind.ERROR and "new_column" in outcome.detail
+    pool.close()
+
+
 def test_player_pool_keeps_the_field_and_never_more_than_its_cap(tmp_path):
     setup = WorkerSetup({n: None for n in "abcdef"}, None, False, tmp_path, warm_cap=4)
     pool = PlayerPool(setup, factory=FakePlayer)
@@ -296,7 +322,6 @@ def test_a_pool_learns_added_bots_and_closes_retired_ones(tmp_path):
 def test_real_executors_take_bots_that_join_and_leave_a_running_field(tmp_path, mode,
                                                                       no_leftover_processes):
     from arena.botspec import resolve_bot
-    from arena.game import parse_variant
     from arena.timecontrol import TimeControl
     from arena.tournament.executor import FieldChange
     from arena.tournament.runner import default_executor_factory
@@ -332,7 +357,6 @@ def test_games_submitted_before_a_bot_retires_are_still_played(tmp_path, mode,
     """`change_field`'s contract: a retirement counts from the games submitted after it; one
     worker and three queued games of the bot, then the bot retires: all three are played."""
     from arena.botspec import resolve_bot
-    from arena.game import parse_variant
     from arena.timecontrol import TimeControl
     from arena.tournament.executor import FieldChange
     from arena.tournament.runner import default_executor_factory
