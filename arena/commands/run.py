@@ -40,6 +40,10 @@ def _duration(seconds: float) -> str:
     return f"{minutes}:{secs:04.1f}" if minutes else f"{secs:.1f} s"
 
 
+# A set-up shorter than this is not worth a mention in the summary.
+SETUP_WORTH_SAYING_S = 1.0
+
+
 def summary_lines(result: RunResult, output: Path) -> list[str]:
     """The end-of-run summary, in lines that fit 80 columns (paths aside)."""
     if not result.played and not result.voids:
@@ -47,10 +51,15 @@ def summary_lines(result: RunResult, output: Path) -> list[str]:
             return [f"Nothing to play: {result.done} of {result.total} games done, "
                     f"{result.skipped} skipped.", f"Results in {output}/"]
         return [f"Nothing to play: all {result.total} games are done.", f"Results in {output}/"]
-    rate = result.played / result.elapsed if result.elapsed > 0 else 0.0
+    playing = result.elapsed - result.setup
+    rate = result.played / playing if playing > 0 else 0.0
+    # the rate is of play, as the progress lines' was (a cold start's set-up, seconds of
+    # bytecode and workers, had made the summary's rate a fifteenth of theirs)
+    setup = f" ({_duration(result.setup)} of set-up)" if result.setup >= SETUP_WORTH_SAYING_S else ""
     lines = [
         f"Done: {result.done} of {result.total} games ({result.played} played now).",
-        f"{_duration(result.elapsed)} elapsed, {rate:.2f} games/s, {result.forfeits} forfeits.",
+        f"{_duration(result.elapsed)} elapsed{setup}, {rate:.2f} games/s, "
+        f"{result.forfeits} forfeits.",
     ]
     replayed = result.voids - result.voids_stopped
     if replayed:

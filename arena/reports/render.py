@@ -177,7 +177,9 @@ def to_json(table: pd.DataFrame) -> str:
 
 
 def to_csv(table: pd.DataFrame) -> str:
-    """A table as CSV: floats without noise, text safe to open in a spreadsheet."""
+    """A table as CSV: floats without noise, text safe to open in a spreadsheet, and no finite
+    value (an unbounded margin of a clean sweep) an empty cell, as JSON's null (`inf` was text
+    to spreadsheets and SQL imports, a float to pandas)."""
     from arena.spreadsheet import write_frame
 
     table = write_frame(table)
@@ -185,7 +187,8 @@ def to_csv(table: pd.DataFrame) -> str:
     if len(floats):
         table = table.copy()
         for column in floats:
-            table[column] = table[column].mask(table[column].abs() < NOISE, 0.0)
+            values = table[column]
+            table[column] = values.mask(values.abs() < NOISE, 0.0).mask(values.abs() == math.inf)
     return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
 
 

@@ -83,6 +83,7 @@ class RunResult:
     skipped: int = 0  # games not played: both bots of the pairing failed to start too often
     stopped_by: int | None = None  # the signal that stopped the run, if any
     elapsed: float = 0.0
+    setup: float = 0.0  # of `elapsed`, the time before the first game could start (workers, bytecode)
     backup: Path | None = None
     error: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -358,7 +359,8 @@ class Runner:
                         prepare_bundled(bot.spec.cwd)
                 executor = self.executor_factory(setup, min(max(1, config.concurrency),
                                                             len(pending)))
-            progress.start()
+            progress.start()  # its rate and ETA count play only; the summary says the set-up
+            result.setup = time.monotonic() - started
             for note in notes:
                 progress.note(note)
             if executor is not None:

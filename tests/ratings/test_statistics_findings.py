@@ -177,6 +177,18 @@ def test_csv_and_json_write_no_floating_point_noise():
     assert "-0.0" not in to_json(table)
 
 
+def test_csv_writes_no_finite_value_as_json_does():
+    """An unbounded margin (a clean sweep) was `inf` in CSV and null in JSON: tools read the
+    CSV's `inf` as text or as a float; now both say "no value"."""
+    import io
+
+    table = compute_standings(games(("A", "B", 1.0), ("B", "A", 1.0)))
+    table["elo_margin"] = [math.inf, -math.inf]
+    read = pd.read_csv(io.StringIO(to_csv(table)), keep_default_na=False)
+    assert list(read["elo_margin"]) == ["", ""]
+    assert [row["elo_margin"] for row in records(table)] == [None, None]
+
+
 def test_markdown_names_are_text():
     table = compute_standings(games(("<b>&x", "B|c", 1.0), ("B|c", "<b>&x", 1.0)))
     markdown = render_standings(table, "markdown")

@@ -79,6 +79,16 @@ def test_the_summary_fits_80_columns_even_for_big_runs():
     assert all(len(line) <= 80 for line in lines)
 
 
+def test_the_summary_rate_is_of_play_and_says_a_long_set_up():
+    """A cold start (bytecode, workers) took 12 of 13 s: the summary said 0.91 games/s where
+    every progress line had said 14; the rate is now of play, and the set-up is said."""
+    cold = RunResult(Path("r"), total=12, done=12, played=12, elapsed=13.2, setup=12.4)
+    assert summary_lines(cold, Path("r"))[1] == ("13.2 s elapsed (12.4 s of set-up), 15.00 "
+                                                 "games/s, 0 forfeits.")
+    warm = RunResult(Path("r"), total=12, done=12, played=12, elapsed=2.0, setup=0.4)
+    assert summary_lines(warm, Path("r"))[1] == "2.0 s elapsed, 7.50 games/s, 0 forfeits."
+
+
 def test_the_summary_counts_void_games_replayed_and_stopped_and_skipped_games():
     # said through a real run before the start watch stopped runs whose bots never start
     result = RunResult(Path("r"), total=20, done=10, played=10, voids=5, voids_stopped=3,
