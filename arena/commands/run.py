@@ -105,7 +105,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
     from arena.cli_common import EXIT_SIGINT
     from arena.tournament.config import ConfigError, load_config
     from arena.tournament.progress import Progress
-    from arena.tournament.runner import RunError, Runner
+    from arena.tournament.runner import STOP_SIGNALS, RunError, Runner, install_stop_handlers
     from arena.tournament.store import StoreError
 
     try:
@@ -129,11 +129,23 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
 
     runner = Runner(config, fresh=fresh, progress_factory=partial(Progress, quiet=quiet),
                     on_error=say_error)
+    early: list[int] = []
+
+    def outside_the_runner(signum: int, _frame: object) -> None:
+        """A stop signal while the runner's own handler is not in place: before it, the command
+        stops at once; after a stop it had taken, the signal is let pass (an impatient
+        operator's second Ctrl-C had cut the last writes and the summary short)."""
+        if runner.stop.is_set():
+            return
+        early.append(signum)
+        raise KeyboardInterrupt
+
+    install_stop_handlers(outside_the_runner)
     try:
         result = runner.run()
     except KeyboardInterrupt:  # before the runner's own handler was installed
-        click.echo("Stopped before any game ran; nothing was lost.", err=True)
-        sys.exit(EXIT_SIGINT)
+        click.echo("Stopped before this run played a game; no stored game was lost.", err=True)
+        sys.exit(128 + (early[0] if early else signal.SIGINT))
     except (StoreError, RunError) as error:
         raise click.ClickException(str(error)) from None
     except BrokenPipeError:  # `arena run ... | head`: the reader went, not the results folder
@@ -151,19 +163,25 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
                    "command again to resume:", err=True)
         click.echo(f"  {_resume_hint(file, concurrency, output, cluster)}", err=True)
         if result.played:  # standings.* of the games so far, not an earlier run's (no plots)
-            try:
-                _write_reports(config, False)
-            except KeyboardInterrupt:  # a second Ctrl-C: the games are stored, go now
-                click.echo("Standings files not written: `arena standings` draws them.", err=True)
+            _write_reports(config, False)
+        # ignored, not handled, from here: Python's exit puts back the default action of a
+        # handled signal, and one more Ctrl-C of a burst then killed the command (status -2)
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
         if result.error is not None:
             sys.exit(1)
         sys.exit(128 + int(result.stopped_by or signal.SIGINT))
 
-    if not quiet and not sys.stdout.isatty() and result.played:
-        _echo_standings(config)
-    for line in summary_lines(result, Path(config.output)):
-        click.echo(line)
-    _write_reports(config, plots or config.plots)
+    try:
+        if not quiet and not sys.stdout.isatty() and result.played:
+            _echo_standings(config)
+        for line in summary_lines(result, Path(config.output)):
+            click.echo(line)
+        _write_reports(config, plots or config.plots)
+    except KeyboardInterrupt:  # the games are all stored: only the reports are cut short
+        click.echo(f"Stopped while writing the reports; every game is stored. `arena standings "
+                   f"{config.output}` and `arena plot {config.output}` write them.", err=True)
+        sys.exit(128 + (early[-1] if early else signal.SIGINT))
 
 
 def _echo_standings(config: TournamentConfig) -> None:

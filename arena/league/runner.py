@@ -58,7 +58,13 @@ from arena.tournament.executor import (
     WorkerSetup,
 )
 from arena.tournament.progress import game_text
-from arena.tournament.runner import ExecutorFactory, RunError, default_executor_factory
+from arena.tournament.runner import (
+    ExecutorFactory,
+    RunError,
+    default_executor_factory,
+    install_stop_handlers,
+    restore_handlers,
+)
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
 
@@ -537,18 +543,14 @@ class _stop_on_signals:
         self.saved: dict[int, Any] = {}
 
     def __enter__(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            self.saved[sig] = signal.signal(sig, self._stop)
+        self.saved = install_stop_handlers(self._stop)  # an ignored one (nohup) stays ignored
 
     def _stop(self, signum: int, _frame: object) -> None:
         self.summary.signal = self.summary.signal or signum  # the command exits 128 + it
         self.stop.set()
 
     def __exit__(self, *exc: object) -> None:
-        for sig, handler in self.saved.items():
-            signal.signal(sig, handler)
+        restore_handlers(self.saved)
 
 
 def read_status(folder: str | Path) -> dict[str, Any] | None:

@@ -60,6 +60,25 @@ from arena.tournament.voids import VoidTracker, pairing_of
 WORKER_QUEUE = 2  # games submitted per executor slot: a worker never waits for the coordinator
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
+
+def install_stop_handlers(handler: Callable[[int, Any], None]) -> dict[int, Any]:
+    """`handler` for each of `STOP_SIGNALS` the process does not ignore; returns the handlers
+    it replaced (for `restore_handlers`). An ignored signal stays ignored: `nohup arena run`
+    (SIGHUP ignored on purpose) had stopped at the logout it was started to survive."""
+    saved: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return saved
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is signal.SIG_IGN:
+            continue
+        saved[signum] = signal.signal(signum, handler)
+    return saved
+
+
+def restore_handlers(saved: dict[int, Any]) -> None:
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
 ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
 # What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
 # nothing in the folder shows the old tournament
@@ -345,10 +364,17 @@ class Runner:
         progress.preload(select_results(config, store.results()))
         result = RunResult(self.results_dir, total, done_before, 0, skipped=skipped, notes=notes)
         started = time.monotonic()
-        old_handlers = {}
-        if self.install_signals and threading.current_thread() is threading.main_thread():
-            for signum in STOP_SIGNALS:
-                old_handlers[signum] = signal.signal(signum, self._on_signal)
+        # kept until the store says how the run ended: a second Ctrl-C while it stops must not
+        # interrupt the last writes (it had left `run_state` "running" and lost the summary)
+        old_handlers = install_stop_handlers(self._on_signal) if self.install_signals else {}
+        try:
+            return self._play(store, pending, progress, result, started)
+        finally:
+            restore_handlers(old_handlers)
+
+    def _play(self, store: Store, pending: list[ScheduledGame], progress: Progress,
+              result: RunResult, started: float) -> RunResult:
+        config, total = self.config, result.total
         executor = None
         try:
             if pending and not self.stop.is_set():
@@ -361,7 +387,7 @@ class Runner:
                                                             len(pending)))
             progress.start()  # its rate and ETA count play only; the summary says the set-up
             result.setup = time.monotonic() - started
-            for note in notes:
+            for note in result.notes:
                 progress.note(note)
             if executor is not None:
                 self._coordinate(executor, store, deque(pending), progress, result)
@@ -374,8 +400,6 @@ class Runner:
             if executor is not None:
                 executor.close()
             progress.stop()
-            for signum, handler in old_handlers.items():
-                signal.signal(signum, handler)
             store.touch()
         result.stopped_by = self.stopped_by if result.done < total else None
         store.end_run(RUN_STOPPED if result.stopped_by or result.error else RUN_FINISHED)

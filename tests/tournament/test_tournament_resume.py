@@ -69,6 +69,44 @@ def check_complete(results, path):
     assert sorted(ids) == sorted(expected_ids(path))
 
 
+def test_a_run_started_with_sighup_ignored_survives_the_hang_up(tour):
+    """`nohup arena run ... &` ignores SIGHUP so that the run outlives the logout; the runner
+    had installed its stop handler over it, and the hang-up stopped the run (exit 129)."""
+    tmp_path, path, bot = tour
+    results = tmp_path / "results" / "rt"
+    proc = start_cli("run", str(path), "--quiet", cwd=tmp_path, ignored=(signal.SIGHUP,))
+    wait_for_games(results, 5, proc)
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    check_complete(results, path)
+    assert wait_no_processes(bot) == []
+
+
+def test_ctrl_c_pressed_again_and_again_still_stops_cleanly(tour):
+    """An impatient operator's burst of Ctrl-C: a second one had interrupted the last writes
+    (`run_state` left "running"), printed "Stopped before any game ran; nothing was lost." with
+    games stored, or a bare "Aborted!"."""
+    from arena.tournament.store import read_settings
+
+    tmp_path, path, bot = tour
+    results = tmp_path / "results" / "rt"
+    proc = start_cli("run", str(path), cwd=tmp_path)
+    wait_for_games(results, 5, proc)
+    for _ in range(200):
+        if proc.poll() is not None:
+            break
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.005)  # a burst, as a held-down key sends; not a synchronisation
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Run the same command again to resume" in err, err
+    assert "Aborted" not in err and "nothing was lost" not in err and "Traceback" not in err
+    assert read_settings(results)["run_state"] == "stopped"
+    assert (results / "standings.json").is_file()
+    assert wait_no_processes(bot) == []
+
+
 def test_sigkill_at_several_points_then_resume(tour):
     tmp_path, path, bot = tour
     results = tmp_path / "results" / "rt"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -37,15 +38,23 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 120,
                           timeout=timeout, **kwargs)
 
 
-def start_cli(*args: str, cwd: Path | None = None) -> subprocess.Popen:
+def start_cli(*args: str, cwd: Path | None = None, ignored: tuple[int, ...] = ()
+              ) -> subprocess.Popen:
     """Start the CLI in the background; a runner killed outright cannot remove its bots' temp
-    folders, so with a `cwd` they go in a folder of it, which the test's tmp_path cleans up."""
+    folders, so with a `cwd` they go in a folder of it, which the test's tmp_path cleans up.
+    `ignored` signals start ignored, as `nohup` leaves SIGHUP."""
     env = None
     if cwd is not None:
         (cwd / ".tmp").mkdir(exist_ok=True)
         env = {**os.environ, "TMPDIR": str(cwd / ".tmp")}
+
+    def ignore() -> None:
+        for signum in ignored:
+            signal.signal(signum, signal.SIG_IGN)
+
     return subprocess.Popen([*CLI, *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=ignore if ignored else None)
 
 
 def stored_ids(results: Path) -> list[str]:
