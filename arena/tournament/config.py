@@ -234,12 +234,17 @@ class TournamentConfig:
             "output": str(self.output),
             "bots": [{"name": b.name, "ref": b.ref, **b.fingerprint()} for b in self.bots],
             "publish_logs": self.publish_logs,
-            "adjudicate": "solver" if self.adjudicate_s is not None else "off",
+            "adjudicate": self.adjudicate_mode,
             **self.sandbox.settings(),
             # what ran: false where the platform cannot pin (a note said so)
             "affinity": self.affinity and affinity_available(),
             "ponder": self.ponder,
         }
+
+    @property
+    def adjudicate_mode(self) -> str:
+        """The file's `adjudicate` value: "solver" or "off"."""
+        return "solver" if self.adjudicate_s is not None else "off"
 
     def fingerprint(self) -> dict:
         """What stored games depend on: if any of it changes, old games are not comparable."""
@@ -249,6 +254,8 @@ class TournamentConfig:
             "variant_openings": self.variant_openings(),
             "seed": self.seed if self.openings else None,
             "bots": {b.name: b.fingerprint() for b in self.bots},
+            # the solver ends games a bot could still have swindled: not to be mixed
+            "adjudicate": self.adjudicate_mode,
         }
 
 

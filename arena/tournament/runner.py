@@ -294,7 +294,8 @@ class Runner:
         if extra:
             notes.append(
                 f"note: {extra} stored games are not in this schedule (a bot, variant or games "
-                "were removed); they are kept in the results"
+                "were removed); they are kept in the results, and those between this file's "
+                "bots in its variants count in its standings"
                 + "".join(f"; {new} runs what {old} ran: if you renamed {old}, its games stay "
                           f"under that name and {new} plays them again (name it {old} to keep "
                           "them)" for old, new in renames)

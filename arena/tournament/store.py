@@ -254,7 +254,9 @@ class Store:
             file = str(settings.get("file") or "") if isinstance(settings, dict) else ""
         except (sqlite3.Error, ValueError):
             file = ""
-        again = shlex.join(["arena", "run", file]) if file else "arena run FILE"
+        # with --output always: this folder, where the resume must go, need not be the file's
+        # default (the hint had sent a run started with --output into a new, empty one)
+        again = shlex.join(["arena", "run", file or "FILE", "--output", str(self.dir)])
         return (f"the disk holding {self.path} is full: the {kept} finished games stored so far "
                 f"are kept, nothing is lost; free some space, then run `{again}` again to resume")
 
@@ -338,6 +340,12 @@ class Store:
                 f"the seed changed ({old.get('seed')} -> {fingerprint.get('seed')}); "
                 "it orders the openings"
             )
+        if "adjudicate" in old and old["adjudicate"] != fingerprint.get("adjudicate"):
+            # a store from before the key was kept says nothing: not a change
+            problems.append(
+                f"adjudication changed (adjudicate = {old['adjudicate']!r} for the stored games, "
+                f"now {fingerprint.get('adjudicate')!r}): games would end in two ways"
+            )
         old_bots = old.get("bots", {})
         for name, new in fingerprint.get("bots", {}).items():
             # The program (hash) and its arguments define a bot; the interpreter's or the
@@ -348,7 +356,8 @@ class Store:
             if before.get("program_hash") != new.get("program_hash") and not _only_files_added(before, new):
                 problems.append(
                     f"bot {name!r} changed: its program hash was {before.get('program_hash', '')[:12]}"
-                    f", now {new.get('program_hash', '')[:12]}"
+                    f", now {new.get('program_hash', '')[:12]} (the hash covers its files and the "
+                    f"arena modules it imports: an update of arena changes it too)"
                 )
             elif list(before.get("args", [])) != list(new.get("args", [])):
                 problems.append(

@@ -308,3 +308,20 @@ args = ["--seed", "2"]
     assert f"note: {club / 'results' / 't'} holds games" in said and "--output" in said
     again = run_cli("run", "club/t.toml", "--quiet", cwd=tmp_path)  # its own games now: no note
     assert "holds games of a run" not in again.stdout + again.stderr
+
+
+def test_fewer_games_on_resume_says_the_stored_ones_still_count(tour):
+    """`games` cut from 6 to 2: "2 of 2 done" while the standings rated every stored game; the
+    note now says that they count (operator review)."""
+    tmp_path, path, bot = tour
+    first = run_cli("run", str(path), "--quiet", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    fewer = write_toml(tmp_path / "rt.toml", BODY.format(games=2, more=""))
+    again = run_cli("run", str(fewer), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert ("48 stored games are not in this schedule (a bot, variant or games were removed); "
+            "they are kept in the results, and those between this file's bots in its variants "
+            "count in its standings") in " ".join((again.stdout + again.stderr).split())
+    standings = json.loads((tmp_path / "results" / "rt" / "standings.json").read_text())
+    assert sum(row["games"] for row in standings) == 2 * 72
+    assert wait_no_processes(bot) == []

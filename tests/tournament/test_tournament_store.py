@@ -348,7 +348,8 @@ def test_a_full_disk_keeps_every_stored_game_and_says_how_to_resume(tmp_path):
     stored = store.game_count()
     assert "\n" not in message and "is full" in message
     assert f"the {stored} finished games stored so far are kept" in message
-    assert "`arena run 'tournaments/my cup.toml'` again to resume" in message
+    assert (f"`arena run 'tournaments/my cup.toml' --output {tmp_path}` again to resume"
+            in message)
     assert not store.conn.in_transaction
     store.touch()  # only a timestamp: never hides the error that stopped the run
     store.close()
@@ -452,3 +453,26 @@ path = "greedy"
         (tmp_path / "mine.txt").write_text("d1 d2\n")
         assert store.conflicts(fingerprint('"classic", "popout"', "mine.txt")) == [
             "the openings of classic, popout changed"]
+
+
+def test_turning_adjudication_on_or_off_is_a_conflict(tmp_path):
+    """Adjudicated games end where the solver proves the result, played-out ones where a bot
+    may still swindle: a resume that switched `adjudicate` had mixed them without a word
+    (operator review). A store from before the key was kept is not refused for it."""
+    from arena.tournament.config import load_config
+
+    def fingerprint(adjudicate: str) -> dict:
+        path = write_toml(tmp_path / "t.toml", f'name = "t"\nadjudicate = "{adjudicate}"\n'
+                          'games = 2\n[[bots]]\npath = "random"\n[[bots]]\npath = "greedy"\n')
+        return load_config(path).fingerprint()
+
+    with Store(tmp_path / "out") as store:
+        store.save_settings({}, fingerprint("off"))
+        store.add_game(row("g1", first="random", second="greedy"))
+        assert store.conflicts(fingerprint("off")) == []
+        assert store.conflicts(fingerprint("solver")) == [
+            "adjudication changed (adjudicate = 'off' for the stored games, now 'solver'): "
+            "games would end in two ways"]
+        older = {k: v for k, v in fingerprint("off").items() if k != "adjudicate"}
+        store.save_settings({}, older)
+        assert store.conflicts(fingerprint("solver")) == []
