@@ -486,6 +486,61 @@ def hash_folder(folder: Path) -> str:
     return _hash_folder(folder, python=True)
 
 
+def hashed_files(spec: BotSpec) -> list[Path]:
+    """The files `spec.program_hash` read: a folder bot's files, else its command line's own
+    (`scripts`, or the program), plus the arena modules their Python imports."""
+    if (spec.cwd / MANIFEST).is_file():
+        files = folder_files(spec.cwd)
+    else:
+        program = Path(spec.command[0]) if spec.command else None
+        files = list(spec.scripts) or ([program] if program and program.is_file() else [])
+    return files + _arena_modules([f for f in files if f.suffix == ".py"])
+
+
+# What a process started later would run differently if it changed: code by its suffix, any
+# executable, the manifest. Other files (a log, a table the bot writes) are left to the bot.
+_CODE_SUFFIXES = frozenset((".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".pm",
+                            ".lua", ".php", ".sh", ".bash", ".jar", ".class", ".so", ".wasm",
+                            ".jl", ".r", ".exe", ".dll", ".toml"))
+
+
+def code_files(spec: BotSpec) -> list[Path]:
+    """The files of `hashed_files` that hold code (by suffix, or executable) or the manifest:
+    what a run watches for a change while it plays (`file_stamps`). A bot writing its own log
+    into its folder (a test's logging bot does) must not read as a changed program."""
+    return [f for f in hashed_files(spec)
+            if f.suffix.lower() in _CODE_SUFFIXES or f.name == MANIFEST or os.access(f, os.X_OK)]
+
+
+# (path, modification time in ns, size) of a file; (path, -1, -1) for one that is gone
+FileStamp = tuple[str, int, int]
+
+
+def file_stamps(files: Iterable[Path]) -> tuple[FileStamp, ...]:
+    """What a file's change shows without reading it: cheap enough to check at each start of a
+    bot's process (a stat per file)."""
+    stamps = []
+    for file in files:
+        try:
+            info = file.stat()
+        except OSError:
+            stamps.append((str(file), -1, -1))
+        else:
+            stamps.append((str(file), info.st_mtime_ns, info.st_size))
+    return tuple(stamps)
+
+
+def first_changed(stamps: Iterable[FileStamp]) -> str | None:
+    """The first of the stamped files that is not as it was (modified, resized or gone), None
+    when all are. Files added since do not count (a log the bot writes into its folder)."""
+    stamps = tuple(stamps)
+    now = file_stamps(Path(path) for path, _, _ in stamps)
+    for before, after in zip(stamps, now, strict=True):
+        if before != after:
+            return before[0] + (" was removed" if after[1] < 0 else " was modified")
+    return None
+
+
 def hash_folder_files(folder: Path, names: Iterable[str]) -> str:
     """The hash `hash_folder` gave when the folder held exactly `names` (relative paths), from
     their current content: a bot that only added files (a log it wrote) still hashes the same."""

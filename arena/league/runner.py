@@ -411,7 +411,7 @@ class LeagueRunner:
     def _outcome(self, store: Store | None, executor: GameExecutor, outcome: Outcome,
                  pair_no: int) -> None:
         game = outcome.game
-        if outcome.kind is OutcomeKind.ERROR or (outcome.kind is OutcomeKind.LOST
+        if outcome.kind in (OutcomeKind.ERROR, OutcomeKind.CHANGED) or (outcome.kind is OutcomeKind.LOST
                                                  and not self.stop.is_set()):
             if (error := self.lost.error(outcome)) is not None:
                 self._fail(error)  # the next run completes the pair

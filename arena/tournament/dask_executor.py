@@ -103,7 +103,8 @@ class RemoteSetup:
 
     @classmethod
     def of(cls, run: str, bots: Mapping[str, PortableBot], setup: WorkerSetup) -> RemoteSetup:
-        return cls(run, dict(bots), replace(setup, specs={}, log_dir=Path()))
+        # no stamps: the coordinator's paths mean nothing there, and snapshots cannot change
+        return cls(run, dict(bots), replace(setup, specs={}, log_dir=Path(), stamps={}))
 
 
 @dataclass(frozen=True)

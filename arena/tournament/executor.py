@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.affinity import worker_cores
+from arena.botspec import code_files, file_stamps
 from arena.referee import TimeControl
 from arena.tournament.schedule import ScheduledGame
 
@@ -35,6 +36,9 @@ class OutcomeKind(StrEnum):
     ABORTED = "aborted"  # not played, or cut short by `stop()`: nothing to store
     ERROR = "error"  # an internal error (a bug, not a bot's fault): `detail` says what
     LOST = "lost"  # the worker playing it died or was stopped: play the game again
+    # a bot's files changed since the run began, seen as its process (re)started: the game is
+    # not stored (it would carry the old program hash) and the run stops; `detail` says what
+    CHANGED = "changed"
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,8 @@ class LostGames:
         where = f"game {game.game_id} ({game.first} - {game.second})"
         if outcome.kind is OutcomeKind.ERROR:
             return f"internal error in {where}: {outcome.detail}"
+        if outcome.kind is OutcomeKind.CHANGED:
+            return outcome.detail
         self.losses[game.game_id] += 1
         if self.losses[game.game_id] >= MAX_LOSSES:
             return f"{where} lost its worker {MAX_LOSSES} times, last: {outcome.detail}"
@@ -103,6 +109,9 @@ class WorkerSetup:
     bot_time_controls: Mapping[str, TimeControl] = field(default_factory=dict)
     adjudicate_s: float | None = None  # solver seconds per position (`adjudicate = "solver"`)
     ponder: bool = True  # False: bots stopped between their turns (`ponder = false`)
+    # name -> `botspec.file_stamps` of its code (`code_files`), taken as the run began: a
+    # process started later from changed files stops the run (a cluster plays snapshots: none)
+    stamps: Mapping[str, Any] = field(default_factory=dict)
 
     def time_control_of(self, name: str) -> TimeControl:
         return self.bot_time_controls.get(name) or self.time_control
@@ -121,7 +130,8 @@ class WorkerSetup:
         return cls(specs, config.time_control, config.restart == "every-game", log_dir,
                    warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies,
                    cores=worker_cores(config.affinity), bot_time_controls=own,
-                   adjudicate_s=config.adjudicate_s, ponder=config.ponder)
+                   adjudicate_s=config.adjudicate_s, ponder=config.ponder,
+                   stamps={b.name: file_stamps(code_files(b.spec)) for b in config.bots})
 
 
 class GameExecutor(ABC):

@@ -460,7 +460,7 @@ class Runner:
                     progress.note(self.voids.note(done.game, len(pending) - len(kept)))
                     pending.clear()
                     pending.extend(kept)
-        elif outcome.kind in (OutcomeKind.LOST, OutcomeKind.ERROR):
+        elif outcome.kind in (OutcomeKind.LOST, OutcomeKind.ERROR, OutcomeKind.CHANGED):
             if (error := self.lost.error(outcome)) is not None:
                 self._fail(result, error)
             elif not self.stop.is_set():

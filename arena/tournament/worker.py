@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 
 from arena import cgroup
+from arena.botspec import first_changed
 from arena.player import bot_process
 from arena.referee import GameAborted, Player, play_game
 from arena.tournament.executor import FieldChange, Outcome, OutcomeKind, WorkerSetup
@@ -99,18 +100,35 @@ def _guarded(action: Callable[[], None]) -> None:
         pass
 
 
+def _changed_bot(setup: WorkerSetup, game: ScheduledGame, starts: tuple[int, int],
+                 before: tuple[int, int]) -> str | None:
+    """Why the game must not be stored: a bot whose process started for it from files changed
+    since the run began (its row would carry the old program hash; a `git pull` into a bot's
+    folder mid-run had mixed two programs under one). None when no process started for it (a
+    warm one runs the code it started with), or none from changed files."""
+    for name, now, then in zip(game.bots, starts, before, strict=True):
+        stamps = setup.stamps.get(name)
+        if now != then and stamps and (what := first_changed(stamps)):
+            return (f"bot {name!r} changed during the run ({what}): the games stored so far "
+                    "are kept, this one is not; put the bot back as it was and run the same "
+                    "command to resume, or start over with --fresh")
+    return None
+
+
 def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event) -> Outcome:
     """Play one scheduled game with the pool's players; never raises for a game's sake."""
     if stop.is_set():
         return Outcome(game, OutcomeKind.ABORTED)
     try:
         first, second = pool.get(game.first), pool.get(game.second)
-        before = first.starts + second.starts
+        before = (first.starts, second.starts)
         seats = (pool.setup.time_control_of(game.first), pool.setup.time_control_of(game.second))
         record = play_game(game.variant, first, second, seats, opening=game.opening,
                            game_id=game.game_id, stop=stop, adjudicate_s=pool.setup.adjudicate_s)
         if record.void and stop.is_set():
             return Outcome(game, OutcomeKind.ABORTED)  # cut short by the stop, not a finished game
+        if changed := _changed_bot(pool.setup, game, (first.starts, second.starts), before):
+            return Outcome(game, OutcomeKind.CHANGED, detail=changed)
         # the row is made here, inside the guard: a column the record cannot give is a bug to
         # report, not a lost worker the coordinator would retry and advise resuming
         row = record.to_row()
@@ -121,6 +139,6 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
         return Outcome(game, OutcomeKind.ERROR, detail=detail)
     names = (game.first, game.second)
     return Outcome(game, OutcomeKind.DONE, row=row, void=bool(record.void),
-                   starts=first.starts + second.starts - before,
+                   starts=first.starts + second.starts - sum(before),
                    start_failures={names[seat - 1]: why
                                    for seat, why in record.start_failures.items()})

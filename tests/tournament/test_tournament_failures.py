@@ -156,3 +156,57 @@ def test_a_bot_that_started_once_is_not_stopped_by_quicker_failures(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Done: 12 of 12 games" in done.stdout
     assert int((tmp_path / "starts").read_text()) >= 2  # a start did fail, and was a forfeit
+
+
+def test_file_stamps_see_a_modified_or_removed_file_not_an_added_one(tmp_path):
+    from arena.botspec import file_stamps, first_changed
+
+    bot, helper = tmp_path / "bot.py", tmp_path / "helper.py"
+    bot.write_text("print('hello')\n")
+    helper.write_text("x = 1\n")
+    stamps = file_stamps([bot, helper])
+    (tmp_path / "log.txt").write_text("a bot's own log\n")
+    assert first_changed(stamps) is None
+    bot.write_text("print('hello, world')\n")
+    assert first_changed(stamps) == f"{bot} was modified"
+    helper.unlink()
+    assert first_changed(file_stamps([tmp_path / "log.txt", helper])) is None
+    assert first_changed(stamps) == f"{bot} was modified"
+    assert first_changed(stamps[1:]) == f"{helper} was removed"
+
+
+def test_a_bot_changed_during_the_run_stops_it_before_its_new_games_are_stored(tmp_path):
+    """A `git pull` into a bot's folder mid-run: its next process ran the new code while its
+    games were stored under the old program hash, and the run ended with exit 0 (operator
+    review). Now a process started from changed files stops the run; its game is not stored."""
+    from tournament_helpers import copy_bot, start_cli, wait_for_games, wait_no_processes
+
+    from arena.tournament.store import load_games
+
+    bot = copy_bot(tmp_path, "random", "rb")
+    path = write_toml(tmp_path / "t.toml", """
+name = "t"
+variants = ["classic:5x4"]
+games = 40
+restart = "every-game"
+concurrency = 1
+[[bots]]
+path = "rb"
+name = "a"
+[[bots]]
+path = "greedy"
+""")
+    results = tmp_path / "results" / "t"
+    proc = start_cli("run", str(path), cwd=tmp_path)
+    wait_for_games(results, 3, proc)
+    script = next(p for p in bot.iterdir() if p.suffix == ".py")
+    script.write_text(script.read_text() + "\n# changed mid-run\n")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, err
+    assert f"bot 'a' changed during the run ({script} was modified)" in err, err
+    assert "Traceback" not in err
+    stored = len(load_games(results))
+    assert 3 <= stored < 40
+    again = run_cli("run", str(path), cwd=tmp_path)  # the bot stays changed: refused as before
+    assert again.returncode != 0 and "bot 'a' changed" in again.stderr
+    assert wait_no_processes(str(bot)) == []
