@@ -50,7 +50,7 @@ from arena.publish.load import (
     load_results,
     publish_logs_setting,
 )
-from arena.publish.replay import frames_json, replay_frames
+from arena.publish.replay import add_position_texts, board_svg, frames_json, replay_frames
 from arena.publish.swap import build_and_swap
 from arena.ratings.pairs import pairwise_table
 from arena.ratings.standings import compute_standings
@@ -268,12 +268,13 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
         replay["game"] = {"first": row["first"], "second": row["second"],
                           "result": row["result"], "reason": row["reason"],
                           "forfeit_by": int(row["forfeit_by"]) if row["forfeit"] else None}
+        add_position_texts(replay, row["first"], row["second"])
         key = keys.get(row["game_id"])
         if key is not None:
             accuracy.annotate_replay(replay, analysis.moves.get(key, []),
                                      {1: row["first"], 2: row["second"]})
         render_page("game.html", out / row["link"], "../", page="game", game=row, replay=replay,
-                    replay_json=frames_json(replay), badge=context.reason_badge(row, replay),
+                    replay_json=frames_json(replay), board=board_svg(replay), badge=context.reason_badge(row, replay),
                     prev_link=linked[i - 1]["link"] if i > 0 else None,
                     next_link=linked[i + 1]["link"] if i + 1 < len(linked) else None)
 
