@@ -50,7 +50,7 @@ from arena.publish.load import (
     load_results,
     publish_logs_setting,
 )
-from arena.publish.replay import frames_json, replay_frames
+from arena.publish.replay import add_position_texts, board_svg, frames_json, replay_frames
 from arena.publish.swap import build_and_swap
 from arena.ratings.pairs import pairwise_table
 from arena.ratings.standings import compute_standings
@@ -268,12 +268,13 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
         replay["game"] = {"first": row["first"], "second": row["second"],
                           "result": row["result"], "reason": row["reason"],
                           "forfeit_by": int(row["forfeit_by"]) if row["forfeit"] else None}
+        add_position_texts(replay, row["first"], row["second"])
         key = keys.get(row["game_id"])
         if key is not None:
             accuracy.annotate_replay(replay, analysis.moves.get(key, []),
                                      {1: row["first"], 2: row["second"]})
         render_page("game.html", out / row["link"], "../", page="game", game=row, replay=replay,
-                    replay_json=frames_json(replay), badge=context.reason_badge(row, replay),
+                    replay_json=frames_json(replay), board=board_svg(replay), badge=context.reason_badge(row, replay),
                     prev_link=linked[i - 1]["link"] if i > 0 else None,
                     next_link=linked[i + 1]["link"] if i + 1 < len(linked) else None)
 
@@ -294,9 +295,36 @@ def _write_plots(out: Path, games: pd.DataFrame, standings: pd.DataFrame) -> lis
     for path in write_plots(games, out / "plots", standings=standings):
         path = Path(path)
         entry = by_stem.setdefault(path.stem, {"stem": path.stem, "png": "", "svg": "",
-                                               "title": _plot_title(path.stem)})
+                                               "title": _plot_title(path.stem),
+                                               "alt": _plot_alt(path.stem)})
         entry[path.suffix.lstrip(".").lower()] = f"plots/{path.name}"
     return [e for e in by_stem.values() if e["png"] or e["svg"]]
+
+
+# What each chart of `arena plot` shows and where its numbers are, for the image's alt text: the
+# title alone repeated the caption and left a screen-reader user without the content (a11y review)
+PLOT_ALT = {
+    "ratings": "Chart of each bot's Elo rating with its 95% interval, best at the top. The "
+               "numbers are in the leaderboard table and in data/standings.csv.",
+    "rating_progress": "Chart of each bot's Elo rating as the tournament went on, one line per "
+                       "bot. The final ratings are in the leaderboard table; every game is in "
+                       "data/games.csv.",
+    "head_to_head": "Heat map of the score of each bot (rows) against each other bot (columns), "
+                    "red for a lost pairing through blue for a won one. The numbers are on the "
+                    "crosstable page and in data/crosstable.csv.",
+    "variant_scores": "Heat map of each bot's score in each variant. The numbers are in the "
+                      "leaderboard, one tab per variant, and in data/standings.csv.",
+    "first_player": "Chart per variant of the share of games won by the first player, drawn and "
+                    "won by the second, with the first player's score and its 95% margin. The "
+                    "games are in data/games.csv.",
+    "move_times": "Box plot of each bot's time per move (box 25 to 75%, whiskers 5 to 95%), "
+                  "fastest at the bottom. The numbers are in the move-time table on each bot's "
+                  "page.",
+}
+
+
+def _plot_alt(stem: str) -> str:
+    return PLOT_ALT.get(stem, f"Chart: {_plot_title(stem)}.")
 
 
 def _plot_title(stem: str) -> str:

@@ -466,3 +466,58 @@ def test_a_crosstable_cell_leads_to_the_games_of_its_pair(tab, tournament):
                  | ((games["first"] == b) & (games["second"] == a))]
     shown = page.locator("table[data-games] tbody tr:visible")
     assert shown.count() == len(pair) > 0
+
+
+def test_replay_keyboard_keeps_the_focus_and_names_the_board(tab, tournament):
+    """The a11y review: a button that disabled itself dropped the focus to the page, where the
+    next Space restarted the game; the shortcuts took Space/Home/End from the whole page; the
+    board's name never changed; the move list was one Tab stop per ply."""
+    page = tab.open(sorted((tournament["site"] / "games").glob("*.html"))[0])
+    last = int(page.get_attribute("svg.board", "data-ply"))
+    static = page.get_attribute("svg.board", "aria-label")
+    assert static.startswith("Position after ply") and "Red is " in static
+    page.focus('[data-action="first"]')
+    page.keyboard.press("Enter")
+    assert page.get_attribute("svg.board", "data-ply") == "0"
+    assert page.evaluate("document.activeElement.dataset.action") == "first"
+    assert page.get_attribute("svg.board", "aria-label").startswith("Start position, red (")
+    assert page.get_attribute("[data-slider]", "aria-valuetext") == f"Ply 0 of {last} · start position"
+    page.focus('[data-action="forward"]')
+    for _ in range(last + 2):
+        page.keyboard.press("Space")
+    assert page.get_attribute("svg.board", "data-ply") == str(last)
+    assert page.evaluate("document.activeElement.dataset.action") == "forward"
+    assert page.get_attribute('[data-action="play"]', "aria-label") == "Play"  # not restarted
+    assert page.get_attribute('[data-action="forward"]', "aria-disabled") == "true"
+    # outside the replay, Space and End are the page's and the link's
+    page.focus(".crumbs a")
+    page.keyboard.press("Home")
+    page.keyboard.press("Space")
+    assert page.get_attribute("svg.board", "data-ply") == str(last)
+    # quiet while playing, polite again when stopped
+    page.click('[data-action="play"]')
+    assert page.get_attribute("[data-status]", "aria-live") == "off"
+    page.click('[data-action="play"]')
+    assert page.get_attribute("[data-status]", "aria-live") == "polite"
+    # the move list: one row takes Tab, the arrows move the focus and the board
+    rows = "table[data-moves] tbody tr"
+    assert page.eval_on_selector_all(rows, "rs => rs.filter(r => r.tabIndex === 0).length") == 1
+    page.click('[data-action="first"]', force=True)  # aria-disabled at ply 0: a no-op there
+    page.focus(f"{rows}[tabindex='0']")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert page.get_attribute("svg.board", "data-ply") == "2"
+    assert page.evaluate("document.activeElement.dataset.ply") == "2"
+
+
+def test_without_javascript_the_board_is_drawn_and_dead_controls_hide(browser, tournament):
+    t = Tab(browser, viewport={"width": 1280, "height": 900}, java_script_enabled=False)
+    try:
+        page = t.open(sorted((tournament["site"] / "games").glob("*.html"))[0])
+        assert page.locator("svg.board circle.disc").count() > 0
+        assert not page.is_visible(".controls") and not page.is_visible("[data-slider]")
+        index = t.open(tournament["site"] / "index.html")
+        assert not index.is_visible(".switcher")
+        assert index.is_visible('table[data-leaderboard="popout"]')  # every variant shows
+    finally:
+        t.close()

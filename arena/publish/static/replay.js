@@ -25,6 +25,8 @@
   var movesTable = root.querySelector("[data-moves]");
   var movesWrap = root.querySelector(".moves-wrap");
   var playBtn = root.querySelector('[data-action="play"]');
+  // the page holds the final position drawn in Python (for a page without JavaScript): redrawn here
+  while (svg.firstChild) svg.removeChild(svg.firstChild);
   svg.setAttribute("viewBox", "0 0 " + W + " " + H);
   svg.setAttribute("data-columns", cols);
   svg.setAttribute("data-rows", rows);
@@ -109,6 +111,8 @@
         var cls = "disc p" + ch;
         if (showWin && winning[c + "," + r]) cls += " win";
         el("circle", { "class": cls, cx: cx(c), cy: cy(r), r: 3.9, "data-col": c, "data-row": r, "data-owner": ch }, layer);
+        // the seats differ by more than colour: the second seat's discs carry an inner ring
+        if (ch === "2") el("circle", { "class": "mark", cx: cx(c), cy: cy(r), r: 1.7 }, layer);
       }
     }
     if (f.kind === "drop") {
@@ -124,6 +128,7 @@
       el("rect", { "class": "marker", x: PAD + (f.column - 1) * CELL + 0.6, y: TOP + 0.4, width: CELL - 1.2, height: 1.2, rx: 0.6, opacity: 0.7 }, overlay);
       var ghost = el("g", { "class": "pop-marker", "data-pop-column": f.column }, overlay);
       el("circle", { "class": "disc p" + f.seat + " popped", cx: cx(f.column), cy: by + 10, r: 3.2 }, ghost);
+      if (f.seat === 2) el("circle", { "class": "mark", cx: cx(f.column), cy: by + 10, r: 1.4 }, ghost);
       el("circle", { "class": "popped-ring", cx: cx(f.column), cy: by + 10, r: 4.2 }, ghost);
       var t = el("text", { "class": "marker-text", x: cx(f.column), y: TOP - 2.5 }, ghost);
       t.textContent = "pop";
@@ -134,11 +139,18 @@
       cells.forEach(function (p) {
         if ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) !== 0) collinear = false;
       });
-      if (collinear) el("line", { "class": "winline", x1: cx(a[0]), y1: cy(a[1]), x2: cx(b[0]), y2: cy(b[1]) }, overlay);
+      if (collinear) {
+        // a dark line under the green one: the green alone is faint on yellow discs
+        var ends = { x1: cx(a[0]), y1: cy(a[1]), x2: cx(b[0]), y2: cy(b[1]) };
+        el("line", Object.assign({ "class": "winline-under" }, ends), overlay);
+        el("line", Object.assign({ "class": "winline" }, ends), overlay);
+      }
     }
     svg.classList.toggle("over", showWin);
     svg.setAttribute("data-ply", i);
     svg.setAttribute("data-final", last ? "true" : "false");
+    // the board's name is the position in words (made in Python: arena/publish/replay.py)
+    svg.setAttribute("aria-label", f.text || "board");
     slider.value = i;
     // status line
     var text = "Ply " + i + " of " + (frames.length - 1);
@@ -149,23 +161,38 @@
     } else {
       text += " · start position";
     }
+    // the slider says the move, not only a number
+    slider.setAttribute("aria-valuetext", text);
     if (last) text += " — " + describeEnd();
     status.textContent = text;
     if (theory) theory.textContent = f.theory || "unknown";
     // move list
-    moveRows.forEach(function (row) { row.classList.toggle("current", Number(row.dataset.ply) === i); });
+    // one row of the move list takes Tab (a roving tabindex): the current one
+    moveRows.forEach(function (row) {
+      var on = Number(row.dataset.ply) === i;
+      row.classList.toggle("current", on);
+      row.tabIndex = on ? 0 : -1;
+      if (on) row.setAttribute("aria-current", "true"); else row.removeAttribute("aria-current");
+    });
     var cur = moveRows[i];
     if (cur && movesWrap) {
       var top = cur.offsetTop, bottom = top + cur.offsetHeight;
       if (top < movesWrap.scrollTop + 30) movesWrap.scrollTop = Math.max(0, top - 40);
       else if (bottom > movesWrap.scrollTop + movesWrap.clientHeight) movesWrap.scrollTop = bottom - movesWrap.clientHeight + 10;
     }
-    root.querySelector('[data-action="first"]').disabled = i === 0;
-    root.querySelector('[data-action="back"]').disabled = i === 0;
-    root.querySelector('[data-action="forward"]').disabled = last;
-    root.querySelector('[data-action="last"]').disabled = last;
+    // aria-disabled, not disabled: a button that disables itself would drop the focus to the
+    // page, where the next Space restarted the game (a11y review); a click on it does nothing
+    setOff('[data-action="first"]', i === 0);
+    setOff('[data-action="back"]', i === 0);
+    setOff('[data-action="forward"]', last);
+    setOff('[data-action="last"]', last);
     if (last) stop();
     else if (!timer) rememberPly();
+  }
+
+  function setOff(selector, off) {
+    var b = root.querySelector(selector);
+    if (off) b.setAttribute("aria-disabled", "true"); else b.removeAttribute("aria-disabled");
   }
 
   // the shown ply is kept in the URL (#ply=N), so a copied link opens the same position; the
@@ -177,7 +204,13 @@
   }
 
   function stop() {
-    if (timer) { window.clearInterval(timer); timer = null; }
+    if (timer) {
+      window.clearInterval(timer);
+      timer = null;
+      // announced once, where playing stopped: each frame was too many announcements
+      status.setAttribute("aria-live", "polite");
+      status.textContent = status.textContent;
+    }
     playBtn.innerHTML = PLAY_HTML;
     playBtn.setAttribute("aria-label", "Play");
     rememberPly();
@@ -185,6 +218,7 @@
   function play() {
     if (timer) { stop(); return; }
     if (current >= frames.length - 1) draw(0);
+    status.setAttribute("aria-live", "off");  // quiet while playing: stop() announces the end
     playBtn.innerHTML = PAUSE_HTML;
     playBtn.setAttribute("aria-label", "Pause");
     timer = window.setInterval(function () { draw(current + 1); }, 650);
@@ -192,7 +226,7 @@
 
   root.addEventListener("click", function (ev) {
     var b = ev.target.closest("[data-action]");
-    if (!b) return;
+    if (!b || b.getAttribute("aria-disabled") === "true") return;
     var act = b.dataset.action;
     if (act !== "play") stop();
     if (act === "first") draw(0);
@@ -207,22 +241,39 @@
       var row = ev.target.closest("tr[data-ply]");
       if (row) { stop(); draw(Number(row.dataset.ply)); }
     });
-    // the rows are reachable by Tab, and Enter shows the position, as a click does
-    moveRows.forEach(function (row) { row.tabIndex = 0; });
+    // the list is one Tab stop (the current row, see draw); ↑/↓ (and ←/→) step through the
+    // rows and show their positions, Home/End go to the first and last, Enter shows a row's
     movesTable.addEventListener("keydown", function (ev) {
       var row = ev.target.closest("tr[data-ply]");
-      if (row && ev.key === "Enter") { stop(); draw(Number(row.dataset.ply)); ev.preventDefault(); }
+      if (!row || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      var to = null;
+      if (ev.key === "Enter") to = Number(row.dataset.ply);
+      else if (ev.key === "ArrowUp" || ev.key === "ArrowLeft") to = Number(row.dataset.ply) - 1;
+      else if (ev.key === "ArrowDown" || ev.key === "ArrowRight") to = Number(row.dataset.ply) + 1;
+      else if (ev.key === "Home") to = 0;
+      else if (ev.key === "End") to = frames.length - 1;
+      if (to === null) return;
+      stop();
+      draw(to);
+      if (moveRows[current]) moveRows[current].focus({ preventScroll: true });  // draw scrolls the list
+      ev.preventDefault();
+      ev.stopPropagation();
     });
   }
+  // the shortcuts belong to the replay: inside it all of them, and ←/→ from the page itself
+  // (nothing focused); a link's Space and the page's Space/Home/End scrolling stay the
+  // browser's (a11y review)
   document.addEventListener("keydown", function (ev) {
+    var inside = root.contains(ev.target);
+    if (!inside && ev.target !== document.body) return;
     var tag = (ev.target.tagName || "").toLowerCase();
     if (tag === "input" || tag === "select" || tag === "textarea" || ev.altKey || ev.ctrlKey || ev.metaKey) return;
     var handled = true;
     if (ev.key === "ArrowLeft") { stop(); draw(current - 1); }
     else if (ev.key === "ArrowRight") { stop(); draw(current + 1); }
-    else if (ev.key === "Home") { stop(); draw(0); }
-    else if (ev.key === "End") { stop(); draw(frames.length - 1); }
-    else if (ev.key === " " && tag !== "button") play();
+    else if (ev.key === "Home" && inside) { stop(); draw(0); }
+    else if (ev.key === "End" && inside) { stop(); draw(frames.length - 1); }
+    else if (ev.key === " " && inside && tag !== "button" && tag !== "a") play();
     else handled = false;
     if (handled) ev.preventDefault();
   });

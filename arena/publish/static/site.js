@@ -46,7 +46,7 @@
   showScope(currentScope(), false);
   window.addEventListener("hashchange", function () { showScope(currentScope(), false); });
 
-  // --- sortable tables: click (or Enter on) a column head; numbers sort as numbers ---
+  // --- sortable tables: click a column head (its button); numbers sort as numbers ---
   // A cell's data-sort holds its raw value (Elo, score, time) when the text is formatted.
   function sortKey(cell) {
     var raw = cell ? (cell.dataset.sort !== undefined ? cell.dataset.sort : cell.textContent) : "";
@@ -85,12 +85,15 @@
     var heads = table.tHead.rows[table.tHead.rows.length - 1].cells;
     Array.prototype.forEach.call(heads, function (th) {
       th.classList.add("sortable");
-      th.tabIndex = 0;
       th.title = th.title ? th.title + " (click to sort)" : "Click to sort";
-      th.addEventListener("click", function () { sortTable(table, th); });
-      th.addEventListener("keydown", function (ev) {
-        if (ev.key === "Enter" || ev.key === " ") { sortTable(table, th); ev.preventDefault(); }
-      });
+      // a real button in the head (the APG sortable table): announced as a control, and
+      // Enter/Space reach it in a screen reader's browse mode; aria-sort stays on the th
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "sort";
+      while (th.firstChild) button.appendChild(th.firstChild);
+      th.appendChild(button);
+      th.addEventListener("click", function () { sortTable(table, th); });  // the whole head
     });
   });
 
@@ -101,10 +104,12 @@
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
     var count = form.querySelector("[data-count]");
     var empty = document.querySelector("[data-empty]");
-    var vs = "";  // from the URL only (a crosstable cell): the games of `bot` against this one
+    var FIELDS = ["variant", "bot", "vs", "result", "reason", "q"];
     var apply = function () {
       var variant = form.elements.variant.value;
       var bot = form.elements.bot.value;
+      // the opponent: a crosstable cell's link sets it, and it shows (it was a hidden filter)
+      var vs = form.elements.vs ? form.elements.vs.value : "";
       var result = form.elements.result.value;
       var reason = form.elements.reason.value;
       var q = form.elements.q.value.trim().toLowerCase();
@@ -121,24 +126,24 @@
         r.hidden = !ok;
         if (ok) shown += 1;
       });
-      if (count) count.textContent = shown + (shown === rows.length ? "" : " of " + rows.length) + " games";
+      var pair = bot && vs ? " (" + bot + " vs " + vs + ")" : vs ? " (against " + vs + ")" : "";
+      if (count) count.textContent = shown + (shown === rows.length ? "" : " of " + rows.length) + " games" + pair;
       if (empty) empty.hidden = shown !== 0;
     };
     // the filters are kept in the URL (games.html#bot=greedy&result=1-0), so a copied link
     // shows the same list
     var remember = function () {
       var parts = [];
-      ["variant", "bot", "result", "reason", "q"].forEach(function (k) {
+      FIELDS.forEach(function (k) {
         var value = form.elements[k] ? form.elements[k].value.trim() : "";
         if (value) parts.push(k + "=" + encodeURIComponent(value));
       });
-      if (vs) parts.push("vs=" + encodeURIComponent(vs));
       if (!window.history || !window.history.replaceState) return;
       try {
         window.history.replaceState(null, "", parts.length ? "#" + parts.join("&") : window.location.pathname + window.location.search);
       } catch (e) { /* file:// in some browsers */ }
     };
-    var edited = function () { vs = ""; apply(); remember(); };  // chosen by hand: every opponent
+    var edited = function () { apply(); remember(); };
     form.addEventListener("input", edited);
     form.addEventListener("change", edited);
     // filters can come from the URL: games.html#bot=greedy&variant=popout
@@ -147,10 +152,9 @@
       var p = kv.split("=");
       if (p[0]) params[p[0]] = decodeURIComponent(p[1] || "");
     });
-    ["variant", "bot", "result", "reason", "q"].forEach(function (k) {
+    FIELDS.forEach(function (k) {
       if (params[k] !== undefined && form.elements[k]) form.elements[k].value = params[k];
     });
-    vs = params.vs || "";
     apply();
   }
 })();
