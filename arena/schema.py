@@ -1,7 +1,10 @@
 """The one definition of the games table: every column, its SQL type, its pandas dtype, its meaning.
 
 The store's SQL, the DataFrame loaders, `GameRecord.to_row`, exports, `arena play --json` and
-docs/DESIGN.md's table all derive from `GAME_COLUMNS`; add a column here and nowhere else by hand.
+docs/DESIGN.md's table all derive from `GAME_COLUMNS`; a new column is one `Column` here plus what
+produces its value: a field or property of `GameRecord` (arena/referee.py) for a column a game
+knows (`tests/test_schema_consumers.py` names one missing), and a DEFAULT if it is NOT NULL (old
+stores get it by ALTER TABLE; `tests/test_schema_docs.py` checks).
 """
 
 from __future__ import annotations

@@ -43,3 +43,15 @@ def test_a_changed_row_or_an_extra_column_is_noticed():
     assert documented_games_table(f"text\n\n{edited}\n\nmore") != table
     longer = f"{table}\n| `new` | string | a column added only to the docs |"
     assert documented_games_table(f"{longer}\n") != table
+
+
+def test_a_column_added_later_can_be_added_to_an_old_store():
+    """The store gives an old database a new column by ALTER TABLE ADD COLUMN, which SQLite
+    refuses for NOT NULL without a DEFAULT ("Cannot add a NOT NULL column with default value
+    NULL"): only the columns every store has had since the first may be NOT NULL without one."""
+    from arena.schema import GAME_COLUMNS
+
+    first_schema = {"game_id", "seq", "variant", "first", "second"}
+    trapped = [c.name for c in GAME_COLUMNS if c.name not in first_schema
+               and "NOT NULL" in c.sql.upper() and "DEFAULT" not in c.sql.upper()]
+    assert trapped == [], f"give these a DEFAULT in arena/schema.py: {trapped}"

@@ -27,10 +27,10 @@ from arena.cli_common import FiniteRange, WholeRange, exclude_option  # noqa: E4
 from arena.reasons import FORFEIT_REASONS  # noqa: E402
 from arena.reports.render import FORMATS  # noqa: E402 - loads numpy: after the thread limit
 
-# The rating systems users may turn off (``--no-trueskill``). Listed here by name so that
-# `arena --help` does not import the rating code; a test pins it to the registry's optional
-# systems.
-OPTIONAL_SYSTEMS = ("trueskill",)
+# The rating systems users may turn off (``--no-trueskill``), with what their option's help adds.
+# Listed here by name so that `arena --help` does not import the rating code; a test pins it to
+# the registry's optional systems (a new optional system goes in both).
+OPTIONAL_SYSTEMS: dict[str, str] = {"trueskill": " (the slow part on large files)"}
 
 
 def parse_anchor(value: str | None) -> tuple[str, float] | None:
@@ -87,9 +87,9 @@ def terminal_width() -> int | None:
 
 
 def _skip_options(func: Callable) -> Callable:
-    for name in reversed(OPTIONAL_SYSTEMS):
+    for name, why in reversed(OPTIONAL_SYSTEMS.items()):
         func = click.option(f"--no-{name}", f"no_{name}", is_flag=True,
-                            help=f"Do not compute the {name} ratings (the slow part on large files).")(func)
+                            help=f"Do not compute the {name} ratings{why}.")(func)
     return func
 
 
@@ -156,7 +156,7 @@ def command(input_path: str, variant: str | None, fmt: str, anchor: str | None,
         if fmt in ("csv", "json"):
             if show_pairs:  # the standings' Elo fit, without the other systems
                 elo_only = compute_standings(games, variant, anchor=anchor_t,
-                                             first_move=first_move, skip=OPTIONAL_SYSTEMS)
+                                             first_move=first_move, skip=frozenset(OPTIONAL_SYSTEMS))
                 pairs = pairwise_table(games, variant, ratings=_ratings(elo_only),
                                        first_move=first_move)
                 click.echo(render_pairwise(pairs, fmt), nl=False)

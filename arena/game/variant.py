@@ -18,6 +18,16 @@ class VariantError(ValueError):
     """A variant spec string that cannot be understood."""
 
 
+class UnknownRuleError(VariantError):
+    """A spec that is right but for its rule, which is not registered here (a plugin's): `base`
+    is the canonical spec without it, `rule` its name (a games file keeps such a variant as a
+    label: `arena.reports.games_io`)."""
+
+    def __init__(self, message: str, base: str, rule: str) -> None:
+        super().__init__(message)
+        self.base, self.rule = base, rule
+
+
 _VARIANT_FIELDS = ("name", "columns", "rows", "connect", "pops", "fixed_columns", "start",
                    "max_plies", "rules")
 
@@ -216,6 +226,8 @@ def parse_variant(spec: str) -> Variant:
     """
     try:
         return _parse_variant(spec)
+    except UnknownRuleError:
+        raise
     except VariantError as error:
         message = str(error)
         if "; presets: " not in message:
@@ -249,6 +261,7 @@ def _parse_variant(spec: str) -> Variant:
         columns, rows = parsed
     overrides: dict[str, int] = {}
     rules = STANDARD
+    unknown_rule: str | None = None
     given: set[str] = set()
     for part in option_parts:
         key, eq, value = part.partition("=")
@@ -259,9 +272,8 @@ def _parse_variant(spec: str) -> Variant:
         given.add(field)
         if eq and key == "rule":
             if value not in RULES:
-                raise VariantError(
-                    f"unknown rule {value!r} in variant spec {spec!r}; rules: {', '.join(RULES)}"
-                )
+                unknown_rule = value  # said once the rest is known to be right
+                continue
             rules = RULES[value]
             continue
         # a negative number is well-formed: build_variant says which range it is out of
@@ -269,6 +281,11 @@ def _parse_variant(spec: str) -> Variant:
             raise VariantError(f"bad option {part.strip()!r} in variant spec {spec!r}: {_OPTION_HELP}")
         overrides[_OPTION_KEYS[key]] = int(value)
     try:
-        return build_variant(name, columns, rows, **overrides, rules=rules)
+        variant = build_variant(name, columns, rows, **overrides, rules=rules)
     except VariantError as error:
         raise VariantError(f"variant spec {spec!r}: {error}") from None
+    if unknown_rule is not None:
+        raise UnknownRuleError(f"unknown rule {unknown_rule!r} in variant spec {spec!r}; rules: "
+                               f"{', '.join(RULES)}; presets: {', '.join(_PRESET_SHAPES)}",
+                               base=variant.spec, rule=unknown_rule)
+    return variant

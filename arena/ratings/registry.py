@@ -1,6 +1,7 @@
 """The one list of rating systems. ``arena standings``, the standings files and the renderers
 iterate it: a new system (Glicko-2, OpenSkill, ...) is a module defining ``SYSTEM`` (see
-:mod:`arena.ratings.system`) plus one entry here."""
+:mod:`arena.ratings.system`) plus one entry here (and, if users may turn it off, its name in
+``OPTIONAL_SYSTEMS`` of :mod:`arena.commands.standings`)."""
 
 from __future__ import annotations
 

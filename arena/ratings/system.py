@@ -4,7 +4,9 @@ A rating system is a module that defines ``SYSTEM``, an object with
 
 * ``name`` - the key of the system (``elo``, ``trueskill``, ...), used by ``--no-<name>``;
 * ``display`` - the columns a standings table shows for it (:class:`Display`);
-* ``optional`` - True when users may turn it off (``arena standings --no-<name>``);
+* ``optional`` - True when users may turn it off (``arena standings --no-<name>``; its name also
+  goes in ``OPTIONAL_SYSTEMS`` of :mod:`arena.commands.standings`, which ``--help`` reads without
+  importing the rating code);
 * ``wanted(options)`` - whether it runs with these options (sequential Elo only with a K);
 * ``rate(games, options)`` - its ratings of :class:`~arena.ratings.table.CodedGames`, one value per
   bot in ``games.names`` order, as :class:`Rated`.

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -552,26 +551,21 @@ def _canonical_variants(column: pd.Series, where: Callable[[int], str]) -> pd.Ca
 
 def _label(text: str) -> str | None:
     """A variant the engine cannot build, kept as a name of its own: another tool's (`gomoku`)
-    or a rule the engine lacks (`classic,rule=misere` of a plugin: written canonically, the
-    preset's spec and the rule in lower case). None for a misspelt preset (`clasic`, the
-    engine's own suggestion: `variant.near_preset`) or a bad size or option of a known one
-    (`classic:99x1`)."""
+    or a rule the engine lacks (`classic,rule=no-such-rule` of a plugin: written canonically,
+    as the engine writes the rest of it). None for a misspelt preset (`clasic`, the engine's own
+    suggestion: `variant.near_preset`) or a bad size or option of a known one (`classic:99x1`)."""
     from arena.game import PRESETS, VariantError, parse_variant
-    from arena.game.variant import near_preset
+    from arena.game.variant import UnknownRuleError, near_preset
 
-    parts = [part.strip() for part in text.split(",")]
-    preset = parts[0].partition(":")[0].strip().lower()
-    if preset not in PRESETS:
-        return None if near_preset(preset) else text
-    rules = [p for p in parts[1:] if re.match(r"rule\s*=", p, re.IGNORECASE)]
-    names = [p.split("=", 1)[1].strip().lower() for p in rules]
-    if not rules or not all(names):
-        return None  # no rule named (the size or an option is wrong), or an empty one
     try:
-        spec = parse_variant(",".join(p for p in parts if p not in rules)).spec
+        parse_variant(text)
+    except UnknownRuleError as error:  # only its rule is unknown
+        return f"{error.base},rule={error.rule}" if error.rule else None
     except VariantError:
-        return None
-    return ",".join([spec, *(f"rule={name}" for name in names)])  # only its rule is unknown
+        preset = text.split(",")[0].partition(":")[0].strip().lower()
+        if preset not in PRESETS:
+            return None if near_preset(preset) else text
+    return None
 
 
 # What tells one game from another with the same id, when a file has it: a copy repeats them.

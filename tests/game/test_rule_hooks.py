@@ -286,3 +286,16 @@ def test_search_bots_take_no_standard_shortcut_under_another_rule(misere, bot):
     for game in _suicide_positions(variant, 6):
         move = player.choose(game.copy(), time.monotonic() + 0.3)
         assert not _loses_at_once(game, move), (bot, format_record(game), move)
+
+
+def test_a_spec_right_but_for_its_rule_says_what_the_rest_is():
+    """A plugin's rule missing here: the error carries the canonical spec without it, which a
+    games file keeps as a label (its reader had a second parser of specs for this)."""
+    from arena.game.variant import UnknownRuleError
+
+    with pytest.raises(UnknownRuleError) as caught:
+        parse_variant("PopOut:8x7, rule=Plugin")
+    assert (caught.value.base, caught.value.rule) == ("popout:8x7", "plugin")
+    with pytest.raises(VariantError) as wrong_size:  # the size is wrong first: no label
+        parse_variant("classic:99x1,rule=plugin")
+    assert not isinstance(wrong_size.value, UnknownRuleError)

@@ -118,10 +118,11 @@ def test_a_variant_the_engine_does_not_know_stays_a_label(tmp_path):
     # a plugin's rule (written canonically), another tool's name: kept (publish warns of it);
     # a name the engine would suggest a preset for, or a bad size of a known preset, refused
     path = write(tmp_path, "A,B,1,misere\nB,A,0,gomoku 15x15\n"
-                           'B,A,0,"classic,rule=misere"\nA,B,1,"Classic, rule = Misere"\n',
+                           'B,A,0,"classic,rule=no-such-rule"\nA,B,1,"Classic, rule = No-Such-Rule"\n',
                  header="first,second,result,variant\n")
     assert list(load_games(path)["variant"]) == ["misere", "gomoku 15x15",
-                                                 "classic,rule=misere", "classic,rule=misere"]
+                                                 "classic,rule=no-such-rule",
+                                                 "classic,rule=no-such-rule"]
     for wrong, said in (("classic:99x1", "line 2, column variant: "),
                         ("classci", "did you mean 'classic'"), ("fiv", "did you mean 'five'"),
                         ('"classic,rule="', "line 2, column variant: ")):
