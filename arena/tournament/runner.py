@@ -16,6 +16,7 @@ import hashlib
 import json
 import shutil
 import signal
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -53,6 +54,7 @@ from arena.tournament.store import (
     Store,
     StoreError,
     foreign_files,
+    is_locked,
     move_aside,
 )
 from arena.tournament.voids import VoidTracker, pairing_of
@@ -479,7 +481,7 @@ class Runner:
 
     def _finished(self, store: Store, game: ScheduledGame, row: dict, void: bool,
                   progress: Progress, result: RunResult, versions: dict[str, str]) -> None:
-        row = self._store_game(store, game, row, void)
+        row = self._while_locked(store, progress, lambda: self._store_game(store, game, row, void))
         if void:
             result.voids += 1
             self.void_games.append(game)
@@ -505,6 +507,28 @@ class Runner:
         for name, count in zip((row["first"], row["second"]), counts, strict=True):
             if count:
                 result.fallbacks[name] = result.fallbacks.get(name, 0) + count
+
+    def _while_locked(self, store: Store, progress: Progress, write: Callable[[], dict]) -> dict:
+        """`write()`, tried again while another program holds games.db's write lock (a
+        database viewer with unsaved changes, an open `sqlite3` shell): each try waits out
+        the store's busy timeout; a note says so once. A stop gives up with one line (the run
+        had ended on a raw "database is locked" after 10 s, with no resume hint)."""
+        said = False
+        while True:
+            try:
+                return write()
+            except sqlite3.OperationalError as error:
+                if not is_locked(error):
+                    raise
+                if self.stop.is_set():
+                    raise StoreError(
+                        f"{store.path} stayed locked by another program: the games stored so far "
+                        "are kept, the one just finished is played again on resume") from None
+                if not said:
+                    said = True
+                    progress.note(f"note: {store.path} is locked by another program (a database "
+                                  "viewer with unsaved changes?); waiting to store the games that "
+                                  "finish (Ctrl-C stops the run, nothing stored is lost)")
 
     def _store_game(self, store: Store, game: ScheduledGame, row: dict, void: bool) -> dict:
         row = dict(row)

@@ -500,6 +500,12 @@ class Store:
         return seq
 
 
+def is_locked(error: sqlite3.Error) -> bool:
+    """Whether `error` is another connection's lock outlasting the busy timeout."""
+    text = str(error).lower()
+    return isinstance(error, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
 def _only_files_added(before: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Does the bot's folder still hold every file it held at the stored hash, unchanged (so
     that it only gained files, e.g. a log it wrote while playing)? Never true for a bot whose

@@ -476,3 +476,37 @@ def test_turning_adjudication_on_or_off_is_a_conflict(tmp_path):
         older = {k: v for k, v in fingerprint("off").items() if k != "adjudicate"}
         store.save_settings({}, older)
         assert store.conflicts(fingerprint("solver")) == []
+
+
+def test_a_store_locked_by_another_program_is_waited_for_and_said_once(tmp_path):
+    """A database viewer holding games.db's write lock past the 10 s busy timeout ended a run
+    with a raw "database is locked" (operator review): the runner tries again, with one note,
+    until the lock goes or the run is stopped."""
+    import threading
+    from types import SimpleNamespace
+
+    from arena.tournament.runner import Runner
+
+    notes, tries = [], []
+
+    def write():
+        tries.append(1)
+        if len(tries) < 3:
+            raise sqlite3.OperationalError("database is locked")
+        return {"seq": 7}
+
+    owner = SimpleNamespace(stop=threading.Event())
+    progress = SimpleNamespace(note=notes.append)
+    store = SimpleNamespace(path=tmp_path / "games.db")
+    assert Runner._while_locked(owner, store, progress, write) == {"seq": 7}
+    assert len(tries) == 3 and len(notes) == 1 and "is locked by another program" in notes[0]
+    owner.stop.set()
+    tries.clear()
+    with pytest.raises(StoreError, match="stayed locked by another program"):
+        Runner._while_locked(owner, store, progress, write)
+
+    def broken():
+        raise sqlite3.OperationalError("no such table: games")
+
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        Runner._while_locked(owner, store, progress, broken)
