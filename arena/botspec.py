@@ -512,32 +512,48 @@ def code_files(spec: BotSpec) -> list[Path]:
             if f.suffix.lower() in _CODE_SUFFIXES or f.name == MANIFEST or os.access(f, os.X_OK)]
 
 
-# (path, modification time in ns, size) of a file; (path, -1, -1) for one that is gone
-FileStamp = tuple[str, int, int]
+# (path, modification time in ns, size, content digest) of a file; (path, -1, -1, "") for one
+# that is gone
+FileStamp = tuple[str, int, int, str]
+
+
+def _digest(file: Path) -> str:
+    digest = hashlib.sha256()
+    _hash_content(digest, file)
+    return digest.hexdigest()
 
 
 def file_stamps(files: Iterable[Path]) -> tuple[FileStamp, ...]:
-    """What a file's change shows without reading it: cheap enough to check at each start of a
-    bot's process (a stat per file)."""
+    """What a file's change shows: its stat, checked at each start of a bot's process (cheap),
+    and its content's digest, read only where the stat differs (a `touch` is no change)."""
     stamps = []
     for file in files:
         try:
             info = file.stat()
+            stamps.append((str(file), info.st_mtime_ns, info.st_size, _digest(file)))
         except OSError:
-            stamps.append((str(file), -1, -1))
-        else:
-            stamps.append((str(file), info.st_mtime_ns, info.st_size))
+            stamps.append((str(file), -1, -1, ""))
     return tuple(stamps)
 
 
 def first_changed(stamps: Iterable[FileStamp]) -> str | None:
-    """The first of the stamped files that is not as it was (modified, resized or gone), None
-    when all are. Files added since do not count (a log the bot writes into its folder)."""
-    stamps = tuple(stamps)
-    now = file_stamps(Path(path) for path, _, _ in stamps)
-    for before, after in zip(stamps, now, strict=True):
-        if before != after:
-            return before[0] + (" was removed" if after[1] < 0 else " was modified")
+    """The first of the stamped files that is not as it was (other content, or gone), None when
+    all are. Files added since do not count (a log the bot writes into its folder)."""
+    for path, mtime, size, digest in stamps:
+        file = Path(path)
+        try:
+            info = file.stat()
+        except OSError:
+            if size >= 0:
+                return f"{path} was removed"
+            continue
+        if (info.st_mtime_ns, info.st_size) == (mtime, size):
+            continue
+        try:
+            if size < 0 or _digest(file) != digest:
+                return f"{path} was modified" if size >= 0 else f"{path} was added back"
+        except OSError:
+            return f"{path} cannot be read"
     return None
 
 

@@ -132,21 +132,28 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
     early: list[int] = []
 
     def outside_the_runner(signum: int, _frame: object) -> None:
-        """A stop signal while the runner's own handler is not in place: before it, the command
-        stops at once; after a stop it had taken, the signal is let pass (an impatient
-        operator's second Ctrl-C had cut the last writes and the summary short)."""
-        if runner.stop.is_set():
+        """A stop signal while the runner's own handler is not in place (before it, or after
+        the run): the command stops where it is, but not while the runner, stopping already,
+        makes its last writes (an impatient operator's second Ctrl-C had cut them short)."""
+        if runner.stop.is_set() and not reports[0]:
             return
         early.append(signum)
         raise KeyboardInterrupt
 
+    reports = [False]  # True once only the reports are left to write: a signal may cut them
+
     install_stop_handlers(outside_the_runner)
     try:
         result = runner.run()
-    except KeyboardInterrupt:  # before the runner's own handler was installed
-        click.echo("Stopped before this run played a game; no stored game was lost.", err=True)
+    except KeyboardInterrupt:  # outside the runner's own handler: no stored game is lost
+        click.echo("Stopped; no stored game was lost. Run the same command again to resume:",
+                   err=True)
+        click.echo(f"  {_resume_hint(file, concurrency, output, cluster)}", err=True)
         sys.exit(128 + (early[0] if early else signal.SIGINT))
     except (StoreError, RunError) as error:
+        if getattr(error, "resumable", False):  # with this command's own options
+            raise click.ClickException(
+                f"{error}: {_resume_hint(file, concurrency, output, cluster)}") from None
         raise click.ClickException(str(error)) from None
     except BrokenPipeError:  # `arena run ... | head`: the reader went, not the results folder
         sys.stdout = open(os.devnull, "w")
@@ -163,7 +170,12 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
                    "command again to resume:", err=True)
         click.echo(f"  {_resume_hint(file, concurrency, output, cluster)}", err=True)
         if result.played:  # standings.* of the games so far, not an earlier run's (no plots)
-            _write_reports(config, False)
+            reports[0] = True  # one more signal cuts them short: the games are stored
+            try:
+                _write_reports(config, False)
+            except KeyboardInterrupt:
+                click.echo(f"Standings files not written: `arena standings {config.output}` "
+                           "draws them.", err=True)
         # ignored, not handled, from here: Python's exit puts back the default action of a
         # handled signal, and one more Ctrl-C of a burst then killed the command (status -2)
         for signum in STOP_SIGNALS:
@@ -172,6 +184,7 @@ def command(file: Path, concurrency: int | None, fresh: bool, quiet: bool,
             sys.exit(1)
         sys.exit(128 + int(result.stopped_by or signal.SIGINT))
 
+    reports[0] = True
     try:
         if not quiet and not sys.stdout.isatty() and result.played:
             _echo_standings(config)

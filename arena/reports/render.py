@@ -177,9 +177,9 @@ def to_json(table: pd.DataFrame) -> str:
 
 
 def to_csv(table: pd.DataFrame) -> str:
-    """A table as CSV: floats without noise, text safe to open in a spreadsheet, and no finite
-    value (an unbounded margin of a clean sweep) an empty cell, as JSON's null (`inf` was text
-    to spreadsheets and SQL imports, a float to pandas)."""
+    """A table as CSV: floats without noise, text safe to open in a spreadsheet, and an
+    infinite value (the unbounded margin of a clean sweep) an empty cell, as JSON's null (`inf`
+    was text to spreadsheets and SQL imports, a float to pandas)."""
     from arena.spreadsheet import write_frame
 
     table = write_frame(table)

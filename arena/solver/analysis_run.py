@@ -23,7 +23,8 @@ class AnalysisError(RuntimeError):
 
 def rows_to_analyse(games: Any, known: set[str]) -> tuple[list[tuple[str, dict]], int, int]:
     """(key, row) of the games not analysed yet whose variant the solver handles, the number
-    of games skipped because it does not (pops, other line lengths, boards over 63 bits), and
+    of games skipped because it does not (`scope.unsolvable_reason`: pops, another rule, other
+    line lengths, boards over 63 bits), and
     the number analysed before."""
     from arena.game import VariantError, parse_variant
     from arena.solver.analysis_store import game_key, move_tokens

@@ -523,7 +523,8 @@ class Runner:
                 if self.stop.is_set():
                     raise StoreError(
                         f"{store.path} stayed locked by another program: the games stored so far "
-                        "are kept, the one just finished is played again on resume") from None
+                        "are kept (the one just finished is played again); run the same command "
+                        "again to resume", resumable=True) from None
                 if not said:
                     said = True
                     progress.note(f"note: {store.path} is locked by another program (a database "

@@ -21,7 +21,6 @@ import errno
 import json
 import os
 import re
-import shlex
 import shutil
 import sqlite3
 import stat
@@ -81,7 +80,14 @@ RUN_RUNNING, RUN_FINISHED, RUN_STOPPED = "running", "finished", "stopped"
 
 
 class StoreError(RuntimeError):
-    """A results directory that cannot be used (locked, newer schema, inconsistent settings)."""
+    """A results directory that cannot be used (locked, newer schema, inconsistent settings).
+    `resumable`: the games are kept and the same command resumes once the cause is gone (a
+    full disk, a lock): the command that ran adds its own resume line (`arena run`'s
+    `_resume_hint`, with its --output, --cluster, --concurrency)."""
+
+    def __init__(self, message: str, resumable: bool = False) -> None:
+        super().__init__(message)
+        self.resumable = resumable
 
 
 def db_path(results_dir: str | Path) -> Path:
@@ -232,33 +238,26 @@ class Store:
                             pass
                     if value is None:  # the COMMIT failed
                         if _disk_full(error):
-                            raise StoreError(self._disk_full_message()) from None
+                            raise StoreError(self._disk_full_message(), resumable=True) from None
                         raise
                     # A failed ROLLBACK after an error (SQLite may have rolled back already):
                     # the error that caused it is the one to report.
                 if value is not None and _disk_full(value):
-                    raise StoreError(self._disk_full_message()) from None
+                    raise StoreError(self._disk_full_message(), resumable=True) from None
                 return False
 
         return _Tx()
 
     def _disk_full_message(self) -> str:
-        """One line: nothing stored is lost, and how to carry on."""
+        """One line: nothing stored is lost, and what to do before resuming."""
         try:
             kept = self.conn.execute(
                 "SELECT COUNT(*) FROM games WHERE result IS NOT NULL").fetchone()[0]
         except sqlite3.Error:  # a new database whose tables could not be created
             kept = 0
-        try:
-            settings = json.loads(self.meta("settings") or "{}")
-            file = str(settings.get("file") or "") if isinstance(settings, dict) else ""
-        except (sqlite3.Error, ValueError):
-            file = ""
-        # with --output always: this folder, where the resume must go, need not be the file's
-        # default (the hint had sent a run started with --output into a new, empty one)
-        again = shlex.join(["arena", "run", file or "FILE", "--output", str(self.dir)])
         return (f"the disk holding {self.path} is full: the {kept} finished games stored so far "
-                f"are kept, nothing is lost; free some space, then run `{again}` again to resume")
+                f"are kept, nothing is lost; free some space, then run the same command again "
+                f"to resume")
 
     def _add_missing_columns(self) -> None:
         """Give a database written by an older arena the games-table columns it lacks."""
@@ -311,6 +310,13 @@ class Store:
                              "'fingerprint'); use --fresh to start over")
         return value
 
+    def _stored_setting(self, key: str) -> Any:
+        try:
+            settings = json.loads(self.meta("settings") or "{}")
+        except ValueError:
+            return None
+        return settings.get(key) if isinstance(settings, dict) else None
+
     def conflicts(self, fingerprint: Mapping[str, Any]) -> list[str]:
         """Why stored games would be inconsistent with a tournament of this fingerprint."""
         old = self.stored_fingerprint()
@@ -340,11 +346,13 @@ class Store:
                 f"the seed changed ({old.get('seed')} -> {fingerprint.get('seed')}); "
                 "it orders the openings"
             )
-        if "adjudicate" in old and old["adjudicate"] != fingerprint.get("adjudicate"):
-            # a store from before the key was kept says nothing: not a change
+        # a store from before the fingerprint kept it has it in its settings (the diff review:
+        # every older store let the switch through, and then kept the new value)
+        before = old.get("adjudicate") or self._stored_setting("adjudicate")
+        if before and "adjudicate" in fingerprint and before != fingerprint["adjudicate"]:
             problems.append(
-                f"adjudication changed (adjudicate = {old['adjudicate']!r} for the stored games, "
-                f"now {fingerprint.get('adjudicate')!r}): games would end in two ways"
+                f"adjudication changed (adjudicate = {before!r} for the stored games, "
+                f"now {fingerprint['adjudicate']!r}): games would end in two ways"
             )
         old_bots = old.get("bots", {})
         for name, new in fingerprint.get("bots", {}).items():
@@ -405,6 +413,9 @@ class Store:
                 self._set_meta("run_state", state)
         except StoreError:  # as `touch`: it must not hide the error that stopped the run
             pass
+        except sqlite3.OperationalError as error:  # nor another program's lock (a viewer)
+            if not is_locked(error):
+                raise
 
     def touch(self) -> None:
         try:
@@ -413,6 +424,9 @@ class Store:
         except StoreError:
             # Only a timestamp: on a full disk it must not hide the error that stopped the run.
             pass
+        except sqlite3.OperationalError as error:  # nor another program's lock
+            if not is_locked(error):
+                raise
 
     def upsert_bots(self, entries: Iterable[Any]) -> None:
         stamp = utc_now_iso()

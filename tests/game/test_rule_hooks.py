@@ -285,7 +285,7 @@ def test_search_bots_take_no_standard_shortcut_under_another_rule(misere, bot):
     player = Player(variant)
     for game in _suicide_positions(variant, 6):
         move = player.choose(game.copy(), time.monotonic() + 0.3)
-        assert not _loses_at_once(game, move), (bot, format_record(game), move)
+        assert not _loses_at_once(game, move), (bot, format_record(variant, game.moves), move)
 
 
 def test_a_spec_right_but_for_its_rule_says_what_the_rest_is():

@@ -177,7 +177,7 @@ def test_csv_and_json_write_no_floating_point_noise():
     assert "-0.0" not in to_json(table)
 
 
-def test_csv_writes_no_finite_value_as_json_does():
+def test_csv_writes_an_infinite_value_as_json_does():
     """An unbounded margin (a clean sweep) was `inf` in CSV and null in JSON: tools read the
     CSV's `inf` as text or as a float; now both say "no value"."""
     import io

@@ -158,7 +158,7 @@ def test_a_bot_that_started_once_is_not_stopped_by_quicker_failures(tmp_path):
     assert int((tmp_path / "starts").read_text()) >= 2  # a start did fail, and was a forfeit
 
 
-def test_file_stamps_see_a_modified_or_removed_file_not_an_added_one(tmp_path):
+def test_file_stamps_see_a_modified_or_removed_file_not_an_added_or_touched_one(tmp_path):
     from arena.botspec import file_stamps, first_changed
 
     bot, helper = tmp_path / "bot.py", tmp_path / "helper.py"
@@ -166,6 +166,8 @@ def test_file_stamps_see_a_modified_or_removed_file_not_an_added_one(tmp_path):
     helper.write_text("x = 1\n")
     stamps = file_stamps([bot, helper])
     (tmp_path / "log.txt").write_text("a bot's own log\n")
+    assert first_changed(stamps) is None
+    os.utime(bot, ns=(1, 1))  # `touch`, or a checkout of the same content: no change
     assert first_changed(stamps) is None
     bot.write_text("print('hello, world')\n")
     assert first_changed(stamps) == f"{bot} was modified"

@@ -101,9 +101,10 @@ def test_ctrl_c_pressed_again_and_again_still_stops_cleanly(tour):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Run the same command again to resume" in err, err
-    assert "Aborted" not in err and "nothing was lost" not in err and "Traceback" not in err
+    assert "Aborted" not in err and "Stopped;" not in err and "Traceback" not in err
     assert read_settings(results)["run_state"] == "stopped"
-    assert (results / "standings.json").is_file()
+    # the burst may cut the standings short (a supervisor's stop must not wait for them)
+    assert (results / "standings.json").is_file() or "Standings files not written" in err
     assert wait_no_processes(bot) == []
 
 

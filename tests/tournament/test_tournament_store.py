@@ -348,8 +348,8 @@ def test_a_full_disk_keeps_every_stored_game_and_says_how_to_resume(tmp_path):
     stored = store.game_count()
     assert "\n" not in message and "is full" in message
     assert f"the {stored} finished games stored so far are kept" in message
-    assert (f"`arena run 'tournaments/my cup.toml' --output {tmp_path}` again to resume"
-            in message)
+    assert message.endswith("free some space, then run the same command again to resume")
+    assert caught.value.resumable  # `arena run` adds its own resume line (_resume_hint)
     assert not store.conn.in_transaction
     store.touch()  # only a timestamp: never hides the error that stopped the run
     store.close()
@@ -474,8 +474,10 @@ def test_turning_adjudication_on_or_off_is_a_conflict(tmp_path):
             "adjudication changed (adjudicate = 'off' for the stored games, now 'solver'): "
             "games would end in two ways"]
         older = {k: v for k, v in fingerprint("off").items() if k != "adjudicate"}
-        store.save_settings({}, older)
+        store.save_settings({}, older)  # a store from before the fingerprint kept it ...
         assert store.conflicts(fingerprint("solver")) == []
+        store.save_settings({"adjudicate": "off"}, older)  # ... but its settings did
+        assert store.conflicts(fingerprint("solver"))[0].startswith("adjudication changed")
 
 
 def test_a_store_locked_by_another_program_is_waited_for_and_said_once(tmp_path):
@@ -510,3 +512,19 @@ def test_a_store_locked_by_another_program_is_waited_for_and_said_once(tmp_path)
 
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
         Runner._while_locked(owner, store, progress, broken)
+
+
+def test_ending_a_run_on_a_store_locked_by_another_program_hides_nothing(tmp_path):
+    """A stop while another program held the lock ended on a raw "database is locked" from
+    these last writes instead of the error that stopped the run (diff review)."""
+    with Store(tmp_path) as store:
+        store.begin_run(4)
+        store.conn.execute("PRAGMA busy_timeout=50")  # the test waits 50 ms, not 10 s
+        other = sqlite3.connect(store.path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            store.end_run("stopped")  # no exception: the lock is another program's
+            store.touch()
+            other.execute("ROLLBACK")
+        finally:
+            other.close()

@@ -265,7 +265,10 @@
   // browser's (a11y review)
   document.addEventListener("keydown", function (ev) {
     var inside = root.contains(ev.target);
-    if (!inside && ev.target !== document.body) return;
+    // the page itself: body, or <main> (focusable for the skip link, so a click on the board
+    // or the page focuses it: the arrows had stopped working after one; diff review)
+    var page = ev.target === document.body || ev.target === document.getElementById("main");
+    if (!inside && !page) return;
     var tag = (ev.target.tagName || "").toLowerCase();
     if (tag === "input" || tag === "select" || tag === "textarea" || ev.altKey || ev.ctrlKey || ev.metaKey) return;
     var handled = true;
