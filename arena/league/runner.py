@@ -68,6 +68,9 @@ from arena.tournament.runner import (
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
 
+# Games in a row a version fails to start before this run leaves it out.
+START_FAILURES_OUT = 3
+
 STATUS_FILE = ".league-status.json"
 IDLE_WAIT_S = 1.0  # how often an idle league looks for new submissions
 STOP_WAIT_S = 30.0  # how long a stopping league waits for its games in flight to come back
@@ -156,6 +159,7 @@ class LeagueRunner:
         self.games_out: Counter[int] = Counter()  # pair number -> its games not yet back
         self.fielded: set[str] = set()  # entrants the executor's workers know
         self.unplayable: dict[str, str] = {}  # entrant -> why it cannot play (said once)
+        self.start_failures: dict[str, int] = {}  # entrant -> games in a row it did not start
         self.waiting = ""  # why the run waits for submissions, as last said ("" while playing)
         self.lost = LostGames()  # games whose worker died or failed
         self.summary = RunSummary()
@@ -421,6 +425,21 @@ class LeagueRunner:
         elif outcome.kind is OutcomeKind.DONE and outcome.row is not None \
                 and not (outcome.void and self.stop.is_set()) and store is not None:
             self._store(store, game, dict(outcome.row), outcome.void)
+            self._count_start_failures(game.bots, outcome.start_failures)
+
+    def _count_start_failures(self, bots: tuple[str, str], failures: dict[str, str]) -> None:
+        """A version that failed to start in its last `START_FAILURES_OUT` games is left out of
+        this run: two such bots had locked a league into void games between them (void games
+        count for no pair, so theirs stayed the least played and most even; review of a
+        league over weeks)."""
+        for name in bots:
+            if name not in failures:
+                self.start_failures.pop(name, None)
+                continue
+            streak = self.start_failures[name] = self.start_failures.get(name, 0) + 1
+            if streak >= START_FAILURES_OUT:
+                self._unplayable(name, f"it failed to start in its last {streak} games "
+                                       f"({failures[name]}); a new version is tried afresh")
 
     def _fail(self, error: str) -> None:
         """Stop for an error that is not a bot's (a bug, a cluster gone); stored games stay."""
@@ -560,8 +579,6 @@ def read_status(folder: str | Path) -> dict[str, Any] | None:
         status = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    try:
-        os.kill(int(status.get("pid", 0)), 0)
-    except (OSError, ValueError):
-        return None  # a stale file from a killed run
+    if not RunLock.held(folder):
+        return None  # a stale file from a killed run (its pid may be another process's now)
     return status

@@ -792,6 +792,24 @@ class RunLock:
             self.handle.close()
             self.handle = None
 
+    @staticmethod
+    def held(results_dir: str | Path) -> bool:
+        """Whether a run holds the folder now: the lock itself, not a pid written down (a pid
+        from a killed run's file may be another process's after a reboot)."""
+        import fcntl
+
+        try:
+            handle = open(Path(results_dir) / LOCK_NAME)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        finally:
+            handle.close()  # also drops the shared lock taken to look
+        return False
+
     def __enter__(self) -> RunLock:
         self.acquire()
         return self

@@ -326,3 +326,44 @@ def test_a_drain_ends_when_the_executor_lost_its_workers() -> None:
     started = time.monotonic()
     runner._drain(None, Lost())
     assert len(calls) == 1 and time.monotonic() - started < STOP_WAIT_S / 2
+
+
+class NeverStarting(Scripted):
+    """Every game void: neither bot starts (a broken dependency, a licence expired)."""
+
+    def _outcome(self, game) -> Outcome:
+        row = {"game_id": game.game_id, "variant": game.variant.spec, "first": game.first,
+               "second": game.second, "result": None, "reason": "crash", "plies": 0,
+               "moves": "", "opening": ""}
+        return Outcome(game, OutcomeKind.DONE, row=row, void=True,
+                       start_failures={game.first: "exit 1: boom", game.second: "exit 1: boom"})
+
+
+def test_versions_that_keep_failing_to_start_are_left_out_not_played_for_ever(
+        league: Path) -> None:
+    """Two bots that both fail to start locked a league into void games between them (1,294 of
+    1,314 games in 100 s; a league over weeks): each is left out after its third in a row."""
+    from arena.league.runner import START_FAILURES_OUT
+
+    executor = NeverStarting(OutcomeKind.DONE)
+    runner, lines = run_with(league, executor, Until(seconds=1.5))
+    for name in ("random@1", "greedy@1"):
+        assert f"failed to start in its last {START_FAILURES_OUT} games" in runner.unplayable[name]
+        assert sum(line.startswith(f"{name} cannot play") for line in lines) == 1
+    assert executor.submitted <= 2 * START_FAILURES_OUT + 2  # a few, not thousands
+
+
+def test_status_is_read_only_while_a_run_holds_the_folder(tmp_path: Path) -> None:
+    """After a kill -9 or a reboot the status file stays, and its pid may be another live
+    process's: `league status` said "running" (a league over weeks); the run lock decides."""
+    import json
+    import os
+
+    from arena.league.runner import STATUS_FILE, read_status
+    from arena.tournament.store import RunLock
+
+    (tmp_path / STATUS_FILE).write_text(json.dumps({"pid": os.getpid(), "playing": []}))
+    assert read_status(tmp_path) is None  # a live pid, but no run holds the folder
+    with RunLock(tmp_path, "arena league run"):
+        assert read_status(tmp_path) == {"pid": os.getpid(), "playing": []}
+    assert read_status(tmp_path) is None
