@@ -209,6 +209,27 @@ def remove(folder: Path, name: str) -> None:
     click.echo(f"retired {', '.join(retired)}")
 
 
+@command.command(name="rehash")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+def rehash(folder: Path) -> None:
+    """Keep the active bots' versions across an upgrade of the arena.
+
+    A bot's hash covers the arena modules it imports, so an upgrade changes every SDK bot's,
+    and `league run` says it cannot play. This records the hashes the stored snapshots have
+    now under the same versions (ratings and games kept): run it after upgrading, not after
+    anything else changed a snapshot (the league's own copies; sandboxed bots read them
+    read-only)."""
+    from arena.league import registry
+
+    try:
+        changed = registry.rehash(folder)
+    except registry.LeagueError as error:
+        raise _fail(error) from None
+    for display, old, new in changed:
+        click.echo(f"{display}: hash {old} -> {new}")
+    click.echo(f"{len(changed)} bot(s) rehashed" if changed else "every active bot hashes as stored")
+
+
 @command.command(name="run")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--concurrency", "-j", type=WholeRange(min=1), default=None,

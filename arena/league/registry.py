@@ -35,6 +35,7 @@ from arena.botspec import (
 )
 from arena.clock import utc_now_iso
 from arena.league import keys
+from arena.leftovers import remove_stale
 from arena.protocol import HELLO_FIELD_CAP, HIDDEN_CATEGORIES, truncate
 from arena.tournament import sqlite_read
 from arena.tournament.store import DB_NAME, Store, db_error
@@ -203,7 +204,8 @@ def spec_of(folder: str | Path, entrant: Entrant) -> BotSpec:
         raise LeagueError(f"{entrant.display} no longer hashes as when it was submitted (hash "
                           f"{spec.program_hash}, stored {entrant.program_hash}): its snapshot's "
                           "files or the arena modules it imports changed (an upgrade of the "
-                          "arena changes an SDK bot's); resubmit the bot")
+                          "arena changes an SDK bot's: `arena league rehash` records the new "
+                          "hashes under the same versions); else resubmit the bot")
     return spec
 
 
@@ -227,6 +229,7 @@ def snapshot(folder: Path, source: Path, name: str,
     entry_name = source.name if source.is_file() else ""
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(target.parent, (".incoming-",))  # a copy killed half made
         staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=target.parent))
         try:
             _copy_into(source, staging)
@@ -250,6 +253,7 @@ def checking_copy(folder: Path, source: Path, expected: str) -> Iterator[BotSpec
     parent = folder / SNAPSHOT_DIR
     try:
         parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(parent, (".checking-",))  # those of a submission killed while checked
         scratch = Path(tempfile.mkdtemp(prefix=".checking-", dir=parent))
     except OSError as error:
         raise LeagueError(f"cannot write into {parent}: {error.strerror or error} (the league "
@@ -512,6 +516,31 @@ def retire(folder: str | Path, name: str) -> list[str]:
                           + (f" (active: {', '.join(active)})" if active
                              else " (it has no active bots)"))
     return [r[0] for r in rows]
+
+
+def rehash(folder: str | Path) -> list[tuple[str, str, str]]:
+    """Record, under the same versions, the hashes the active entrants' stored snapshots have
+    now: after an upgrade of the arena, which changes the hash of every bot importing it (an
+    SDK bot's), every such bot was "cannot play" until each author resubmitted it, as a new
+    version with a fresh rating (review of a league over weeks). The organiser's call: the
+    snapshots are the league's copies, read-only to sandboxed bots. Returns (display, old,
+    new) of each entrant whose hash changed."""
+    folder = open_league(folder)
+    changed = []
+    for entrant in active_entrants(folder):
+        try:
+            now = resolve_bot(str(folder / entrant.entry), name=entrant.display).program_hash
+        except BotSpecError as error:
+            raise LeagueError(f"{entrant.display}: its snapshot cannot be read: {error}") from None
+        if now != entrant.program_hash:
+            changed.append((entrant.display, entrant.program_hash, now))
+    if changed:
+        with _connect(folder) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("UPDATE league_entrants SET program_hash=? WHERE display=?",
+                             [(new, display) for display, _, new in changed])
+            conn.execute("COMMIT")
+    return changed
 
 
 def check_source(path: str | Path) -> Path:

@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.leftovers import remove_stale
+
 _RENAME_EXCHANGE = 2  # linux/fs.h
 _AT_FDCWD = -100
 
@@ -47,6 +49,8 @@ def build_and_swap(target: str | Path, build: Callable[[Path], object]) -> Path:
         target = target.resolve()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        # a build killed outright (kill -9, a power cut) left its whole site beside the target
+        remove_stale(target.parent, (f".{target.name}.new-", f".{target.name}.old-"))
         fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     except (FileExistsError, NotADirectoryError) as error:
         # the file in the way: the nearest folder above that is there, unless it is a folder

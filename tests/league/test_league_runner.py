@@ -367,3 +367,25 @@ def test_status_is_read_only_while_a_run_holds_the_folder(tmp_path: Path) -> Non
     with RunLock(tmp_path, "arena league run"):
         assert read_status(tmp_path) == {"pid": os.getpid(), "playing": []}
     assert read_status(tmp_path) is None
+
+
+def test_rehash_keeps_the_versions_an_arena_upgrade_left_out(league: Path) -> None:
+    """An upgrade of the arena changes every SDK bot's hash (it covers the arena modules the
+    bot imports): each became "cannot play" until its author resubmitted it as a new version
+    with a fresh rating (a league over weeks). `league rehash` keeps the versions."""
+    from click.testing import CliRunner
+
+    from arena.commands.league import command
+
+    target = next((league / "bots" / "greedy").rglob("*.py"))
+    target.write_text(target.read_text() + "\n# what an upgrade does to the hash\n")
+    runner, lines = run_with(league, Scripted(OutcomeKind.DONE), Until(seconds=1))
+    assert "greedy@1" in runner.unplayable and "league rehash" in runner.unplayable["greedy@1"]
+    out = CliRunner().invoke(command, ["rehash", str(league)])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("greedy@1: hash ") and "1 bot(s) rehashed" in out.output
+    runner, lines = run_with(league, Scripted(OutcomeKind.DONE), Until(games=4))
+    assert not runner.unplayable and stored(league) >= 4
+    assert [e.version for e in registry.active_entrants(league)] == [1, 1]  # no new version
+    again = CliRunner().invoke(command, ["rehash", str(league)])
+    assert again.output.strip() == "every active bot hashes as stored"
