@@ -310,6 +310,9 @@ def status(ctx: click.Context, folder: Path) -> None:
                    f"playing: {playing or 'nothing'}")
     if total:
         from arena.commands.standings import command as standings
+        from arena.publish.context import retired_note
 
         click.echo("")
         ctx.invoke(standings, input_path=str(folder))
+        if note := retired_note(e.display for e in entrants if not e.active):
+            click.echo(note)

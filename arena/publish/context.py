@@ -586,8 +586,17 @@ OUTCOMES = {1: "win", 0.5: "draw", 0: "loss"}
 
 # -- downloads -------------------------------------------------------------------------------
 
+def retired_note(retired: Iterable[str]) -> str:
+    """The line under a league's standings naming its retired versions, ranked with the
+    others by their games (read as competitors where unmarked: a league over weeks)."""
+    names = sorted(retired)
+    return (f"Retired versions (replaced or removed: their games count, they play no more): "
+            f"{', '.join(names)}.") if names else ""
+
+
 def leaderboard_markdown(title: str, tables: Mapping[str, pd.DataFrame], labels: Mapping[str, str],
-                         when: Mapping[str, str], n_games: int, arena_version: str) -> str:
+                         when: Mapping[str, str], n_games: int, arena_version: str,
+                         retired: Iterable[str] = ()) -> str:
     """leaderboard.md: the same tables as `arena standings --format markdown`, one per scope."""
     days = dict.fromkeys(d[:10] for d in (when["first_game"], when["last_game"]) if d)
     period = " – ".join(days)  # one day once, not "2026-12-02 – 2026-12-02"
@@ -597,5 +606,7 @@ def leaderboard_markdown(title: str, tables: Mapping[str, pd.DataFrame], labels:
     for scope, table in tables.items():
         heading = labels[scope] if len(tables) > 1 else None
         parts.append(render.render_standings(table, "markdown", title=heading))
+    if note := retired_note(retired):
+        parts += [render.markdown_text(note), ""]
     parts.append(f"Published with arena {__version__}.")
     return "\n".join(parts) + "\n"

@@ -238,7 +238,8 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
     plot_files = _write_plots(out, games, tables[ALL]) if plots else []
     data_files = _write_data(out, games, tables, pair_tables)
     (out / "leaderboard.md").write_text(context.leaderboard_markdown(
-        site_input.name, tables, labels, when, len(games), arena_version), encoding="utf-8")
+        site_input.name, tables, labels, when, len(games), arena_version,
+        retired=settings.get("retired") or ()), encoding="utf-8")
 
     known = accuracy.analysed_keys(analysis)
     keys = {g: accuracy.analysis_key(known, g, v, m)

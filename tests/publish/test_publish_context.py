@@ -263,6 +263,10 @@ def test_a_stored_result_its_moves_contradict_is_warned_about():
 
 
 def test_a_leagues_retired_versions_are_marked(tmp_path):
+    from click.testing import CliRunner
+
+    from arena.commands.league import command as league_command
+
     """The site ranked a replaced version among the active bots with nothing to tell them
     apart (`league status` said "retired")."""
     from arena.league import registry
@@ -286,3 +290,12 @@ def test_a_leagues_retired_versions_are_marked(tmp_path):
     infos = context.bot_infos(site_input.games, site_input.settings)
     assert infos["random@1"]["byline"] == "by arena · python · retired"
     assert infos["random@2"]["byline"] == "by arena · python"
+    # the Markdown download and `league status` name them too (they were ranked unmarked)
+    from arena.publish.site import build_site
+
+    build_site(folder, tmp_path / "site", plots=False)
+    markdown = (tmp_path / "site" / "leaderboard.md").read_text()
+    assert "Retired versions (replaced or removed" in markdown and r"random\@1." in markdown
+    status = CliRunner().invoke(league_command, ["status", str(folder)]).output
+    assert "Retired versions (replaced or removed: their games count, they play no more): " \
+           "random@1." in status
