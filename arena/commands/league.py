@@ -159,7 +159,7 @@ def submit(folder: Path, path: str, name: str | None, author: str, key: str | No
                                        "a copy of its folder alone, without the files beside "
                                        "it); nothing was stored")
         entry, spec = registry.snapshot(folder, source, name, spec.program_hash)
-        was_active = any(e.name == name and e.active for e in registry.entrants(folder))
+        before = [e for e in registry.entrants(folder) if e.name == name]
         entrant, made = registry.add_version(folder, name, entry, spec, author=author, key=key)
     except registry.UnchangedSubmission as unchanged:
         click.echo(str(unchanged))
@@ -167,8 +167,13 @@ def submit(folder: Path, path: str, name: str | None, author: str, key: str | No
     except (registry.LeagueError, sandbox.SandboxUnavailable, OSError, ValueError) as error:
         raise _fail(error) from None
     # after `league remove` nothing is replaced: the bot comes back (review: it said "replaces")
-    replaced = "" if entrant.version == 1 else f" (replaces {name}@{entrant.version - 1})" \
-        if was_active else f" (back in play: {name} had been removed)"
+    active = [e.display for e in before if e.active]
+    if any(e.version == entrant.version for e in before):  # a program it ran before
+        replaced = (" (the same program as before: back in play with its games and rating"
+                    + (f", replacing {active[0]})" if active else ")"))
+    else:
+        replaced = "" if not before else f" (replaces {active[0]})" if active \
+            else f" (back in play: {name} had been removed)"
     click.echo(f"submitted {entrant.display}{replaced}: program {entrant.program_hash}, "
                f"{len(report.results)} checks passed")
     if made is not None:

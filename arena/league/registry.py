@@ -458,6 +458,19 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
             made = keys.authorise(conn, name, key, stamp, _name_in_use(conn, name))
             # again here: a job running beside this one may have stored it meanwhile
             _refuse_unchanged(conn, name, spec.program_hash)
+            earlier = conn.execute(
+                "SELECT version FROM league_entrants WHERE name=? AND retired_at IS NOT NULL AND "
+                "program_hash=? ORDER BY version DESC LIMIT 1", (name, spec.program_hash)).fetchone()
+            if earlier is not None:
+                # a program this name ran before (a removal undone, a version reverted to): that
+                # version comes back with its games and rating, not a new one from zero
+                conn.execute("UPDATE league_entrants SET retired_at=? WHERE name=? AND "
+                             "retired_at IS NULL", (stamp, name))
+                conn.execute("UPDATE league_entrants SET retired_at=NULL WHERE name=? AND "
+                             "version=?", (name, earlier[0]))
+                conn.execute("COMMIT")
+                return next(e for e in entrants(folder)
+                            if e.display == display_name(name, earlier[0])), made
             version = _last_version(conn, name) + 1
             # the key's holder submits again: the name keeps its author unless told otherwise
             # (bot.toml's is the program's, e.g. "arena" for a copy of a bundled bot)

@@ -242,7 +242,12 @@ def test_league_errors_are_one_line(tmp_path: Path, league: Path):
     # submitted again after its removal: nothing is replaced, it comes back (league review)
     arena("league", "key", str(league), "greedy", "--key", "k-greedy-2")
     back = arena("league", "submit", str(league), "greedy", "--key", "k-greedy-2")
-    assert "submitted greedy@2 (back in play: greedy had been removed): program" in back.stdout
+    # the same program as its removed version: that version comes back with its games and
+    # rating, not a new one from zero (a league over weeks: a removal could not be undone)
+    assert ("submitted greedy@1 (the same program as before: back in play with its games and "
+            "rating): program") in back.stdout
+    status = arena("league", "status", str(league)).stdout
+    assert "greedy@1" in status and "greedy@2" not in status
 
 
 def test_results_commands_work_on_a_league(league: Path, tmp_path: Path):

@@ -255,3 +255,21 @@ def test_the_copy_writes_no_more_than_the_cap_and_no_special_file(folder: Path, 
     with pytest.raises(registry.LeagueError, match="not a regular file"):
         registry.snapshot(folder, source, "piper")
     assert not any((folder / registry.SNAPSHOT_DIR).glob("*/*"))  # nothing left, staging gone
+
+
+def test_a_program_the_name_ran_before_brings_that_version_back(folder: Path) -> None:
+    """A removal undone, or a version reverted to: the version that ran the program comes back
+    with its games and rating (it had been a new version from zero; a league over weeks)."""
+    first_program, second_program = program(folder), program(folder)
+    for source in (first_program, second_program):
+        entry, spec = registry.snapshot(folder, source, "rb")
+        registry.add_version(folder, "rb", entry, spec, key=KEY)
+    entry, spec = registry.snapshot(folder, first_program, "rb")
+    back, _ = registry.add_version(folder, "rb", entry, spec, key=KEY)
+    assert back.display == "rb@1" and back.active
+    assert [(e.display, e.active) for e in registry.entrants(folder)] == [
+        ("rb@1", True), ("rb@2", False)]
+    registry.retire(folder, "rb")
+    entry, spec = registry.snapshot(folder, second_program, "rb")
+    again, _ = registry.add_version(folder, "rb", entry, spec, key=KEY)
+    assert again.display == "rb@2" and again.active
