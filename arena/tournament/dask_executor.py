@@ -14,6 +14,8 @@ Dask is an optional extra: this module imports it only when an executor is made.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import re
 import shutil
@@ -27,6 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import arena
 from arena.clock import utc_now_iso
 from arena.referee import GameRecord, log_file_name
 from arena.tournament.executor import FieldChange, GameExecutor, Outcome, OutcomeKind, WorkerSetup
@@ -78,6 +81,63 @@ def _near_local(host: str) -> bool:
     return closest(host.lower(), ["local"]) is not None
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """This process's arena: its version and a hash of the package's .py files (read once per
+    process). A worker whose fingerprint differs from the coordinator's plays nothing: its
+    referee, time control or sandbox may differ, and its games would be stored as ours."""
+    root = Path(arena.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"?"
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + data + b"\0")
+    return f"{arena.__version__}/{digest.hexdigest()[:12]}"
+
+
+def mismatch_message(address: str, theirs: str, ours: str) -> str:
+    """The one line for a worker that runs another arena than the coordinator."""
+    return (f"worker {address} runs arena {theirs or '(an older version, no fingerprint)'}, "
+            f"this machine arena {ours}: install the same arena on every worker; "
+            "that worker gets no games of this run")
+
+
+def worker_status(check_sandbox: bool = False) -> dict[str, str]:
+    """What the coordinator's probe learns of this worker (`_probe_function` calls it)."""
+    status = {"code": code_fingerprint(), "sandbox": ""}
+    if check_sandbox:
+        from arena.sandbox import probe
+
+        if not (result := probe()).available:
+            status["sandbox"] = result.reason
+    return status
+
+
+# The probe travels by value (defined outside any importable module), so that a worker that
+# cannot import arena unpickles it and says so, rather than fail on an arena function and be
+# closed by Dask (the coordinator's first call had shut such workers down).
+_PROBE_SOURCE = """
+def arena_worker_probe(check_sandbox):
+    try:
+        from arena.tournament.dask_executor import worker_status
+    except BaseException as error:
+        return {"error": type(error).__name__ + ": " + str(error)}
+    try:
+        return worker_status(check_sandbox)
+    except TypeError:  # an arena from before the sandbox check
+        return worker_status()
+"""
+
+
+@functools.cache
+def _probe_function() -> Any:
+    namespace: dict[str, Any] = {"__name__": "arena_probe_by_value"}
+    exec(_PROBE_SOURCE, namespace)  # a constant: the function is pickled by value
+    return namespace["arena_worker_probe"]
+
+
 def cluster_executor_factory(cluster: str) -> ExecutorFactory:
     return partial(DaskExecutor, cluster=cluster)
 
@@ -100,17 +160,25 @@ class RemoteSetup:
     run: str  # this run's token: a worker's players and stop flag belong to one run
     bots: Mapping[str, PortableBot]  # display name -> bot
     setup: WorkerSetup  # with no specs and no log folder
+    code: str = ""  # the coordinator's `code_fingerprint()`: a worker with another plays nothing
 
     @classmethod
     def of(cls, run: str, bots: Mapping[str, PortableBot], setup: WorkerSetup) -> RemoteSetup:
         # no stamps: the coordinator's paths mean nothing there, and snapshots cannot change
-        return cls(run, dict(bots), replace(setup, specs={}, log_dir=Path(), stamps={}))
+        return cls(run, dict(bots), replace(setup, specs={}, log_dir=Path(), stamps={}),
+                   code_fingerprint())
 
 
 @dataclass(frozen=True)
 class RemoteResult:
+    """A task's answer. Results pickled by another arena version may lack the later fields:
+    the coordinator reads them with getattr (their defaults are class attributes too)."""
+
     outcome: Outcome
     logs: Mapping[str, bytes] = field(default_factory=dict)  # file name -> a bot's stderr
+    code: str = ""  # the worker's code_fingerprint()
+    worker: str = ""  # its address
+    refused: str = ""  # why this worker plays no game of the run (one line); the game: again
 
 
 # -- the coordinator side ----------------------------------------------------------------------
@@ -131,16 +199,73 @@ class DaskExecutor(GameExecutor):
         self._cluster = None
         self._address = cluster
         self._client = self._connect(cluster)
-        # a coordinator killed before it could close its run left warm bots on the workers
-        # (until RUN_IDLE): the next run of the same results closes them now
-        self._on_workers(_close_earlier_runs)
         self._done = distributed.as_completed(loop=self._client.loop, with_results=True,
                                              raise_errors=False)
         self._games: dict[str, ScheduledGame] = {}  # future key -> game
         self._unsent: list[Outcome] = []  # games the client could not submit
+        self._queue: list[ScheduledGame] = []  # games waiting for a worker that can play them
         self._stopped_at: float | None = None
         self._closed = False
         self._slots, self._slots_read = 1, 0.0
+        self._notes: list[str] = []  # for the coordinator's progress (`notes`), once each
+        self._usable: dict[str, int] = {}  # workers that passed the probe -> their threads
+        self._refused: dict[str, str] = {}  # workers that play no game of this run -> why
+        self._refresh_workers()
+        # a coordinator killed before it could close its run left warm bots on the workers
+        # (until RUN_IDLE): the next run of the same results closes them now
+        self._on_workers(_close_earlier_runs)
+
+    def notes(self) -> list[str]:
+        notes, self._notes = self._notes, []
+        return notes
+
+    def _refuse(self, address: str, why: str) -> None:
+        """`address` plays no more game of this run: said once."""
+        if address and address not in self._refused:
+            self._refused[address] = why
+            self._notes.append(why)
+        self._usable.pop(address, None)
+
+    def _refresh_workers(self) -> None:
+        """Read the cluster's workers and probe those not seen yet (their arena's fingerprint):
+        only those whose arena is the coordinator's get games."""
+        self._slots_read = time.monotonic()
+        try:
+            threads = self._client.nthreads()
+        except Exception:  # keep the last view while the scheduler is away
+            return
+        for gone in set(self._usable) - set(threads):
+            del self._usable[gone]
+        new = [a for a in threads if a not in self._usable and a not in self._refused]
+        if new:
+            try:
+                answers = self._client.run(_probe_function(), self._check_sandbox(),
+                                           workers=new, on_error="return")
+            except Exception:  # a worker that left meanwhile: probed at the next read
+                answers = {}
+            for address, answer in answers.items():
+                if (why := self._probe_problem(address, answer)):
+                    self._refuse(address, why)
+                else:
+                    self._usable[address] = threads[address]
+        for address in self._usable:
+            self._usable[address] = threads.get(address, 1)
+        self._slots = max(1, sum(self._usable.values()))
+
+    def _check_sandbox(self) -> bool:
+        return False
+
+    def _probe_problem(self, address: str, answer: Any) -> str:
+        """Why the worker that gave `answer` to the probe cannot play ('' if it can)."""
+        if not isinstance(answer, Mapping):
+            return f"worker {address}: the arena probe failed there: {_first_line(answer)}"
+        if "error" in answer:
+            return (f"worker {address}: arena is not importable there ({answer['error']}); "
+                    "install it there (pip install -e '.[cluster]'), the same as on this "
+                    "machine; it gets no games of this run")
+        if (code := str(answer.get("code", ""))) != self.remote.code:
+            return mismatch_message(address, code, self.remote.code)
+        return ""
 
     def _connect(self, cluster: str) -> Any:
         distributed = self._distributed
@@ -162,13 +287,10 @@ class DaskExecutor(GameExecutor):
 
     @property
     def slots(self) -> int:  # type: ignore[override]
-        """The cluster's threads (one game each), read again now and then: workers come and go."""
+        """The threads of the workers that can play (one game each), read again now and then:
+        workers come and go."""
         if time.monotonic() - self._slots_read > SLOTS_EVERY and not self._closed:
-            self._slots_read = time.monotonic()
-            try:
-                self._slots = max(1, sum(self._client.nthreads().values()))
-            except Exception:  # keep the last count while the scheduler is away
-                pass
+            self._refresh_workers()
         return self._slots
 
     def change_field(self, change: FieldChange) -> dict[str, str]:
@@ -192,11 +314,23 @@ class DaskExecutor(GameExecutor):
         return refused
 
     def submit(self, game: ScheduledGame) -> None:
+        self._queue.append(game)
+        self._send()
+
+    def _send(self) -> None:
+        """Submit the queued games to the workers that can play them (none: they wait)."""
+        while self._queue and self._usable and self._stopped_at is None:
+            self._submit(self._queue.pop(0))
+
+    def _submit(self, game: ScheduledGame) -> None:
         try:
+            # loose: should every such worker be gone, another takes the game, and refuses it
+            # if its arena differs (`play_remote`)
             future = self._client.submit(
                 play_remote, game, self.remote, self._snapshots[game.first],
                 self._snapshots[game.second], pure=False,
                 key=f"arena-game-{game.game_id}-{uuid.uuid4().hex[:8]}",
+                workers=sorted(self._usable), allow_other_workers=True,
             )
         except Exception as error:  # e.g. the scheduler is gone: stop the run
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
@@ -210,6 +344,12 @@ class DaskExecutor(GameExecutor):
         if self._unsent:
             unsent, self._unsent = self._unsent, []
             return unsent
+        if self._stopped_at is not None and self._queue:  # never sent: played next run
+            queued, self._queue = self._queue, []
+            return [Outcome(game, OutcomeKind.ABORTED) for game in queued]
+        if time.monotonic() - self._slots_read > SLOTS_EVERY and not self._closed:
+            self._refresh_workers()
+        self._send()
         deadline = time.monotonic() + timeout
         while not self._done.has_ready() and time.monotonic() < deadline:
             if self._client.status in ("closing", "closed"):
@@ -220,12 +360,20 @@ class DaskExecutor(GameExecutor):
                 return self._give_up()
             with self._done.thread_condition:
                 self._done.thread_condition.wait(timeout=min(0.05, timeout))
-        return [self._outcome(future, result)
-                for future, result in self._done.next_batch(block=False)]
+        outcomes = [self._outcome(future, result)
+                    for future, result in self._done.next_batch(block=False)]
+        return [outcome for outcome in outcomes if outcome is not None]
 
-    def _outcome(self, future: Any, result: Any) -> Outcome:
+    def _outcome(self, future: Any, result: Any) -> Outcome | None:
+        """The outcome of a finished task; None for a game refused by its worker (queued again)."""
         game = self._games.pop(future.key)
         if future.status == "finished" and isinstance(result, RemoteResult):
+            code, refused = getattr(result, "code", ""), getattr(result, "refused", "")
+            if refused or code != self.remote.code:  # another arena: its game is not ours
+                address = getattr(result, "worker", "") or self._worker_of(future, result)
+                self._refuse(address, refused or mismatch_message(address, code, self.remote.code))
+                self._queue.insert(0, game)
+                return None
             self._write_logs(result.logs)
             return result.outcome
         error = future.exception() if future.status == "error" else None
@@ -238,6 +386,16 @@ class DaskExecutor(GameExecutor):
         if isinstance(error, ImportError):
             text += " (is the arena installed on every worker?)"
         return Outcome(game, OutcomeKind.ERROR, detail=f"on the cluster: {text}")
+
+    def _worker_of(self, future: Any, result: Any) -> str:
+        """The worker that ran a task whose result does not say (an older arena's)."""
+        row = getattr(getattr(result, "outcome", None), "row", None) or {}
+        if row.get("worker"):
+            return str(row["worker"])
+        try:
+            return next(iter(self._client.who_has(future).get(future.key, ())), "")
+        except Exception:
+            return ""
 
     def _write_logs(self, logs: Mapping[str, bytes]) -> None:
         for name, data in logs.items():
@@ -287,8 +445,13 @@ class DaskExecutor(GameExecutor):
             self._cluster.close(timeout=30)
 
     def _on_workers(self, function: Any, *args: Any, wait: bool = False) -> None:
+        """`function(run, *args)` on the workers that play this run (an arena function: a
+        worker that cannot import arena would fail to unpickle it, and Dask close it)."""
+        if not self._usable:
+            return
         try:
-            self._client.run(function, self.remote.run, *args, wait=wait, on_error="ignore")
+            self._client.run(function, self.remote.run, *args, wait=wait, on_error="ignore",
+                             workers=sorted(self._usable))
         except Exception:  # a worker that is gone has nothing to stop
             pass
 
@@ -467,6 +630,8 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
                 second: Snapshot) -> RemoteResult:
     """The task: one game on this worker, with its bots' snapshots; never raises for a game."""
     address, scratch = _this_worker()
+    if remote.code != code_fingerprint():  # a worker that joined with another arena
+        return _refusal(game, address, mismatch_message(address, code_fingerprint(), remote.code))
     run = _worker_run(remote, scratch)
     run.policies.update(remote.setup.policies)  # bots that joined the field since the run began
     try:
@@ -475,10 +640,11 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
                 folder = unpack(snapshot, scratch / "arena-bots")
                 run.specs[name] = remote.bots[name].localize(folder)
     except SnapshotError as error:
-        return RemoteResult(Outcome(game, OutcomeKind.ERROR, detail=f"worker {address}: {error}"))
+        return RemoteResult(Outcome(game, OutcomeKind.ERROR, detail=f"worker {address}: {error}"),
+                            code=code_fingerprint(), worker=address)
     except MissingProgram as error:
         return RemoteResult(_void(game, remote, f"worker {address} cannot start a bot: {error}",
-                                  address))
+                                  address), code=code_fingerprint(), worker=address)
     pool = run.take()
     try:
         outcome = play_scheduled(game, pool, run.stop)
@@ -486,7 +652,13 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
         run.give_back(pool)
     if outcome.row is not None:
         outcome = replace(outcome, row={**outcome.row, "worker": address})
-    return RemoteResult(outcome, _take_logs(run.log_dir, game))
+    return RemoteResult(outcome, _take_logs(run.log_dir, game), code_fingerprint(), address)
+
+
+def _refusal(game: ScheduledGame, address: str, why: str) -> RemoteResult:
+    """This worker plays no game of the run: the coordinator queues the game again elsewhere."""
+    return RemoteResult(Outcome(game, OutcomeKind.LOST, detail=why), code=code_fingerprint(),
+                        worker=address, refused=why)
 
 
 def _void(game: ScheduledGame, remote: RemoteSetup, detail: str, address: str) -> Outcome:
@@ -511,3 +683,8 @@ def _take_logs(log_dir: Path, game: ScheduledGame) -> dict[str, bytes]:
         except OSError:
             continue
     return logs
+
+
+def _first_line(error: Any) -> str:
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__

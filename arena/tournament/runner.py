@@ -422,6 +422,8 @@ class Runner:
                 self.start_watch.submitted(game)
                 executor.submit(game)
                 inflight += 1
+            for note in executor.notes():
+                progress.note(note)
             if not inflight:
                 return
             if self.stop.is_set() and not stopping:

@@ -288,7 +288,9 @@ def test_a_lost_scheduler_ends_the_run_in_one_line() -> None:
                            thread_condition=threading.Condition())
     executor = object.__new__(DaskExecutor)
     executor.__dict__.update(_client=ClosedClient(), _done=done, _unsent=[], _stopped_at=None,
-                             _games={"k1": "g1", "k2": "g2"}, _address="tcp://a:8786")
+                             _games={"k1": "g1", "k2": "g2"}, _address="tcp://a:8786",
+                             _queue=[], _usable={}, _refused={}, _notes=[], _closed=False,
+                             _slots_read=float("inf"))  # no read of the workers
     with pytest.raises(ClusterError) as caught:
         executor.results(5.0)
     message = str(caught.value)

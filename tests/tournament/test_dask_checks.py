@@ -1,0 +1,158 @@
+"""The cluster executor's checks of its workers (operator review of Dask clusters): workers that
+run another arena, cannot import it or cannot sandbox; without a Dask process (a fake client)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from arena.game import parse_variant
+from arena.referee import TimeControl
+from arena.tournament import dask_executor
+from arena.tournament.dask_executor import (
+    DaskExecutor,
+    RemoteResult,
+    RemoteSetup,
+    code_fingerprint,
+    play_remote,
+)
+from arena.tournament.executor import Outcome, OutcomeKind, WorkerSetup
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.startwatch import StartWatch
+
+GAME = ScheduledGame("g1", "p1", 0, parse_variant("classic"), "a", "b")
+
+
+class FakeClient:
+    """The client calls the executor makes: workers with their threads and probe answers."""
+
+    status = "running"
+
+    def __init__(self, answers: dict[str, Any]) -> None:
+        self.answers = answers  # address -> what the probe returns there
+        self.submitted: list[dict] = []
+        self.ran: list[tuple[Any, list[str]]] = []
+
+    def nthreads(self) -> dict[str, int]:
+        return {address: 1 for address in self.answers}
+
+    def run(self, function: Any, *args: Any, workers: list[str], **kwargs: Any) -> dict:
+        self.ran.append((function, workers))
+        if function is dask_executor._probe_function():
+            return {w: self.answers[w] for w in workers}
+        return {}
+
+    def submit(self, function: Any, game: ScheduledGame, *args: Any, **kwargs: Any) -> Any:
+        self.submitted.append({"game": game, **kwargs})
+        return SimpleNamespace(key=kwargs["key"], status="pending")
+
+
+@dataclass
+class FakeDone:
+    futures: list = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    thread_condition: threading.Condition = field(default_factory=threading.Condition)
+
+    def add(self, future: Any) -> None:
+        self.futures.append(future)
+
+    def has_ready(self) -> bool:
+        return False
+
+    def next_batch(self, block: bool = False) -> list:
+        return []
+
+
+def executor_with(answers: dict[str, Any], tmp_path: Path) -> DaskExecutor:
+    """A DaskExecutor on a fake client whose workers answer the probe with `answers`."""
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs")
+    executor = object.__new__(DaskExecutor)
+    executor.__dict__.update(
+        _client=FakeClient(answers), _done=FakeDone(), _unsent=[], _queue=[], _games={},
+        _stopped_at=None, _closed=False, _slots=1, _slots_read=0.0, _notes=[], _usable={},
+        _refused={}, _address="tcp://s:8786", remote=RemoteSetup.of("run-1", {}, setup),
+        _snapshots={"a": None, "b": None}, setup=setup)
+    executor._refresh_workers()
+    return executor
+
+
+def test_the_code_fingerprint_is_the_version_and_a_hash_of_the_package() -> None:
+    import arena
+
+    version, _, digest = code_fingerprint().partition("/")
+    assert version == arena.__version__ and len(digest) == 12
+    assert RemoteSetup.of("r", {}, WorkerSetup({}, TimeControl(), False, Path())).code \
+        == code_fingerprint()
+
+
+def test_workers_with_another_arena_or_none_are_named_once_and_get_no_game(
+        tmp_path: Path) -> None:
+    ours = code_fingerprint()
+    executor = executor_with({
+        "tcp://good:1": {"code": ours, "sandbox": ""},
+        "tcp://old:2": {"code": "0.1.0/0123456789ab", "sandbox": ""},
+        "tcp://none:3": {"error": "ModuleNotFoundError: No module named 'arena'"},
+    }, tmp_path)
+    notes = executor.notes()
+    assert notes == [
+        f"worker tcp://old:2 runs arena 0.1.0/0123456789ab, this machine arena {ours}: install "
+        "the same arena on every worker; that worker gets no games of this run",
+        "worker tcp://none:3: arena is not importable there (ModuleNotFoundError: No module "
+        "named 'arena'); install it there (pip install -e '.[cluster]'), the same as on this "
+        "machine; it gets no games of this run",
+    ]
+    assert executor.slots == 1 and set(executor._usable) == {"tcp://good:1"}
+    executor.submit(GAME)
+    assert executor._client.submitted[0]["workers"] == ["tcp://good:1"]
+    # the workers that cannot play are probed once, and never sent an arena function (a worker
+    # without arena could not unpickle one, and Dask closed it)
+    executor._on_workers(dask_executor._close_earlier_runs)
+    assert executor._client.ran[-1] == (dask_executor._close_earlier_runs, ["tcp://good:1"])
+    executor._refresh_workers()
+    assert executor.notes() == []
+
+
+def test_the_probe_travels_by_value() -> None:
+    """Pickled by value: a worker that cannot import arena can still run it and say so."""
+    import cloudpickle
+
+    data = cloudpickle.dumps(dask_executor._probe_function())
+    assert b"arena.tournament" in data  # the import inside its body, not a reference to it
+    probe = cloudpickle.loads(data)
+    assert probe(False) == {"code": code_fingerprint(), "sandbox": ""}
+
+
+def test_a_result_from_another_arena_is_not_stored_and_its_game_is_played_again(
+        tmp_path: Path) -> None:
+    """An older worker's result (no fingerprint, no start_failures): refused, not a traceback."""
+    executor = executor_with({"tcp://good:1": {"code": code_fingerprint(), "sandbox": ""}},
+                             tmp_path)
+    old = object.__new__(Outcome)  # as an older arena's pickle: no start_failures
+    old.__dict__.update(game=GAME, kind=OutcomeKind.DONE, row={"worker": "tcp://old:2"})
+    result = object.__new__(RemoteResult)
+    result.__dict__.update(outcome=old, logs={})
+    executor._games["k"] = GAME
+    assert executor._outcome(SimpleNamespace(key="k", status="finished"), result) is None
+    assert executor._queue == [GAME]
+    (note,) = executor.notes()
+    assert note.startswith("worker tcp://old:2 runs arena (an older version, no fingerprint), "
+                           f"this machine arena {code_fingerprint()}: install the same arena")
+    # and the start watch reads such an outcome without a traceback
+    assert StartWatch().admit(old) == [old]
+
+
+def test_a_worker_with_another_arena_refuses_to_play(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dask_executor, "_this_worker", lambda: ("tcp://w:9", tmp_path))
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs")
+    remote = RemoteSetup("run-x", {}, setup, code="9.9.9/ffffffffffff")
+    result = play_remote(GAME, remote, None, None)  # type: ignore[arg-type]
+    assert result.refused == (f"worker tcp://w:9 runs arena {code_fingerprint()}, this machine "
+                              "arena 9.9.9/ffffffffffff: install the same arena on every worker; "
+                              "that worker gets no games of this run")
+    assert result.worker == "tcp://w:9" and "run-x" not in dask_executor._runs
