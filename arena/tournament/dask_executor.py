@@ -210,6 +210,7 @@ class DaskExecutor(GameExecutor):
         self._notes: list[str] = []  # for the coordinator's progress (`notes`), once each
         self._usable: dict[str, int] = {}  # workers that passed the probe -> their threads
         self._refused: dict[str, str] = {}  # workers that play no game of this run -> why
+        self._waiting = False  # the operator was told that no worker can play
         self._refresh_workers()
         # a coordinator killed before it could close its run left warm bots on the workers
         # (until RUN_IDLE): the next run of the same results closes them now
@@ -318,8 +319,14 @@ class DaskExecutor(GameExecutor):
         self._send()
 
     def _send(self) -> None:
-        """Submit the queued games to the workers that can play them (none: they wait)."""
+        """Submit the queued games to the workers that can play them (none: they wait, and the
+        operator is told once, until some worker can play again)."""
+        if self._queue and not self._usable and not self._waiting:
+            self._waiting = True
+            self._notes.append(f"waiting for workers: {self._address} has none that can play "
+                               "(Ctrl-C to stop)")
         while self._queue and self._usable and self._stopped_at is None:
+            self._waiting = False
             self._submit(self._queue.pop(0))
 
     def _submit(self, game: ScheduledGame) -> None:

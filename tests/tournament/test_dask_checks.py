@@ -75,7 +75,8 @@ def executor_with(answers: dict[str, Any], tmp_path: Path) -> DaskExecutor:
     executor.__dict__.update(
         _client=FakeClient(answers), _done=FakeDone(), _unsent=[], _queue=[], _games={},
         _stopped_at=None, _closed=False, _slots=1, _slots_read=0.0, _notes=[], _usable={},
-        _refused={}, _address="tcp://s:8786", remote=RemoteSetup.of("run-1", {}, setup),
+        _refused={}, _waiting=False, _address="tcp://s:8786",
+        remote=RemoteSetup.of("run-1", {}, setup),
         _snapshots={"a": None, "b": None}, setup=setup)
     executor._refresh_workers()
     return executor
@@ -156,3 +157,23 @@ def test_a_worker_with_another_arena_refuses_to_play(tmp_path: Path,
                               "arena 9.9.9/ffffffffffff: install the same arena on every worker; "
                               "that worker gets no games of this run")
     assert result.worker == "tcp://w:9" and "run-x" not in dask_executor._runs
+
+
+def test_without_a_worker_that_can_play_the_run_says_so_once_and_waits(tmp_path: Path) -> None:
+    executor = executor_with({}, tmp_path)  # no worker has joined yet
+    executor.submit(GAME)
+    executor.submit(GAME)
+    assert executor.results(0.01) == []
+    executor._slots_read = 0.0
+    assert executor.results(0.01) == []
+    assert executor.notes() == ["waiting for workers: tcp://s:8786 has none that can play "
+                                "(Ctrl-C to stop)"]
+    assert executor._client.submitted == [] and len(executor._queue) == 2
+    executor._client.answers["tcp://new:1"] = {"code": code_fingerprint(), "sandbox": ""}
+    executor._slots_read = 0.0  # a worker joined: the games go to it
+    executor.results(0.01)
+    assert [s["workers"] for s in executor._client.submitted] == [["tcp://new:1"]] * 2
+    # a stop while games wait gives them back at once (played by the next run)
+    executor._queue.append(GAME)
+    executor._stopped_at = 0.0
+    assert [o.kind for o in executor.results(0.01)] == [OutcomeKind.ABORTED]
