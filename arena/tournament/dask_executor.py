@@ -19,6 +19,7 @@ import hashlib
 import logging
 import re
 import shutil
+import socket
 import threading
 import time
 import traceback
@@ -51,7 +52,13 @@ STOP_GRACE = 20.0  # seconds after a stop before games still out are given up (A
 SLOTS_EVERY = 2.0  # seconds between reads of the cluster's thread count
 RUN_IDLE = 300.0  # seconds after which a worker closes the warm bots of a silent run
 _LOCAL_RE = re.compile(r"^local:(\d+)$")
-_ADDRESS_RE = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+:\d+$")  # the port is required
+# [scheme://]HOST:PORT or [scheme://][IPv6]:PORT; the port is required
+_ADDRESS_RE = re.compile(r"^(?:([a-z][a-z0-9+.-]*)://)?(\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):(\d+)$")
+SCHEMES = ("tcp", "tls", "ws", "wss")  # Dask's comms across machines (not ucx, inproc)
+TLS_SETTINGS = ("distributed.comm.tls.ca-file, distributed.comm.tls.client.cert and "
+                "distributed.comm.tls.client.key (in ~/.config/dask/*.yaml, or the variables "
+                "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT, "
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY)")
 
 
 class ClusterError(RunError):
@@ -64,10 +71,16 @@ def cluster_problem(text: str) -> str:
         return "" if int(match.group(1)) >= 1 else "local:N needs at least 1 worker"
     if text == "local" or text.startswith("local:"):  # not localhost:8786, a scheduler's
         return f"{text!r} is not local:N (N worker processes on this machine)"
-    if not _ADDRESS_RE.match(text):
+    match = _ADDRESS_RE.match(text)
+    if not match:
         return f"{text!r} is not a scheduler address such as tcp://HOST:8786, nor local:N"
-    host, _, port = text.rpartition(":")
-    if "://" not in host and int(port) < 1024 and host != "localhost" and _near_local(host):
+    scheme, host, port = match.group(1), match.group(2), match.group(3)
+    if scheme is not None and scheme not in SCHEMES:
+        return (f"{text!r}: unknown address scheme {scheme!r}: a Dask scheduler is reached "
+                f"with {', '.join(s + '://' for s in SCHEMES)}")
+    if not 1 <= int(port) <= 65535:
+        return f"{text!r}: {port} is not a port number (1 to 65535)"
+    if scheme is None and int(port) < 1024 and host != "localhost" and _near_local(host):
         # `locl:2` is a host name to Dask: 30 s of trying to reach it (newcomer review); a
         # scheduler listens on a port of its own (8786), not on a worker count
         return (f"{text!r}: did you mean local:{port} ({port} worker processes on this machine)? "
@@ -138,8 +151,115 @@ def _probe_function() -> Any:
     return namespace["arena_worker_probe"]
 
 
-def cluster_executor_factory(cluster: str) -> ExecutorFactory:
-    return partial(DaskExecutor, cluster=cluster)
+def tls_problem(address: str) -> str:
+    """'' unless `address` is tls:// or wss:// and Dask has no TLS settings to connect with."""
+    if not address.startswith(("tls://", "wss://")):
+        return ""
+    from distributed.security import Security
+
+    try:
+        context = Security().get_connection_args("client").get("ssl_context")
+    except Exception as error:  # a certificate file that cannot be read, say
+        return f"{address}: Dask's TLS settings do not work: {_first_line(error)}"
+    if context is None:
+        return f"{address.partition(':')[0]}:// needs Dask's TLS settings: {TLS_SETTINGS}"
+    return ""
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    match = _ADDRESS_RE.match(address)
+    assert match is not None
+    return match.group(2).strip("[]"), int(match.group(3))
+
+
+class _Connecting:
+    """A `distributed.Client` made in a thread of its own: its constructor blocks (a service
+    that accepts the connection and never answers Dask's handshake held it for ever, deaf to
+    Ctrl-C), so the caller waits in short steps and may leave it behind."""
+
+    def __init__(self, distributed: Any, address: str, timeout: float) -> None:
+        self.distributed, self.address, self.timeout = distributed, address, timeout
+        self.client: Any = None
+        self.error: BaseException | None = None
+        self.reached = False  # something accepted a TCP connection at the address
+        self.abandoned = False
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        threading.Thread(target=self._run, name="arena-dask-connect", daemon=True).start()
+
+    def _run(self) -> None:
+        client = None
+        try:
+            # a refused connection, a name that does not resolve: at once (Dask tries for `timeout`)
+            socket.create_connection(_host_port(self.address), timeout=self.timeout).close()
+            self.reached = True
+            client = object.__new__(self.distributed.Client)  # kept, to be closed on a failure
+            client.__init__(self.address, timeout=self.timeout, set_as_default=False)
+        except BaseException as error:  # said in one line by the caller
+            self.error = error
+            _discard(client)
+            client = None
+        with self.lock:
+            self.client = client
+            self.done.set()
+            abandoned = self.abandoned
+        if abandoned:
+            _discard(client)
+
+    def abandon(self) -> None:
+        with self.lock:
+            self.abandoned = True
+            client = self.client
+        _discard(client)
+
+
+def _discard(client: Any) -> None:
+    """Close a client that failed or is not wanted, quickly: a half-made one left to its
+    __del__ closed for 60 s, then printed a traceback."""
+    if client is None:
+        return
+    try:
+        client.close(timeout=2)
+    except BaseException:  # whatever state it is in, it is dropped
+        pass
+    client.__dict__["_Client__loop"] = None  # its __del__: nothing more to close
+
+
+def connect(distributed: Any, address: str, stop: threading.Event | None = None,
+            timeout: float | None = None) -> Any:
+    """A client of the scheduler at `address`, or ClusterError (one line) within `timeout`
+    seconds (CONNECT_TIMEOUT) and a few; a `stop` set meanwhile (Ctrl-C) ends the wait."""
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+    if problem := tls_problem(address):
+        raise ClusterError(problem)
+    attempt = _Connecting(distributed, address, timeout)
+    deadline = time.monotonic() + timeout + min(5.0, timeout / 2)  # Dask's own, then ours
+    while not attempt.done.wait(0.1):
+        if stop is not None and stop.is_set():
+            attempt.abandon()
+            raise ClusterError(f"stopped while connecting to the Dask scheduler {address}")
+        if time.monotonic() > deadline:
+            attempt.abandon()
+            raise ClusterError(f"{address} answers, but not as a Dask scheduler (no Dask "
+                               f"handshake in {timeout:g} s)")
+    if attempt.error is None:
+        return attempt.client
+    error = attempt.error
+    if isinstance(error, socket.gaierror):
+        why = f"cannot resolve {_host_port(address)[0]!r}"
+    elif isinstance(error, ConnectionRefusedError):
+        why = "connection refused (is the scheduler running, on that port?)"
+    elif attempt.reached and isinstance(error, (TimeoutError, OSError)):
+        raise ClusterError(f"{address} answers, but not as a Dask scheduler "
+                           f"({_first_line(error)})")
+    else:
+        why = _first_line(error)
+    raise ClusterError(f"cannot reach the Dask cluster {address}: {why}")
+
+
+def cluster_executor_factory(cluster: str, stop: threading.Event | None = None
+                             ) -> ExecutorFactory:
+    return partial(DaskExecutor, cluster=cluster, stop=stop)
 
 
 def _import_distributed() -> Any:
@@ -184,7 +304,8 @@ class RemoteResult:
 # -- the coordinator side ----------------------------------------------------------------------
 class DaskExecutor(GameExecutor):
     # `workers` (the file's concurrency) is not used: the cluster's threads decide (`slots`)
-    def __init__(self, setup: WorkerSetup, workers: int = 1, *, cluster: str) -> None:
+    def __init__(self, setup: WorkerSetup, workers: int = 1, *, cluster: str,
+                 stop: threading.Event | None = None) -> None:
         distributed = _import_distributed()
         self._distributed = distributed
         self.setup = setup
@@ -198,7 +319,7 @@ class DaskExecutor(GameExecutor):
         self.remote = RemoteSetup.of(run_token(setup.log_dir), bots, setup)
         self._cluster = None
         self._address = cluster
-        self._client = self._connect(cluster)
+        self._client = self._connect(cluster, stop)
         self._done = distributed.as_completed(loop=self._client.loop, with_results=True,
                                              raise_errors=False)
         self._games: dict[str, ScheduledGame] = {}  # future key -> game
@@ -268,7 +389,7 @@ class DaskExecutor(GameExecutor):
             return mismatch_message(address, code, self.remote.code)
         return ""
 
-    def _connect(self, cluster: str) -> Any:
+    def _connect(self, cluster: str, stop: threading.Event | None) -> Any:
         distributed = self._distributed
         problem = cluster_problem(cluster)
         if problem:
@@ -279,12 +400,12 @@ class DaskExecutor(GameExecutor):
                     n_workers=int(match.group(1)), threads_per_worker=1, processes=True,
                     host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
                 return distributed.Client(self._cluster, set_as_default=False)
-            return distributed.Client(cluster, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:  # ValueError: a malformed address
             if self._cluster is not None:
                 self._cluster.close()
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ClusterError(f"cannot reach the Dask cluster {cluster}: {first}") from None
+        return connect(distributed, cluster, stop)
 
     @property
     def slots(self) -> int:  # type: ignore[override]

@@ -3,7 +3,10 @@ run another arena, cannot import it or cannot sandbox; without a Dask process (a
 
 from __future__ import annotations
 
+import socket
 import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,11 +18,14 @@ from arena.game import parse_variant
 from arena.referee import TimeControl
 from arena.tournament import dask_executor
 from arena.tournament.dask_executor import (
+    ClusterError,
     DaskExecutor,
     RemoteResult,
     RemoteSetup,
     code_fingerprint,
+    connect,
     play_remote,
+    tls_problem,
 )
 from arena.tournament.executor import Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
@@ -177,3 +183,62 @@ def test_without_a_worker_that_can_play_the_run_says_so_once_and_waits(tmp_path:
     executor._queue.append(GAME)
     executor._stopped_at = 0.0
     assert [o.kind for o in executor.results(0.01)] == [OutcomeKind.ABORTED]
+
+
+# -- reaching the scheduler ----------------------------------------------------------------------
+distributed = pytest.importorskip("distributed")
+
+
+def test_tls_without_dask_tls_settings_names_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(__import__("os").environ):
+        if name.startswith("DASK_DISTRIBUTED__COMM__TLS"):
+            monkeypatch.delenv(name)
+    with pytest.raises(ClusterError) as caught:
+        connect(distributed, "tls://127.0.0.1:1")
+    assert str(caught.value).startswith("tls:// needs Dask's TLS settings: "
+                                        "distributed.comm.tls.ca-file, ")
+    assert "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT" in str(caught.value)
+    assert tls_problem("tcp://127.0.0.1:1") == ""
+
+
+def test_a_refused_connection_is_said_at_once() -> None:
+    with socket.socket() as free:  # a port nobody listens on
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    started = time.monotonic()
+    with pytest.raises(ClusterError, match=r"^cannot reach the Dask cluster tcp://127\.0\.0\.1:"
+                                           r"\d+: connection refused"):
+        connect(distributed, f"tcp://127.0.0.1:{port}", timeout=20)
+    assert time.monotonic() - started < 5
+
+
+@pytest.fixture
+def silent_service() -> Iterator[str]:
+    """A TCP service that accepts connections and never answers (an HTTP server, to Dask)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    thread = threading.Thread(target=lambda: accepted.append(server.accept()[0]), daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        for conn in accepted:
+            conn.close()
+
+
+def test_a_service_that_is_not_a_scheduler_is_said_in_one_line(silent_service: str) -> None:
+    started = time.monotonic()
+    with pytest.raises(ClusterError) as caught:
+        connect(distributed, silent_service, timeout=1)
+    assert str(caught.value).startswith(f"{silent_service} answers, but not as a Dask scheduler")
+    assert time.monotonic() - started < 10  # it had waited for ever
+
+
+def test_a_stop_ends_the_wait_for_the_scheduler(silent_service: str) -> None:
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    started = time.monotonic()
+    with pytest.raises(ClusterError, match="stopped while connecting"):
+        connect(distributed, silent_service, stop=stop, timeout=30)
+    assert time.monotonic() - started < 3

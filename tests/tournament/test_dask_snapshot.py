@@ -129,6 +129,11 @@ def test_a_program_missing_on_the_worker_is_named(tmp_path: Path) -> None:
     ("localhost:8786", ""), ("tcp://localhost:8786", ""), ("local1:8786", ""),
     # a misspelt local:N is a host name to Dask: 30 s of trying to reach it (newcomer review)
     ("locl:2", "did you mean local:2"), ("lcoal:4", "did you mean local:4"),
+    # Dask's schemes across machines, and IPv6 (operator review of Dask); others at once
+    ("ws://h:8786", ""), ("wss://h:8786", ""), ("tcp://[::1]:8786", ""), ("[fe80::1]:8786", ""),
+    ("ucx://h:8786", "unknown address scheme 'ucx'"), ("inproc://x:1", "scheme 'inproc'"),
+    ("http://h:8788", "scheme 'http'"), ("tcp://h:99999", "99999 is not a port number"),
+    ("tcp://h:0", "is not a port number"), ("tcp://[::1:8786", "not a scheduler address"),
 ])
 def test_cluster_addresses(text: str, problem: str) -> None:
     assert (problem in cluster_problem(text)) and bool(cluster_problem(text)) == bool(problem)
