@@ -405,6 +405,8 @@ class DaskExecutor(GameExecutor):
                 self._cluster.close()
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ClusterError(f"cannot reach the Dask cluster {cluster}: {first}") from None
+        # its raw "Failed to reconnect to scheduler" line: the run says it in one of its own
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         return connect(distributed, cluster, stop)
 
     @property
@@ -446,7 +448,10 @@ class DaskExecutor(GameExecutor):
             self._waiting = True
             self._notes.append(f"waiting for workers: {self._address} has none that can play "
                                "(Ctrl-C to stop)")
-        while self._queue and self._usable and self._stopped_at is None:
+        # not while the client reconnects: a game sent then came back cancelled a second time
+        # (a second "will be played again" note for the same loss)
+        while (self._queue and self._usable and self._stopped_at is None
+               and self._client.status == "running"):
             self._waiting = False
             self._submit(self._queue.pop(0))
 

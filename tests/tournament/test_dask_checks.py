@@ -242,3 +242,16 @@ def test_a_stop_ends_the_wait_for_the_scheduler(silent_service: str) -> None:
     with pytest.raises(ClusterError, match="stopped while connecting"):
         connect(distributed, silent_service, stop=stop, timeout=30)
     assert time.monotonic() - started < 3
+
+
+def test_games_wait_while_the_client_reconnects(tmp_path: Path) -> None:
+    """A lost scheduler: games given back are not sent to a client that is reconnecting (they
+    came back cancelled again, each noted twice)."""
+    executor = executor_with({"tcp://good:1": {"code": code_fingerprint(), "sandbox": ""}},
+                             tmp_path)
+    executor._client.status = "connecting"
+    executor.submit(GAME)
+    assert executor.results(0.01) == [] and executor._client.submitted == []
+    executor._client.status = "running"
+    executor.results(0.01)
+    assert len(executor._client.submitted) == 1 and executor._queue == []
