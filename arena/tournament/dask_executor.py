@@ -675,10 +675,24 @@ def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
             run = _runs[remote.run] = _WorkerRun(remote, scratch)
             if remote.run in _stopped:
                 run.stop.set()
+            _sweep_cgroups()
         if _reaper is None:
             _reaper = threading.Thread(target=_reap_forever, name="arena-reaper", daemon=True)
             _reaper.start()
     return run
+
+
+def _sweep_cgroups() -> None:
+    """As a run starts here: remove the bot cgroups of arena processes that are gone (a worker
+    of this machine killed mid-game left them; a worker that lives on swept only once, at its
+    first probe)."""
+    from arena import cgroup
+
+    try:
+        cgroup.probe()  # the first probe sweeps too
+        cgroup.sweep_stale()
+    except Exception:  # a convenience: never a reason not to play
+        pass
 
 
 def run_token(log_dir: Path) -> str:

@@ -255,3 +255,19 @@ def test_games_wait_while_the_client_reconnects(tmp_path: Path) -> None:
     executor._client.status = "running"
     executor.results(0.01)
     assert len(executor._client.submitted) == 1 and executor._queue == []
+
+
+def test_a_run_starting_on_a_worker_sweeps_stale_cgroups(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cgroups left by a killed sibling worker go when a run starts here, not at a restart."""
+    import asyncio
+
+    from arena import cgroup
+
+    sweeps: list[int] = []
+    monkeypatch.setattr(cgroup, "sweep_stale", lambda: sweeps.append(1))
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs")
+    for _ in range(2):  # the same run: once
+        dask_executor._worker_run(RemoteSetup.of("sweep-run", {}, setup), tmp_path)
+    assert sweeps == [1]
+    asyncio.run(dask_executor._close_run("sweep-run"))
