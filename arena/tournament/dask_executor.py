@@ -14,9 +14,12 @@ Dask is an optional extra: this module imports it only when an executor is made.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import re
 import shutil
+import socket
 import threading
 import time
 import traceback
@@ -27,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import arena
 from arena.clock import utc_now_iso
 from arena.referee import GameRecord, log_file_name
 from arena.tournament.executor import FieldChange, GameExecutor, Outcome, OutcomeKind, WorkerSetup
@@ -48,7 +52,13 @@ STOP_GRACE = 20.0  # seconds after a stop before games still out are given up (A
 SLOTS_EVERY = 2.0  # seconds between reads of the cluster's thread count
 RUN_IDLE = 300.0  # seconds after which a worker closes the warm bots of a silent run
 _LOCAL_RE = re.compile(r"^local:(\d+)$")
-_ADDRESS_RE = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+:\d+$")  # the port is required
+# [scheme://]HOST:PORT or [scheme://][IPv6]:PORT; the port is required
+_ADDRESS_RE = re.compile(r"^(?:([a-z][a-z0-9+.-]*)://)?(\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):(\d+)$")
+SCHEMES = ("tcp", "tls", "ws", "wss")  # Dask's comms across machines (not ucx, inproc)
+TLS_SETTINGS = ("distributed.comm.tls.ca-file, distributed.comm.tls.client.cert and "
+                "distributed.comm.tls.client.key (in ~/.config/dask/*.yaml, or the variables "
+                "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT, "
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY)")
 
 
 class ClusterError(RunError):
@@ -61,10 +71,16 @@ def cluster_problem(text: str) -> str:
         return "" if int(match.group(1)) >= 1 else "local:N needs at least 1 worker"
     if text == "local" or text.startswith("local:"):  # not localhost:8786, a scheduler's
         return f"{text!r} is not local:N (N worker processes on this machine)"
-    if not _ADDRESS_RE.match(text):
+    match = _ADDRESS_RE.match(text)
+    if not match:
         return f"{text!r} is not a scheduler address such as tcp://HOST:8786, nor local:N"
-    host, _, port = text.rpartition(":")
-    if "://" not in host and int(port) < 1024 and host != "localhost" and _near_local(host):
+    scheme, host, port = match.group(1), match.group(2), match.group(3)
+    if scheme is not None and scheme not in SCHEMES:
+        return (f"{text!r}: unknown address scheme {scheme!r}: a Dask scheduler is reached "
+                f"with {', '.join(s + '://' for s in SCHEMES)}")
+    if not 1 <= int(port) <= 65535:
+        return f"{text!r}: {port} is not a port number (1 to 65535)"
+    if scheme is None and int(port) < 1024 and host != "localhost" and _near_local(host):
         # `locl:2` is a host name to Dask: 30 s of trying to reach it (newcomer review); a
         # scheduler listens on a port of its own (8786), not on a worker count
         return (f"{text!r}: did you mean local:{port} ({port} worker processes on this machine)? "
@@ -78,8 +94,172 @@ def _near_local(host: str) -> bool:
     return closest(host.lower(), ["local"]) is not None
 
 
-def cluster_executor_factory(cluster: str) -> ExecutorFactory:
-    return partial(DaskExecutor, cluster=cluster)
+@functools.cache
+def code_fingerprint() -> str:
+    """This process's arena: its version and a hash of the package's .py files (read once per
+    process). A worker whose fingerprint differs from the coordinator's plays nothing: its
+    referee, time control or sandbox may differ, and its games would be stored as ours."""
+    root = Path(arena.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"?"
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + data + b"\0")
+    return f"{arena.__version__}/{digest.hexdigest()[:12]}"
+
+
+def mismatch_message(address: str, theirs: str, ours: str) -> str:
+    """The one line for a worker that runs another arena than the coordinator."""
+    return (f"worker {address} runs arena {theirs or '(an older version, no fingerprint)'}, "
+            f"this machine arena {ours}: install the same arena on every worker; "
+            "that worker gets no games of this run")
+
+
+def worker_status(check_sandbox: bool = False) -> dict[str, str]:
+    """What the coordinator's probe learns of this worker (`_probe_function` calls it)."""
+    status = {"code": code_fingerprint(), "sandbox": ""}
+    if check_sandbox:
+        from arena.sandbox import probe
+
+        if not (result := probe()).available:
+            status["sandbox"] = result.reason
+    return status
+
+
+# The probe travels by value (defined outside any importable module), so that a worker that
+# cannot import arena unpickles it and says so, rather than fail on an arena function and be
+# closed by Dask (the coordinator's first call had shut such workers down).
+_PROBE_SOURCE = """
+def arena_worker_probe(check_sandbox):
+    try:
+        from arena.tournament.dask_executor import worker_status
+    except BaseException as error:
+        return {"error": type(error).__name__ + ": " + str(error)}
+    try:
+        return worker_status(check_sandbox)
+    except TypeError:  # an arena from before the sandbox check
+        return worker_status()
+"""
+
+
+@functools.cache
+def _probe_function() -> Any:
+    namespace: dict[str, Any] = {"__name__": "arena_probe_by_value"}
+    exec(_PROBE_SOURCE, namespace)  # a constant: the function is pickled by value
+    return namespace["arena_worker_probe"]
+
+
+def tls_problem(address: str) -> str:
+    """'' unless `address` is tls:// or wss:// and Dask has no TLS settings to connect with."""
+    if not address.startswith(("tls://", "wss://")):
+        return ""
+    from distributed.security import Security
+
+    try:
+        context = Security().get_connection_args("client").get("ssl_context")
+    except Exception as error:  # a certificate file that cannot be read, say
+        return f"{address}: Dask's TLS settings do not work: {_first_line(error)}"
+    if context is None:
+        return f"{address.partition(':')[0]}:// needs Dask's TLS settings: {TLS_SETTINGS}"
+    return ""
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    match = _ADDRESS_RE.match(address)
+    assert match is not None
+    return match.group(2).strip("[]"), int(match.group(3))
+
+
+class _Connecting:
+    """A `distributed.Client` made in a thread of its own: its constructor blocks (a service
+    that accepts the connection and never answers Dask's handshake held it for ever, deaf to
+    Ctrl-C), so the caller waits in short steps and may leave it behind."""
+
+    def __init__(self, distributed: Any, address: str, timeout: float) -> None:
+        self.distributed, self.address, self.timeout = distributed, address, timeout
+        self.client: Any = None
+        self.error: BaseException | None = None
+        self.reached = False  # something accepted a TCP connection at the address
+        self.abandoned = False
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        threading.Thread(target=self._run, name="arena-dask-connect", daemon=True).start()
+
+    def _run(self) -> None:
+        client = None
+        try:
+            # a refused connection, a name that does not resolve: at once (Dask tries for `timeout`)
+            socket.create_connection(_host_port(self.address), timeout=self.timeout).close()
+            self.reached = True
+            client = object.__new__(self.distributed.Client)  # kept, to be closed on a failure
+            client.__init__(self.address, timeout=self.timeout, set_as_default=False)
+        except BaseException as error:  # said in one line by the caller
+            self.error = error
+            _discard(client)
+            client = None
+        with self.lock:
+            self.client = client
+            self.done.set()
+            abandoned = self.abandoned
+        if abandoned:
+            _discard(client)
+
+    def abandon(self) -> None:
+        with self.lock:
+            self.abandoned = True
+            client = self.client
+        _discard(client)
+
+
+def _discard(client: Any) -> None:
+    """Close a client that failed or is not wanted, quickly: a half-made one left to its
+    __del__ closed for 60 s, then printed a traceback."""
+    if client is None:
+        return
+    try:
+        client.close(timeout=2)
+    except BaseException:  # whatever state it is in, it is dropped
+        pass
+    client.__dict__["_Client__loop"] = None  # its __del__: nothing more to close
+
+
+def connect(distributed: Any, address: str, stop: threading.Event | None = None,
+            timeout: float | None = None) -> Any:
+    """A client of the scheduler at `address`, or ClusterError (one line) within `timeout`
+    seconds (CONNECT_TIMEOUT) and a few; a `stop` set meanwhile (Ctrl-C) ends the wait."""
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+    if problem := tls_problem(address):
+        raise ClusterError(problem)
+    attempt = _Connecting(distributed, address, timeout)
+    deadline = time.monotonic() + timeout + min(5.0, timeout / 2)  # Dask's own, then ours
+    while not attempt.done.wait(0.1):
+        if stop is not None and stop.is_set():
+            attempt.abandon()
+            raise ClusterError(f"stopped while connecting to the Dask scheduler {address}")
+        if time.monotonic() > deadline:
+            attempt.abandon()
+            raise ClusterError(f"{address} answers, but not as a Dask scheduler (no Dask "
+                               f"handshake in {timeout:g} s)")
+    if attempt.error is None:
+        return attempt.client
+    error = attempt.error
+    if isinstance(error, socket.gaierror):
+        why = f"cannot resolve {_host_port(address)[0]!r}"
+    elif isinstance(error, ConnectionRefusedError):
+        why = "connection refused (is the scheduler running, on that port?)"
+    elif attempt.reached and isinstance(error, (TimeoutError, OSError)):
+        raise ClusterError(f"{address} answers, but not as a Dask scheduler "
+                           f"({_first_line(error)})")
+    else:
+        why = _first_line(error)
+    raise ClusterError(f"cannot reach the Dask cluster {address}: {why}")
+
+
+def cluster_executor_factory(cluster: str, stop: threading.Event | None = None
+                             ) -> ExecutorFactory:
+    return partial(DaskExecutor, cluster=cluster, stop=stop)
 
 
 def _import_distributed() -> Any:
@@ -100,23 +280,32 @@ class RemoteSetup:
     run: str  # this run's token: a worker's players and stop flag belong to one run
     bots: Mapping[str, PortableBot]  # display name -> bot
     setup: WorkerSetup  # with no specs and no log folder
+    code: str = ""  # the coordinator's `code_fingerprint()`: a worker with another plays nothing
 
     @classmethod
     def of(cls, run: str, bots: Mapping[str, PortableBot], setup: WorkerSetup) -> RemoteSetup:
         # no stamps: the coordinator's paths mean nothing there, and snapshots cannot change
-        return cls(run, dict(bots), replace(setup, specs={}, log_dir=Path(), stamps={}))
+        return cls(run, dict(bots), replace(setup, specs={}, log_dir=Path(), stamps={}),
+                   code_fingerprint())
 
 
 @dataclass(frozen=True)
 class RemoteResult:
+    """A task's answer. Results pickled by another arena version may lack the later fields:
+    the coordinator reads them with getattr (their defaults are class attributes too)."""
+
     outcome: Outcome
     logs: Mapping[str, bytes] = field(default_factory=dict)  # file name -> a bot's stderr
+    code: str = ""  # the worker's code_fingerprint()
+    worker: str = ""  # its address
+    refused: str = ""  # why this worker plays no game of the run (one line); the game: again
 
 
 # -- the coordinator side ----------------------------------------------------------------------
 class DaskExecutor(GameExecutor):
     # `workers` (the file's concurrency) is not used: the cluster's threads decide (`slots`)
-    def __init__(self, setup: WorkerSetup, workers: int = 1, *, cluster: str) -> None:
+    def __init__(self, setup: WorkerSetup, workers: int = 1, *, cluster: str,
+                 stop: threading.Event | None = None) -> None:
         distributed = _import_distributed()
         self._distributed = distributed
         self.setup = setup
@@ -130,19 +319,77 @@ class DaskExecutor(GameExecutor):
         self.remote = RemoteSetup.of(run_token(setup.log_dir), bots, setup)
         self._cluster = None
         self._address = cluster
-        self._client = self._connect(cluster)
-        # a coordinator killed before it could close its run left warm bots on the workers
-        # (until RUN_IDLE): the next run of the same results closes them now
-        self._on_workers(_close_earlier_runs)
+        self._client = self._connect(cluster, stop)
         self._done = distributed.as_completed(loop=self._client.loop, with_results=True,
                                              raise_errors=False)
         self._games: dict[str, ScheduledGame] = {}  # future key -> game
         self._unsent: list[Outcome] = []  # games the client could not submit
+        self._queue: list[ScheduledGame] = []  # games waiting for a worker that can play them
         self._stopped_at: float | None = None
         self._closed = False
         self._slots, self._slots_read = 1, 0.0
+        self._notes: list[str] = []  # for the coordinator's progress (`notes`), once each
+        self._usable: dict[str, int] = {}  # workers that passed the probe -> their threads
+        self._refused: dict[str, str] = {}  # workers that play no game of this run -> why
+        self._waiting = False  # the operator was told that no worker can play
+        self._refresh_workers()
+        # a coordinator killed before it could close its run left warm bots on the workers
+        # (until RUN_IDLE): the next run of the same results closes them now
+        self._on_workers(_close_earlier_runs)
 
-    def _connect(self, cluster: str) -> Any:
+    def notes(self) -> list[str]:
+        notes, self._notes = self._notes, []
+        return notes
+
+    def _refuse(self, address: str, why: str) -> None:
+        """`address` plays no more game of this run: said once."""
+        if address and address not in self._refused:
+            self._refused[address] = why
+            self._notes.append(why)
+        self._usable.pop(address, None)
+
+    def _refresh_workers(self) -> None:
+        """Read the cluster's workers and probe those not seen yet (their arena's fingerprint):
+        only those whose arena is the coordinator's get games."""
+        self._slots_read = time.monotonic()
+        try:
+            threads = self._client.nthreads()
+        except Exception:  # keep the last view while the scheduler is away
+            return
+        for gone in set(self._usable) - set(threads):
+            del self._usable[gone]
+        new = [a for a in threads if a not in self._usable and a not in self._refused]
+        if new:
+            try:
+                answers = self._client.run(_probe_function(), self._check_sandbox(),
+                                           workers=new, on_error="return")
+            except Exception:  # a worker that left meanwhile: probed at the next read
+                answers = {}
+            for address, answer in answers.items():
+                if (why := self._probe_problem(address, answer)):
+                    self._refuse(address, why)
+                else:
+                    self._usable[address] = threads[address]
+        for address in self._usable:
+            self._usable[address] = threads.get(address, 1)
+        self._slots = max(1, sum(self._usable.values()))
+
+    def _check_sandbox(self) -> bool:
+        return False
+
+    def _probe_problem(self, address: str, answer: Any) -> str:
+        """Why the worker that gave `answer` to the probe cannot play ('' if it can)."""
+        if not isinstance(answer, Mapping):
+            return f"worker {address}: the arena probe failed there: {_first_line(answer)}"
+        if "error" in answer:
+            return (f"worker {address}: arena is not importable there ({answer['error']}); "
+                    "install it there (pip install -e '.[cluster]'), the same as on this "
+                    "machine; it gets no games of this run")
+        if (code := str(answer.get("code", ""))) != self.remote.code:
+            return mismatch_message(address, code, self.remote.code)
+        return ""
+
+    def _connect(self, cluster: str, stop: threading.Event | None) -> Any:
         distributed = self._distributed
         problem = cluster_problem(cluster)
         if problem:
@@ -153,22 +400,21 @@ class DaskExecutor(GameExecutor):
                     n_workers=int(match.group(1)), threads_per_worker=1, processes=True,
                     host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
                 return distributed.Client(self._cluster, set_as_default=False)
-            return distributed.Client(cluster, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:  # ValueError: a malformed address
             if self._cluster is not None:
                 self._cluster.close()
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ClusterError(f"cannot reach the Dask cluster {cluster}: {first}") from None
+        # its raw "Failed to reconnect to scheduler" line: the run says it in one of its own
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        return connect(distributed, cluster, stop)
 
     @property
     def slots(self) -> int:  # type: ignore[override]
-        """The cluster's threads (one game each), read again now and then: workers come and go."""
+        """The threads of the workers that can play (one game each), read again now and then:
+        workers come and go."""
         if time.monotonic() - self._slots_read > SLOTS_EVERY and not self._closed:
-            self._slots_read = time.monotonic()
-            try:
-                self._slots = max(1, sum(self._client.nthreads().values()))
-            except Exception:  # keep the last count while the scheduler is away
-                pass
+            self._refresh_workers()
         return self._slots
 
     def change_field(self, change: FieldChange) -> dict[str, str]:
@@ -192,11 +438,32 @@ class DaskExecutor(GameExecutor):
         return refused
 
     def submit(self, game: ScheduledGame) -> None:
+        self._queue.append(game)
+        self._send()
+
+    def _send(self) -> None:
+        """Submit the queued games to the workers that can play them (none: they wait, and the
+        operator is told once, until some worker can play again)."""
+        if self._queue and not self._usable and not self._waiting:
+            self._waiting = True
+            self._notes.append(f"waiting for workers: {self._address} has none that can play "
+                               "(Ctrl-C to stop)")
+        # not while the client reconnects: a game sent then came back cancelled a second time
+        # (a second "will be played again" note for the same loss)
+        while (self._queue and self._usable and self._stopped_at is None
+               and self._client.status == "running"):
+            self._waiting = False
+            self._submit(self._queue.pop(0))
+
+    def _submit(self, game: ScheduledGame) -> None:
         try:
+            # loose: should every such worker be gone, another takes the game, and refuses it
+            # if its arena differs (`play_remote`)
             future = self._client.submit(
                 play_remote, game, self.remote, self._snapshots[game.first],
                 self._snapshots[game.second], pure=False,
                 key=f"arena-game-{game.game_id}-{uuid.uuid4().hex[:8]}",
+                workers=sorted(self._usable), allow_other_workers=True,
             )
         except Exception as error:  # e.g. the scheduler is gone: stop the run
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
@@ -210,6 +477,12 @@ class DaskExecutor(GameExecutor):
         if self._unsent:
             unsent, self._unsent = self._unsent, []
             return unsent
+        if self._stopped_at is not None and self._queue:  # never sent: played next run
+            queued, self._queue = self._queue, []
+            return [Outcome(game, OutcomeKind.ABORTED) for game in queued]
+        if time.monotonic() - self._slots_read > SLOTS_EVERY and not self._closed:
+            self._refresh_workers()
+        self._send()
         deadline = time.monotonic() + timeout
         while not self._done.has_ready() and time.monotonic() < deadline:
             if self._client.status in ("closing", "closed"):
@@ -220,12 +493,20 @@ class DaskExecutor(GameExecutor):
                 return self._give_up()
             with self._done.thread_condition:
                 self._done.thread_condition.wait(timeout=min(0.05, timeout))
-        return [self._outcome(future, result)
-                for future, result in self._done.next_batch(block=False)]
+        outcomes = [self._outcome(future, result)
+                    for future, result in self._done.next_batch(block=False)]
+        return [outcome for outcome in outcomes if outcome is not None]
 
-    def _outcome(self, future: Any, result: Any) -> Outcome:
+    def _outcome(self, future: Any, result: Any) -> Outcome | None:
+        """The outcome of a finished task; None for a game refused by its worker (queued again)."""
         game = self._games.pop(future.key)
         if future.status == "finished" and isinstance(result, RemoteResult):
+            code, refused = getattr(result, "code", ""), getattr(result, "refused", "")
+            if refused or code != self.remote.code:  # another arena: its game is not ours
+                address = getattr(result, "worker", "") or self._worker_of(future, result)
+                self._refuse(address, refused or mismatch_message(address, code, self.remote.code))
+                self._queue.insert(0, game)
+                return None
             self._write_logs(result.logs)
             return result.outcome
         error = future.exception() if future.status == "error" else None
@@ -238,6 +519,16 @@ class DaskExecutor(GameExecutor):
         if isinstance(error, ImportError):
             text += " (is the arena installed on every worker?)"
         return Outcome(game, OutcomeKind.ERROR, detail=f"on the cluster: {text}")
+
+    def _worker_of(self, future: Any, result: Any) -> str:
+        """The worker that ran a task whose result does not say (an older arena's)."""
+        row = getattr(getattr(result, "outcome", None), "row", None) or {}
+        if row.get("worker"):
+            return str(row["worker"])
+        try:
+            return next(iter(self._client.who_has(future).get(future.key, ())), "")
+        except Exception:
+            return ""
 
     def _write_logs(self, logs: Mapping[str, bytes]) -> None:
         for name, data in logs.items():
@@ -287,8 +578,13 @@ class DaskExecutor(GameExecutor):
             self._cluster.close(timeout=30)
 
     def _on_workers(self, function: Any, *args: Any, wait: bool = False) -> None:
+        """`function(run, *args)` on the workers that play this run (an arena function: a
+        worker that cannot import arena would fail to unpickle it, and Dask close it)."""
+        if not self._usable:
+            return
         try:
-            self._client.run(function, self.remote.run, *args, wait=wait, on_error="ignore")
+            self._client.run(function, self.remote.run, *args, wait=wait, on_error="ignore",
+                             workers=sorted(self._usable))
         except Exception:  # a worker that is gone has nothing to stop
             pass
 
@@ -379,10 +675,24 @@ def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
             run = _runs[remote.run] = _WorkerRun(remote, scratch)
             if remote.run in _stopped:
                 run.stop.set()
+            _sweep_cgroups()
         if _reaper is None:
             _reaper = threading.Thread(target=_reap_forever, name="arena-reaper", daemon=True)
             _reaper.start()
     return run
+
+
+def _sweep_cgroups() -> None:
+    """As a run starts here: remove the bot cgroups of arena processes that are gone (a worker
+    of this machine killed mid-game left them; a worker that lives on swept only once, at its
+    first probe)."""
+    from arena import cgroup
+
+    try:
+        cgroup.probe()  # the first probe sweeps too
+        cgroup.sweep_stale()
+    except Exception:  # a convenience: never a reason not to play
+        pass
 
 
 def run_token(log_dir: Path) -> str:
@@ -467,6 +777,8 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
                 second: Snapshot) -> RemoteResult:
     """The task: one game on this worker, with its bots' snapshots; never raises for a game."""
     address, scratch = _this_worker()
+    if remote.code != code_fingerprint():  # a worker that joined with another arena
+        return _refusal(game, address, mismatch_message(address, code_fingerprint(), remote.code))
     run = _worker_run(remote, scratch)
     run.policies.update(remote.setup.policies)  # bots that joined the field since the run began
     try:
@@ -475,10 +787,11 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
                 folder = unpack(snapshot, scratch / "arena-bots")
                 run.specs[name] = remote.bots[name].localize(folder)
     except SnapshotError as error:
-        return RemoteResult(Outcome(game, OutcomeKind.ERROR, detail=f"worker {address}: {error}"))
+        return RemoteResult(Outcome(game, OutcomeKind.ERROR, detail=f"worker {address}: {error}"),
+                            code=code_fingerprint(), worker=address)
     except MissingProgram as error:
         return RemoteResult(_void(game, remote, f"worker {address} cannot start a bot: {error}",
-                                  address))
+                                  address), code=code_fingerprint(), worker=address)
     pool = run.take()
     try:
         outcome = play_scheduled(game, pool, run.stop)
@@ -486,7 +799,13 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
         run.give_back(pool)
     if outcome.row is not None:
         outcome = replace(outcome, row={**outcome.row, "worker": address})
-    return RemoteResult(outcome, _take_logs(run.log_dir, game))
+    return RemoteResult(outcome, _take_logs(run.log_dir, game), code_fingerprint(), address)
+
+
+def _refusal(game: ScheduledGame, address: str, why: str) -> RemoteResult:
+    """This worker plays no game of the run: the coordinator queues the game again elsewhere."""
+    return RemoteResult(Outcome(game, OutcomeKind.LOST, detail=why), code=code_fingerprint(),
+                        worker=address, refused=why)
 
 
 def _void(game: ScheduledGame, remote: RemoteSetup, detail: str, address: str) -> Outcome:
@@ -511,3 +830,8 @@ def _take_logs(log_dir: Path, game: ScheduledGame) -> dict[str, bytes]:
         except OSError:
             continue
     return logs
+
+
+def _first_line(error: Any) -> str:
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__

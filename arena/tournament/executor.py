@@ -156,6 +156,11 @@ class GameExecutor(ABC):
     def close(self) -> None:
         """Stop, and end every worker and every bot process; safe to call twice."""
 
+    def notes(self) -> list[str]:
+        """One-line notes for the operator that came up since the last call (a cluster's
+        workers that cannot play, say); the coordinator shows each once."""
+        return []
+
     def change_field(self, change: FieldChange) -> dict[str, str]:
         """Bots join or leave while games are played (a league). Games submitted after this
         call may name the added bots that were taken; returns those refused, with why (e.g. a

@@ -174,16 +174,17 @@ class Runner:
         # told of the error that stops the run as it happens, not once the games in flight
         # are back (`arena run` prints it on stderr then)
         self.on_error = on_error
+        self.stop = threading.Event()
         if executor_factory is None and config.cluster:  # issue 12: games on a Dask cluster
             from arena.tournament.dask_executor import cluster_executor_factory
 
-            executor_factory = cluster_executor_factory(config.cluster)
+            # the stop ends its wait for the scheduler
+            executor_factory = cluster_executor_factory(config.cluster, self.stop)
         self.executor_factory = executor_factory or default_executor_factory(mode)
         self.config = config
         self.fresh = fresh
         self.progress_factory = progress_factory or Progress
         self.install_signals = install_signals
-        self.stop = threading.Event()
         self.stopped_by: int | None = None
         self.results_dir = Path(config.output)
         self.voids = VoidTracker((), set())  # set up from the store by _prepare
@@ -386,8 +387,13 @@ class Runner:
                 if self.sandbox_run.enabled:  # once here, not in every forked worker
                     for bot in config.bots:
                         prepare_bundled(bot.spec.cwd)
-                executor = self.executor_factory(setup, min(max(1, config.concurrency),
-                                                            len(pending)))
+                try:
+                    executor = self.executor_factory(setup, min(max(1, config.concurrency),
+                                                                len(pending)))
+                except RunError:
+                    if not self.stop.is_set():
+                        raise  # else stopped while it started (a cluster's connect): a stop
+
             progress.start()  # its rate and ETA count play only; the summary says the set-up
             result.setup = time.monotonic() - started
             for note in result.notes:
@@ -424,6 +430,8 @@ class Runner:
                 self.start_watch.submitted(game)
                 executor.submit(game)
                 inflight += 1
+            for note in executor.notes():
+                progress.note(note)
             if not inflight:
                 return
             if self.stop.is_set() and not stopping:

@@ -75,7 +75,7 @@ class StartWatch:
         it releases, or nothing while a bot of it failed to start and has not started since."""
         if not self.enabled:
             return [outcome]
-        failed = outcome.start_failures
+        failed = getattr(outcome, "start_failures", None) or {}  # an older worker's lacks it
         if not outcome.void:  # a void game is one where neither bot started
             self.started.update(name for name in outcome.game.bots if name not in failed)
         suspects = [name for name in failed if name not in self.started]
@@ -88,7 +88,7 @@ class StartWatch:
         released: list[Outcome] = []
         still_held: list[Outcome] = []
         for held in self.held:
-            done = all(name in self.started for name in held.start_failures)
+            done = all(name in self.started for name in getattr(held, "start_failures", {}))
             (released if done else still_held).append(held)
         self.held = still_held
         return [*released, outcome]
@@ -103,7 +103,7 @@ class StartWatch:
     def finish(self) -> str | None:
         """At the end of the run's play: the error for the bots whose every game of this run
         failed to start (fewer than `attempts`), if any; their games stay unstored."""
-        never = sorted({name for held in self.held for name in held.start_failures
+        never = sorted({name for held in self.held for name in getattr(held, "start_failures", {})
                         if name not in self.started})
         return self.error(never) if never else None
 

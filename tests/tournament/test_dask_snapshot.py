@@ -129,6 +129,11 @@ def test_a_program_missing_on_the_worker_is_named(tmp_path: Path) -> None:
     ("localhost:8786", ""), ("tcp://localhost:8786", ""), ("local1:8786", ""),
     # a misspelt local:N is a host name to Dask: 30 s of trying to reach it (newcomer review)
     ("locl:2", "did you mean local:2"), ("lcoal:4", "did you mean local:4"),
+    # Dask's schemes across machines, and IPv6 (operator review of Dask); others at once
+    ("ws://h:8786", ""), ("wss://h:8786", ""), ("tcp://[::1]:8786", ""), ("[fe80::1]:8786", ""),
+    ("ucx://h:8786", "unknown address scheme 'ucx'"), ("inproc://x:1", "scheme 'inproc'"),
+    ("http://h:8788", "scheme 'http'"), ("tcp://h:99999", "99999 is not a port number"),
+    ("tcp://h:0", "is not a port number"), ("tcp://[::1:8786", "not a scheduler address"),
 ])
 def test_cluster_addresses(text: str, problem: str) -> None:
     assert (problem in cluster_problem(text)) and bool(cluster_problem(text)) == bool(problem)
@@ -288,7 +293,9 @@ def test_a_lost_scheduler_ends_the_run_in_one_line() -> None:
                            thread_condition=threading.Condition())
     executor = object.__new__(DaskExecutor)
     executor.__dict__.update(_client=ClosedClient(), _done=done, _unsent=[], _stopped_at=None,
-                             _games={"k1": "g1", "k2": "g2"}, _address="tcp://a:8786")
+                             _games={"k1": "g1", "k2": "g2"}, _address="tcp://a:8786",
+                             _queue=[], _usable={}, _refused={}, _notes=[], _closed=False,
+                             _slots_read=float("inf"))  # no read of the workers
     with pytest.raises(ClusterError) as caught:
         executor.results(5.0)
     message = str(caught.value)
