@@ -1,6 +1,6 @@
 """Temporary folders a killed process left beside its work (a site's `.site.new-*` being built,
 a submission's `.checking-*` copy): the next process that makes one there removes those older
-than an hour, which no live process still uses (a build or a check takes minutes at most)."""
+than an hour (by their change time), which no live process still uses (a build or a check takes minutes at most)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,10 @@ def remove_stale(parent: Path, prefixes: Iterable[str], older_than_s: float = ST
         return 0
     for entry in entries:
         try:
+            # the change time, which no copy can set back: a copy with its source's dates had
+            # made a live staging folder look days old (second review)
             if (entry.name.startswith(prefixes) and not entry.is_symlink() and entry.is_dir()
-                    and entry.stat().st_mtime < cutoff):
+                    and entry.stat().st_ctime < cutoff):
                 shutil.rmtree(entry)
                 removed += 1
         except OSError:

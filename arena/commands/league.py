@@ -261,16 +261,15 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
 
     try:
         stop_when = Until.parse(until)
-        factory = None
         if cluster is not None:
             from arena.tournament.dask_executor import cluster_executor_factory, cluster_problem
 
             if problem := cluster_problem(cluster):
                 raise click.BadParameter(problem, param_hint="--cluster")  # as `arena run`
-            factory = cluster_executor_factory(cluster)
         runner = LeagueRunner(folder, concurrency=concurrency, until=stop_when,
-                              publish_every=publish_every, seed=seed, out=click.echo,
-                              executor_factory=factory)
+                              publish_every=publish_every, seed=seed, out=click.echo)
+        if cluster is not None:  # with the run's stop: Ctrl-C ends the wait for the scheduler
+            runner.executor_factory = cluster_executor_factory(cluster, runner.stop)
         with sandbox.policy_for_command(runner.settings.get("sandbox", "auto"),
                                         lambda line: click.echo(line, err=True),
                                         runner.settings.get("limits")):

@@ -532,7 +532,7 @@ def retire(folder: str | Path, name: str) -> list[str]:
 
 
 def rehash(folder: str | Path) -> list[tuple[str, str, str]]:
-    """Record, under the same versions, the hashes the active entrants' stored snapshots have
+    """Record, under the same versions, the hashes the entrants' stored snapshots have
     now: after an upgrade of the arena, which changes the hash of every bot importing it (an
     SDK bot's), every such bot was "cannot play" until each author resubmitted it, as a new
     version with a fresh rating (review of a league over weeks). The organiser's call: the
@@ -540,7 +540,8 @@ def rehash(folder: str | Path) -> list[tuple[str, str, str]]:
     new) of each entrant whose hash changed."""
     folder = open_league(folder)
     changed = []
-    for entrant in active_entrants(folder):
+    # retired versions too: one brought back later must still match its program (second review)
+    for entrant in entrants(folder):
         try:
             now = resolve_bot(str(folder / entrant.entry), name=entrant.display).program_hash
         except BotSpecError as error:

@@ -68,8 +68,10 @@ from arena.tournament.runner import (
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
 
-# Games in a row a version fails to start before this run leaves it out.
+# Games in a row a version fails to start before this run leaves it out, and for how long
+# (a start failure may be the machine's: a full disk, a moment without memory).
 START_FAILURES_OUT = 3
+START_FAILURE_PAUSE_S = 600.0
 
 STATUS_FILE = ".league-status.json"
 IDLE_WAIT_S = 1.0  # how often an idle league looks for new submissions
@@ -160,6 +162,8 @@ class LeagueRunner:
         self.fielded: set[str] = set()  # entrants the executor's workers know
         self.unplayable: dict[str, str] = {}  # entrant -> why it cannot play (said once)
         self.start_failures: dict[str, int] = {}  # entrant -> games in a row it did not start
+        # entrant left out -> (its stored hash then, the monotonic time it may play again)
+        self.left_out: dict[str, tuple[str, float | None]] = {}
         self.waiting = ""  # why the run waits for submissions, as last said ("" while playing)
         self.lost = LostGames()  # games whose worker died or failed
         self.summary = RunSummary()
@@ -235,7 +239,9 @@ class LeagueRunner:
     def _update_field(self, executor: GameExecutor) -> None:
         """Tell the workers of new submissions, and of retired or replaced versions (once no
         game of theirs is out)."""
-        active = [e for e in registry.active_entrants(self.folder) if e.display not in self.unplayable]
+        current = registry.active_entrants(self.folder)
+        self._try_again(current)
+        active = [e for e in current if e.display not in self.unplayable]
         added = {}
         for entrant in active:
             if entrant.display in self.fielded:
@@ -257,12 +263,31 @@ class LeagueRunner:
                 self._unplayable(name, why)
             self.fielded = (self.fielded | (set(added) - set(refused))) - set(retired)
 
-    def _unplayable(self, name: str, why: str) -> None:
-        """Leave a version out of this run's scheduling, saying why once (resubmitting makes a
-        new version, which is tried afresh)."""
+    def _unplayable(self, name: str, why: str, pause_s: float | None = None) -> None:
+        """Leave a version out of this run's scheduling, saying why once: until its stored hash
+        changes (`league rehash`, a version brought back), or for `pause_s` seconds."""
         if name not in self.unplayable:
             self.unplayable[name] = why
+            hashes = {e.display: e.program_hash for e in registry.entrants(self.folder)}
+            until = None if pause_s is None else time.monotonic() + pause_s
+            self.left_out[name] = (hashes.get(name, ""), until)
             self.out(f"{name} cannot play: {why}")
+
+    def _try_again(self, active: list[registry.Entrant]) -> None:
+        """Versions left out that may play again: their hash changed since (the marker had
+        kept a rehashed or brought-back version out for the whole run: second review), or
+        their pause is over (a start failure may be the machine's, not the bot's)."""
+        now = time.monotonic()
+        for entrant in active:
+            left = self.left_out.get(entrant.display)
+            if left is None:
+                continue
+            stored_hash, until = left
+            if entrant.program_hash != stored_hash or (until is not None and now >= until):
+                del self.left_out[entrant.display]
+                self.unplayable.pop(entrant.display, None)
+                self.start_failures.pop(entrant.display, None)
+                self.out(f"{entrant.display} is tried again")
 
     def _still_intact(self, job: PairJob) -> bool:
         """Both snapshots still hash as stored (checked before every pair, as a bot running
@@ -397,7 +422,10 @@ class LeagueRunner:
         """Take the outcomes that are back; `store` None: account for them without storing. A
         failure to store is raised once the whole batch is accounted for."""
         failure: Exception | None = None
-        for outcome in executor.results(timeout=wait):
+        outcomes = executor.results(timeout=wait)
+        for note in executor.notes():  # a cluster's workers that cannot play, say (once each)
+            self.out(note)
+        for outcome in outcomes:
             game = outcome.game
             pair_no = int(game.pair_id[1:])
             self.games_out[pair_no] -= 1
@@ -438,8 +466,10 @@ class LeagueRunner:
                 continue
             streak = self.start_failures[name] = self.start_failures.get(name, 0) + 1
             if streak >= START_FAILURES_OUT:
+                minutes = round(START_FAILURE_PAUSE_S / 60)
                 self._unplayable(name, f"it failed to start in its last {streak} games "
-                                       f"({failures[name]}); a new version is tried afresh")
+                                       f"({failures[name]}); tried again in {minutes} minutes",
+                                 pause_s=START_FAILURE_PAUSE_S)
 
     def _fail(self, error: str) -> None:
         """Stop for an error that is not a bot's (a bug, a cluster gone); stored games stay."""

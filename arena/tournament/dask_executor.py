@@ -51,6 +51,10 @@ CONNECT_TIMEOUT = 30.0  # seconds to reach the scheduler
 STOP_GRACE = 20.0  # seconds after a stop before games still out are given up (ABORTED)
 SLOTS_EVERY = 2.0  # seconds between reads of the cluster's thread count
 RUN_IDLE = 300.0  # seconds after which a worker closes the warm bots of a silent run
+# seconds the coordinator waits on a probe or its close before going on without the silent
+# workers (a worker whose event loop is blocked had frozen the run, deaf to Ctrl-C: review)
+PROBE_WAIT = 2.0
+CLOSE_WAIT = 30.0
 _LOCAL_RE = re.compile(r"^local:(\d+)$")
 # [scheme://]HOST:PORT or [scheme://][IPv6]:PORT; the port is required
 _ADDRESS_RE = re.compile(r"^(?:([a-z][a-z0-9+.-]*)://)?(\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):(\d+)$")
@@ -249,12 +253,27 @@ def connect(distributed: Any, address: str, stop: threading.Event | None = None,
         why = f"cannot resolve {_host_port(address)[0]!r}"
     elif isinstance(error, ConnectionRefusedError):
         why = "connection refused (is the scheduler running, on that port?)"
+    elif _tls_trouble(error):  # a real scheduler: a certificate, or TLS one side only
+        why = (f"TLS failed ({_first_line(error)}): check the certificates, and that the "
+               "address's scheme (tcp:// or tls://) is the scheduler's")
     elif attempt.reached and isinstance(error, (TimeoutError, OSError)):
         raise ClusterError(f"{address} answers, but not as a Dask scheduler "
-                           f"({_first_line(error)})")
+                           f"({_first_line(error)}; a TLS scheduler needs a tls:// address)")
     else:
         why = _first_line(error)
     raise ClusterError(f"cannot reach the Dask cluster {address}: {why}")
+
+
+def _tls_trouble(error: BaseException) -> bool:
+    """Whether a failed connect is TLS's (it had read "not a Dask scheduler": second review)."""
+    import ssl
+
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, ssl.SSLError) or "SSL" in str(seen) or "certificate" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def cluster_executor_factory(cluster: str, stop: threading.Event | None = None
@@ -332,6 +351,7 @@ class DaskExecutor(GameExecutor):
         self._usable: dict[str, int] = {}  # workers that passed the probe -> their threads
         self._refused: dict[str, str] = {}  # workers that play no game of this run -> why
         self._waiting = False  # the operator was told that no worker can play
+        self._probe: tuple[threading.Thread, dict[str, Any], list[str]] | None = None
         self._refresh_workers()
         # a coordinator killed before it could close its run left warm bots on the workers
         # (until RUN_IDLE): the next run of the same results closes them now
@@ -358,21 +378,39 @@ class DaskExecutor(GameExecutor):
             return
         for gone in set(self._usable) - set(threads):
             del self._usable[gone]
-        new = [a for a in threads if a not in self._usable and a not in self._refused]
-        if new:
-            try:
-                answers = self._client.run(_probe_function(), self._check_sandbox(),
-                                           workers=new, on_error="return")
-            except Exception:  # a worker that left meanwhile: probed at the next read
-                answers = {}
-            for address, answer in answers.items():
-                if (why := self._probe_problem(address, answer)):
-                    self._refuse(address, why)
-                else:
-                    self._usable[address] = threads[address]
+        if self._probe is None:
+            new = [a for a in threads if a not in self._usable and a not in self._refused]
+            if new:
+                self._probe = self._start_probe(new)
+        if self._probe is not None:
+            thread, answers, asked = self._probe
+            thread.join(PROBE_WAIT)  # a silent worker is probed on: the run goes on meanwhile
+            if not thread.is_alive():
+                self._probe = None
+                for address, answer in answers.items():
+                    if address in threads and (why := self._probe_problem(address, answer)):
+                        self._refuse(address, why)
+                    elif address in threads:
+                        self._usable[address] = threads[address]
         for address in self._usable:
             self._usable[address] = threads.get(address, 1)
         self._slots = max(1, sum(self._usable.values()))
+
+    def _start_probe(self, workers: list[str]) -> tuple[threading.Thread, dict[str, Any], list[str]]:
+        """The probe of `workers` in a thread of its own: `client.run` waits for every worker it
+        asks, however long one takes."""
+        answers: dict[str, Any] = {}
+
+        def probe() -> None:
+            try:
+                answers.update(self._client.run(_probe_function(), self._check_sandbox(),
+                                                workers=workers, on_error="return"))
+            except Exception:  # a worker that left meanwhile: probed at the next read
+                pass
+
+        thread = threading.Thread(target=probe, name="arena-dask-probe", daemon=True)
+        thread.start()
+        return thread, answers, workers
 
     def _check_sandbox(self) -> bool:
         return False
@@ -570,7 +608,11 @@ class DaskExecutor(GameExecutor):
         self._closed = True
         try:
             self._client.cancel(list(self._done.futures))
-            self._on_workers(_close_run, wait=True)  # the warm bots end before we leave
+            # the warm bots end before we leave, but a silent worker does not hold us for ever
+            closing = threading.Thread(target=self._on_workers, args=(_close_run,),
+                                       kwargs={"wait": True}, daemon=True)
+            closing.start()
+            closing.join(CLOSE_WAIT)
             self._client.close(timeout=10)
         except Exception:  # closing must finish even if the scheduler is gone
             pass

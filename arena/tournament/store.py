@@ -24,6 +24,7 @@ import re
 import shutil
 import sqlite3
 import stat
+import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -757,6 +758,9 @@ def _read_settings(conn: sqlite3.Connection) -> dict:
 
 
 # -- run lock and fresh starts ------------------------------------------------------------------
+LOCK_TRIES = 10
+
+
 class RunLock:
     """An exclusive lock on a results directory, so that two runs never write it at once. The
     lock file holds the holder's pid and command, for the message the next one gets."""
@@ -772,7 +776,16 @@ class RunLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(self.path, "a+")
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # a few tries over a tenth of a second: `held` (league status) takes the lock shared
+            # for a moment to look, which is no run (second review: starts refused beside a poller)
+            for attempt in range(LOCK_TRIES):
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError:
+                    if attempt == LOCK_TRIES - 1:
+                        raise
+                    time.sleep(0.01)
         except OSError:
             handle.seek(0)
             pid, _, command = handle.read().strip().partition(" ")

@@ -389,3 +389,33 @@ def test_rehash_keeps_the_versions_an_arena_upgrade_left_out(league: Path) -> No
     assert [e.version for e in registry.active_entrants(league)] == [1, 1]  # no new version
     again = CliRunner().invoke(command, ["rehash", str(league)])
     assert again.output.strip() == "every active bot hashes as stored"
+
+
+def test_a_version_left_out_for_start_failures_is_tried_again_after_its_pause(
+        league: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start failure may be the machine's (a moment without memory): left out for good, both
+    bots of a league stayed out and it idled (second review)."""
+    import arena.league.runner as league_runner
+
+    monkeypatch.setattr(league_runner, "START_FAILURE_PAUSE_S", 0.0)
+    runner, lines = run_with(league, NeverStarting(OutcomeKind.DONE), Until(seconds=1.5))
+    assert any(line == "random@1 is tried again" for line in lines)
+    assert any("tried again in 0 minutes" in line for line in lines)
+
+
+def test_a_rehash_during_the_run_brings_the_version_back(league: Path) -> None:
+    """The left-out marker was kept for the whole run: a `league rehash` made while it played
+    changed nothing until a restart (second review)."""
+    target = next((league / "bots" / "greedy").rglob("*.py"))
+    target.write_text(target.read_text() + "\n# what an upgrade does to the hash\n")
+
+    class RehashOnce(Scripted):
+        def results(self, timeout: float) -> list[Outcome]:
+            if not getattr(self, "rehashed", False) and self.submitted == 0:
+                self.rehashed = True
+                registry.rehash(league)
+            return super().results(timeout)
+
+    runner, lines = run_with(league, RehashOnce(OutcomeKind.DONE), Until(games=4))
+    assert "greedy@1 cannot play" in " ".join(lines) and "greedy@1 is tried again" in lines
+    assert stored(league) >= 4

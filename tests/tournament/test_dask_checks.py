@@ -81,7 +81,7 @@ def executor_with(answers: dict[str, Any], tmp_path: Path) -> DaskExecutor:
     executor.__dict__.update(
         _client=FakeClient(answers), _done=FakeDone(), _unsent=[], _queue=[], _games={},
         _stopped_at=None, _closed=False, _slots=1, _slots_read=0.0, _notes=[], _usable={},
-        _refused={}, _waiting=False, _address="tcp://s:8786",
+        _refused={}, _waiting=False, _address="tcp://s:8786", _probe=None,
         remote=RemoteSetup.of("run-1", {}, setup),
         _snapshots={"a": None, "b": None}, setup=setup)
     executor._refresh_workers()
@@ -125,13 +125,49 @@ def test_workers_with_another_arena_or_none_are_named_once_and_get_no_game(
 
 
 def test_the_probe_travels_by_value() -> None:
-    """Pickled by value: a worker that cannot import arena can still run it and say so."""
+    """Pickled by value: a worker that cannot import arena can still run it and say so (a
+    function pickled by reference would not even unpickle there: checked in a process where
+    arena cannot be imported)."""
+    import subprocess
+    import sys
+
     import cloudpickle
 
     data = cloudpickle.dumps(dask_executor._probe_function())
-    assert b"arena.tournament" in data  # the import inside its body, not a reference to it
     probe = cloudpickle.loads(data)
     assert probe(False) == {"code": code_fingerprint(), "sandbox": ""}
+    code = ("import sys, pickle, cloudpickle; sys.modules['arena'] = None; "
+            "print(cloudpickle.loads(sys.stdin.buffer.read())(False))")
+    there = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True,
+                           timeout=60)
+    assert there.returncode == 0, there.stderr.decode()
+    assert "'error'" in there.stdout.decode() and "arena" in there.stdout.decode()
+
+
+def test_a_silent_worker_does_not_hold_the_run(tmp_path: Path) -> None:
+    """A worker whose event loop is blocked: the probe's `client.run` waited for it, on the
+    coordinator's thread, deaf to Ctrl-C (second review). The run goes on without it, and takes
+    it once it answers."""
+    import time
+
+    answered = threading.Event()
+
+    class Silent(FakeClient):
+        def run(self, function: Any, *args: Any, workers: list[str], **kwargs: Any) -> dict:
+            if function is dask_executor._probe_function() and "tcp://stuck:2" in workers:
+                answered.wait(60)
+            return super().run(function, *args, workers=workers, **kwargs)
+
+    ours = {"code": code_fingerprint(), "sandbox": ""}
+    started = time.monotonic()
+    executor = executor_with({}, tmp_path)
+    executor._client = Silent({"tcp://stuck:2": ours})
+    executor._refresh_workers()
+    assert time.monotonic() - started < 30 and executor._usable == {}
+    answered.set()
+    executor._probe[0].join(60)
+    executor._refresh_workers()
+    assert set(executor._usable) == {"tcp://stuck:2"}
 
 
 def test_a_result_from_another_arena_is_not_stored_and_its_game_is_played_again(
@@ -271,3 +307,14 @@ def test_a_run_starting_on_a_worker_sweeps_stale_cgroups(tmp_path: Path,
         dask_executor._worker_run(RemoteSetup.of("sweep-run", {}, setup), tmp_path)
     assert sweeps == [1]
     asyncio.run(dask_executor._close_run("sweep-run"))
+
+
+def test_a_tls_failure_is_said_as_one() -> None:
+    """A certificate mismatch at a real TLS scheduler read "answers, but not as a Dask
+    scheduler" (second review)."""
+    import ssl
+
+    wrapped = OSError("Timed out during handshake")
+    wrapped.__cause__ = ssl.SSLCertVerificationError("certificate verify failed")
+    assert dask_executor._tls_trouble(wrapped)
+    assert not dask_executor._tls_trouble(OSError("Timed out during handshake"))
