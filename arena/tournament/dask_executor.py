@@ -625,8 +625,13 @@ class DaskExecutor(GameExecutor):
         if not self._usable:
             return
         try:
-            self._client.run(function, self.remote.run, *args, wait=wait, on_error="ignore",
-                             workers=sorted(self._usable))
+            # only those still in the cluster: asking a killed one waited out Dask's connect
+            # timeout (30 s) at a stop and again at the close
+            here = set(self._client.nthreads())
+            workers = sorted(set(self._usable) & here)
+            if workers:
+                self._client.run(function, self.remote.run, *args, wait=wait,
+                                 on_error="ignore", workers=workers)
         except Exception:  # a worker that is gone has nothing to stop
             pass
 
