@@ -568,6 +568,13 @@ def hash_program(path: Path) -> str:
     return _hash_files(path.parent, [path], python=path.suffix == ".py")
 
 
+def hash_files(base: Path, files: Iterable[Path]) -> str:
+    """A hash of the files' names (relative to `base`) and contents, as a program hash reads
+    them (links by their target, special files by kind), without the arena modules they import:
+    the cluster's code fingerprint of the arena package itself."""
+    return _hash_files(base, files)
+
+
 def _hash_files(base: Path, files: Iterable[Path], python: bool = False, text: str = "") -> str:
     """A hash of the files (named relative to `base`), plus for Python programs the arena modules
     they import (transitively): changing `arena/sdk.py` changes every SDK bot's hash."""

@@ -103,15 +103,10 @@ def code_fingerprint() -> str:
     """This process's arena: its version and a hash of the package's .py files (read once per
     process). A worker whose fingerprint differs from the coordinator's plays nothing: its
     referee, time control or sandbox may differ, and its games would be stored as ours."""
+    from arena.botspec import hash_files
+
     root = Path(arena.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        try:
-            data = path.read_bytes()
-        except OSError:
-            data = b"?"
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + data + b"\0")
-    return f"{arena.__version__}/{digest.hexdigest()[:12]}"
+    return f"{arena.__version__}/{hash_files(root, root.rglob('*.py'))[:12]}"
 
 
 def mismatch_message(address: str, theirs: str, ours: str) -> str:
@@ -745,7 +740,6 @@ def _sweep_cgroups() -> None:
 def run_token(log_dir: Path) -> str:
     """A run's name on the workers: where its results live (this machine, that folder), then a
     part of its own, so that a later run of the same results can close this one's leftovers."""
-    import hashlib
     import socket
 
     origin = hashlib.sha256(f"{socket.gethostname()}:{Path(log_dir).resolve()}".encode())
