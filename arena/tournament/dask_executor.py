@@ -116,6 +116,19 @@ def mismatch_message(address: str, theirs: str, ours: str) -> str:
             "that worker gets no games of this run")
 
 
+def run_sandbox_mode(policies: Mapping[str, Any]) -> str:
+    """The sandbox mode of a run from its bots' policies (a tournament has one mode; the
+    strictest wins should they differ): `on`, `auto` or `off` (no bot yet: `off`)."""
+    modes = {getattr(policy, "mode", "off") for policy in policies.values()}
+    return next((mode for mode in ("on", "auto") if mode in modes), "off")
+
+
+def unsandboxed_message(address: str, reason: str) -> str:
+    """The one line for a worker that cannot sandbox bots in a run with `sandbox = "on"`."""
+    return (f"worker {address} cannot sandbox the bots ({reason}) and this run has "
+            "sandbox = \"on\": install bubblewrap there; that worker gets no games of this run")
+
+
 def worker_status(check_sandbox: bool = False) -> dict[str, str]:
     """What the coordinator's probe learns of this worker (`_probe_function` calls it)."""
     status = {"code": code_fingerprint(), "sandbox": ""}
@@ -387,6 +400,8 @@ class DaskExecutor(GameExecutor):
                         self._refuse(address, why)
                     elif address in threads:
                         self._usable[address] = threads[address]
+                        if unsandboxed := self._unsandboxed_note(address, answer):
+                            self._notes.append(unsandboxed)
         for address in self._usable:
             self._usable[address] = threads.get(address, 1)
         self._slots = max(1, sum(self._usable.values()))
@@ -408,7 +423,8 @@ class DaskExecutor(GameExecutor):
         return thread, answers, workers
 
     def _check_sandbox(self) -> bool:
-        return False
+        """Whether the probe asks each worker if it can sandbox bots: not under `off`."""
+        return run_sandbox_mode(self.remote.setup.policies) != "off"
 
     def _probe_problem(self, address: str, answer: Any) -> str:
         """Why the worker that gave `answer` to the probe cannot play ('' if it can)."""
@@ -420,6 +436,19 @@ class DaskExecutor(GameExecutor):
                     "machine; it gets no games of this run")
         if (code := str(answer.get("code", ""))) != self.remote.code:
             return mismatch_message(address, code, self.remote.code)
+        if (reason := str(answer.get("sandbox") or "")) and \
+                run_sandbox_mode(self.remote.setup.policies) == "on":
+            return unsandboxed_message(address, reason)
+        return ""
+
+    def _unsandboxed_note(self, address: str, answer: Any) -> str:
+        """The note for a worker that plays this `auto` run's games without the sandbox ('' if
+        it has one): each worker decides `auto` for itself, and only the games' `sandboxed`
+        column had said so (review of the cluster's leftovers)."""
+        if isinstance(answer, Mapping) and (reason := str(answer.get("sandbox") or "")):
+            return (f"note: worker {address} cannot sandbox the bots ({reason}): under "
+                    "sandbox = \"auto\" its games run unsandboxed; install bubblewrap there, or "
+                    "set sandbox = \"on\" to give it no games")
         return ""
 
     def _connect(self, cluster: str, stop: threading.Event | None) -> Any:
@@ -820,6 +849,10 @@ def play_remote(game: ScheduledGame, remote: RemoteSetup, first: Snapshot,
     address, scratch = _this_worker()
     if remote.code != code_fingerprint():  # a worker that joined with another arena
         return _refusal(game, address, mismatch_message(address, code_fingerprint(), remote.code))
+    if run_sandbox_mode(remote.setup.policies) == "on" and \
+            (reason := worker_status(check_sandbox=True)["sandbox"]):
+        # a game handed out before the probe's answer came: a start failure would blame the bot
+        return _refusal(game, address, unsandboxed_message(address, reason))
     run = _worker_run(remote, scratch)
     run.policies.update(remote.setup.policies)  # bots that joined the field since the run began
     try:

@@ -16,6 +16,7 @@ import pytest
 
 from arena.game import parse_variant
 from arena.referee import TimeControl
+from arena.sandbox import SandboxPolicy
 from arena.tournament import dask_executor
 from arena.tournament.dask_executor import (
     ClusterError,
@@ -49,6 +50,7 @@ class FakeClient:
 
     def run(self, function: Any, *args: Any, workers: list[str], **kwargs: Any) -> dict:
         self.ran.append((function, workers))
+        self.args = args
         if function is dask_executor._probe_function():
             return {w: self.answers[w] for w in workers}
         return {}
@@ -74,9 +76,11 @@ class FakeDone:
         return []
 
 
-def executor_with(answers: dict[str, Any], tmp_path: Path) -> DaskExecutor:
-    """A DaskExecutor on a fake client whose workers answer the probe with `answers`."""
-    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs")
+def executor_with(answers: dict[str, Any], tmp_path: Path, sandbox: str = "off") -> DaskExecutor:
+    """A DaskExecutor on a fake client whose workers answer the probe with `answers`, for a run
+    whose bots have the sandbox mode `sandbox`."""
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs",
+                        policies={"a": SandboxPolicy(sandbox), "b": SandboxPolicy(sandbox)})
     executor = object.__new__(DaskExecutor)
     executor.__dict__.update(
         _client=FakeClient(answers), _done=FakeDone(), _unsent=[], _queue=[], _games={},
@@ -199,6 +203,53 @@ def test_a_worker_with_another_arena_refuses_to_play(tmp_path: Path,
                               "arena 9.9.9/ffffffffffff: install the same arena on every worker; "
                               "that worker gets no games of this run")
     assert result.worker == "tcp://w:9" and "run-x" not in dask_executor._runs
+
+
+def test_a_worker_that_cannot_sandbox_gets_no_game_of_a_run_that_requires_it(
+        tmp_path: Path) -> None:
+    ours = code_fingerprint()
+    answers = {"tcp://jail:1": {"code": ours, "sandbox": ""},
+               "tcp://bare:2": {"code": ours, "sandbox": "bwrap not found on PATH"}}
+    executor = executor_with(answers, tmp_path, sandbox="on")
+    assert executor._client.args == (True,)  # the probe asked about the sandbox
+    assert executor.notes() == [
+        'worker tcp://bare:2 cannot sandbox the bots (bwrap not found on PATH) and this run has '
+        'sandbox = "on": install bubblewrap there; that worker gets no games of this run']
+    assert set(executor._usable) == {"tcp://jail:1"}
+
+
+def test_under_auto_a_worker_without_the_sandbox_plays_and_is_named_once(tmp_path: Path) -> None:
+    ours = code_fingerprint()
+    answers = {"tcp://jail:1": {"code": ours, "sandbox": ""},
+               "tcp://bare:2": {"code": ours, "sandbox": "bwrap not found on PATH"}}
+    executor = executor_with(answers, tmp_path, sandbox="auto")
+    assert executor.notes() == [
+        'note: worker tcp://bare:2 cannot sandbox the bots (bwrap not found on PATH): under '
+        'sandbox = "auto" its games run unsandboxed; install bubblewrap there, or set '
+        'sandbox = "on" to give it no games']
+    assert set(executor._usable) == {"tcp://jail:1", "tcp://bare:2"}
+    executor._refresh_workers()
+    assert executor.notes() == []
+
+
+def test_under_off_the_probe_does_not_ask_about_the_sandbox(tmp_path: Path) -> None:
+    executor = executor_with({"tcp://bare:2": {"code": code_fingerprint(), "sandbox": ""}},
+                             tmp_path, sandbox="off")
+    assert executor._client.args == (False,) and executor.notes() == []
+
+
+def test_a_worker_without_the_sandbox_refuses_a_game_that_requires_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game handed out before the probe's answer: refused there, not a start failure that
+    would stop the run blaming the bot."""
+    monkeypatch.setattr(dask_executor, "_this_worker", lambda: ("tcp://w:9", tmp_path))
+    monkeypatch.setattr(dask_executor, "worker_status", lambda check_sandbox=False: {
+        "code": code_fingerprint(), "sandbox": "bwrap not found on PATH" if check_sandbox else ""})
+    setup = WorkerSetup({}, TimeControl(), False, tmp_path / "logs",
+                        policies={"a": SandboxPolicy("on"), "b": SandboxPolicy("on")})
+    result = play_remote(GAME, RemoteSetup.of("run-y", {}, setup), None, None)  # type: ignore[arg-type]
+    assert result.refused.startswith("worker tcp://w:9 cannot sandbox the bots (bwrap not found")
+    assert result.outcome.kind is OutcomeKind.LOST and "run-y" not in dask_executor._runs
 
 
 def test_without_a_worker_that_can_play_the_run_says_so_once_and_waits(tmp_path: Path) -> None:
