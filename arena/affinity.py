@@ -8,6 +8,15 @@ and every process it starts afterwards (bots, a sandbox runtime and whatever the
 inherits the mask from birth, with no window in which a bot runs unpinned. A forked worker
 process pins itself the same way before it starts any thread.
 
+Unpinned, a game's bots still follow their worker when the run's games fill the CPUs
+(`follows`): as each game begins, the worker pins its two bots' programs to the core it runs on
+then (`follow`), and nothing else; the kernel moves the
+worker freely, and the bots go with it at its next game. Left to itself, the kernel woke a bot
+on whichever core it had last run on, often the other one, so that each turn crossed cores: a
+field of 16 bots had played 0.73 times as fast as one of 4 (the 16 bots' turns 65% slower on
+the same 2 cores), and 0.97 with its bots following (issue 13's measure, `bench/throughput.py`).
+The worker follows no one: a worker pinned under load had made `affinity = true` slower.
+
 Workers are given the CPUs this arena may use (`os.sched_getaffinity(0)`) in turn, so with more
 workers than CPUs some share a core (said once, as a note). Where the platform has no affinity
 call (not Linux) a note says so and everything runs unpinned.
@@ -15,6 +24,8 @@ call (not Linux) a note says so and everything runs unpinned.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,6 +35,56 @@ UNAVAILABLE_NOTE = "note: CPU affinity is not available on this platform: the bo
 
 def available() -> bool:
     return hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
+
+
+# The threads of one bot process pinned at most (a bot may start many; each costs a system
+# call whenever its worker changes core, and the rest only keeps running where it was).
+FOLLOW_THREADS = 256
+
+
+@functools.cache
+def _sched_getcpu() -> ctypes._CFuncPtr | None:
+    """glibc's `sched_getcpu` (Python has no binding of it), None where there is none."""
+    try:
+        function = ctypes.CDLL(None, use_errno=True).sched_getcpu
+    except (OSError, AttributeError):
+        return None
+    function.restype, function.argtypes = ctypes.c_int, []
+    return function
+
+
+def current_cpu() -> int | None:
+    """The CPU the calling thread runs on now (about a microsecond), None where unknown."""
+    function = _sched_getcpu()
+    cpu = function() if function is not None else -1
+    return cpu if cpu >= 0 else None
+
+
+def follow(pid: int, cpu: int) -> bool:
+    """Pin every thread of process `pid` (up to FOLLOW_THREADS) to `cpu`; False if it could not
+    be done (no affinity call, the process gone, or a CPU taken from us meanwhile). A bot may
+    widen its own mask again: it is a hint for the scheduler, not a limit."""
+    if not available():
+        return False
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")[:FOLLOW_THREADS]
+    except OSError:
+        return False
+    pinned = False
+    for thread in threads:
+        try:
+            os.sched_setaffinity(int(thread), {cpu})
+            pinned = True
+        except (OSError, ValueError):  # a thread that ended meanwhile
+            continue
+    return pinned
+
+
+def follows(workers: int) -> bool:
+    """Whether the bots of a run playing `workers` games at once follow their workers: when
+    the games fill this arena's CPUs. With a core to spare, a bot's threads (a parallel search,
+    pondering) may use it, as they always could."""
+    return available() and workers >= len(allowed_cpus())
 
 
 def allowed_cpus() -> tuple[int, ...]:

@@ -54,6 +54,7 @@ class Transport(Protocol):
     def kill(self) -> None: ...
     def freeze(self) -> None: ...
     def thaw(self) -> None: ...
+    def follow_cpu(self, cpu: int) -> None: ...
 
 
 def bot_process(spec: BotSpec, sandbox_policy: SandboxPolicy | None = None) -> Transport:
@@ -260,6 +261,12 @@ class Player:
         game's `game` line (and the last game's `end`), work a pondering bot does between
         games."""
         return self._fresh or (not self.ponder and self._game_start)
+
+    def follow_cpu(self, cpu: int) -> None:
+        """Run the bot's live process on `cpu`, its worker's core as a game begins (`arena.
+        affinity`): a process started for the game follows from its next one."""
+        if self.process is not None:
+            self.process.follow_cpu(cpu)
 
     # --- start and handshake ------------------------------------------------------------------
 

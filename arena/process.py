@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from arena import cgroup, proctree, sandbox
+from arena import affinity, cgroup, proctree, sandbox
 from arena.boterrors import (
     Aborted,
     BotExited,
@@ -214,6 +214,7 @@ class BotProcess:
         self._frozen = ""  # how it is stopped between turns (`freeze`): "cgroup", "signal" or not
         self._group: int | None = None  # the process group `freeze` stops without a cgroup
         self.stalled = False  # killed by `stallwatch`: it held one of its pipes' locks
+        self._followed: int | None = None  # the core its program was last pinned to (`follow_cpu`)
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -406,6 +407,19 @@ class BotProcess:
         if st is not None:
             self._cpu_ms = st.cpu_ms
         return self._cpu_ms
+
+    def follow_cpu(self, cpu: int) -> None:
+        """Run the bot's program on `cpu` (its worker's core as a game begins: `affinity.
+        follow`); nothing when it already does, so that a worker staying on its core pays one
+        comparison a game."""
+        if self.proc is None or self.closed or cpu == self._followed:
+            return
+        program = self._cpu_clock_pid if self.sandboxed else self.pid
+        if program is None:  # the program inside the sandbox, found as the CPU clock is
+            self.cpu_ms()
+            program = self._cpu_clock_pid
+        if program is not None and affinity.follow(program, cpu):
+            self._followed = cpu
 
     # --- between turns (`ponder = false`) -----------------------------------------------------
 

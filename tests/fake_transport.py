@@ -69,6 +69,7 @@ class FakeTransport:
         self._ready_r = self._ready_w = -1
         self._quit_sent = False
         self.frozen = False
+        self.followed: int | None = None  # the core `follow_cpu` last named
 
     def _record(self, action: str, arg: str = "") -> None:
         self.events.log.append((self.name, action, arg))
@@ -171,6 +172,9 @@ class FakeTransport:
         if self.frozen:
             self.frozen = False
             self._record("thaw")
+
+    def follow_cpu(self, cpu: int) -> None:
+        self.followed = cpu  # not an event: the games' transcripts stay as the bot saw them
 
 
 def factory(name: str, respond: Responder, events: Events, **options) -> Callable[[BotSpec],

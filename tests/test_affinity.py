@@ -132,3 +132,35 @@ def test_play_affinity_pins_both_bots_to_one_core_and_without_it_they_are_free(
     free = f"cpus-{cpu_list(CPUS)}"
     for game in play():
         assert (game["first_version"], game["second_version"]) == (free, free)
+
+
+def test_bots_follow_their_workers_only_when_the_games_fill_the_cpus(monkeypatch):
+    monkeypatch.setattr(affinity, "available", lambda: True)
+    monkeypatch.setattr(affinity, "allowed_cpus", lambda: (0, 1))
+    assert [affinity.follows(n) for n in (1, 2, 3)] == [False, True, True]
+    monkeypatch.setattr(affinity, "available", lambda: False)
+    assert not affinity.follows(8)
+
+
+@needs_affinity
+def test_the_current_cpu_is_one_this_arena_may_use():
+    assert affinity.current_cpu() in CPUS
+
+
+@needs_affinity
+def test_follow_pins_every_thread_of_a_process_and_a_gone_one_is_no_error(
+        no_leftover_processes):
+    code = ("import threading, time\n"
+            "for _ in range(3): threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+            "print('ready', flush=True); time.sleep(60)\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "ready\n"
+        assert affinity.follow(child.pid, CPUS[-1])
+        threads = os.listdir(f"/proc/{child.pid}/task")
+        assert len(threads) == 4
+        assert all(os.sched_getaffinity(int(t)) == {CPUS[-1]} for t in threads)
+    finally:
+        child.kill()
+        child.wait()
+    assert not affinity.follow(child.pid, CPUS[-1])

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import proctree, sandbox
+from arena.affinity import follows
 from arena.botspec import BotSpecError
 from arena.game import DEFAULT_VARIANT, parse_move, parse_variant
 from arena.league import registry
@@ -234,7 +235,8 @@ class LeagueRunner:
         warm = max(2, WARM_CAP // self.concurrency)
         return WorkerSetup({}, self.tc, restart_every_game=False,
                            log_dir=self.folder / LOG_DIR, warm_cap=warm, adjudicate_s=adjudicate,
-                           ponder=self.settings.get("ponder", True) is not False)
+                           ponder=self.settings.get("ponder", True) is not False,
+                           follow=follows(self.concurrency))
 
     def _update_field(self, executor: GameExecutor) -> None:
         """Tell the workers of new submissions, and of retired or replaced versions (once no

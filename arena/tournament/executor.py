@@ -19,7 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.affinity import worker_cores
+from arena.affinity import follows, worker_cores
 from arena.botspec import code_files, file_stamps
 from arena.referee import TimeControl
 from arena.tournament.schedule import ScheduledGame
@@ -105,6 +105,8 @@ class WorkerSetup:
     # CPU affinity: the CPUs given to workers in turn, each worker and its bots pinned to one
     # (arena.affinity); () = unpinned. An executor that cannot pin its workers ignores it.
     cores: tuple[int, ...] = ()
+    # unpinned, each game's bots follow their worker's core (`arena.affinity.follows`)
+    follow: bool = False
     # time odds: name -> the bot's own TimeControl (a bot not in it plays under `time_control`)
     bot_time_controls: Mapping[str, TimeControl] = field(default_factory=dict)
     adjudicate_s: float | None = None  # solver seconds per position (`adjudicate = "solver"`)
@@ -129,7 +131,8 @@ class WorkerSetup:
         own = {b.name: b.time_control for b in config.bots if b.time_control is not None}
         return cls(specs, config.time_control, config.restart == "every-game", log_dir,
                    warm_cap=max(2, min(WARM_CAP, len(specs))), policies=policies,
-                   cores=worker_cores(config.affinity), bot_time_controls=own,
+                   cores=worker_cores(config.affinity), follow=follows(config.concurrency),
+                   bot_time_controls=own,
                    adjudicate_s=config.adjudicate_s, ponder=config.ponder,
                    stamps={b.name: file_stamps(code_files(b.spec)) for b in config.bots})
 

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from functools import partial
 
-from arena import cgroup
+from arena import affinity, cgroup
 from arena.botspec import first_changed
 from arena.player import bot_process
 from arena.referee import GameAborted, Player, play_game
@@ -115,12 +115,25 @@ def _changed_bot(setup: WorkerSetup, game: ScheduledGame, starts: tuple[int, int
     return None
 
 
+def _follow_worker(setup: WorkerSetup, players: tuple[Player, Player]) -> None:
+    """The game's bots run on the core their worker runs on now (`arena.affinity`: the turns of
+    a 16-bot field had crossed cores); a worker pinned with its bots (`affinity = true`) has
+    them there already."""
+    if setup.cores or not setup.follow:
+        return
+    cpu = affinity.current_cpu()
+    if cpu is not None:
+        for player in players:
+            player.follow_cpu(cpu)
+
+
 def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event) -> Outcome:
     """Play one scheduled game with the pool's players; never raises for a game's sake."""
     if stop.is_set():
         return Outcome(game, OutcomeKind.ABORTED)
     try:
         first, second = pool.get(game.first), pool.get(game.second)
+        _follow_worker(pool.setup, (first, second))
         before = (first.starts, second.starts)
         seats = (pool.setup.time_control_of(game.first), pool.setup.time_control_of(game.second))
         record = play_game(game.variant, first, second, seats, opening=game.opening,

@@ -3,6 +3,7 @@ worker-side player pool, and the two real executors storing the same games."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections import Counter
@@ -376,3 +377,37 @@ def test_games_submitted_before_a_bot_retires_are_still_played(tmp_path, mode,
         assert [o.kind for o in outcomes] == [OutcomeKind.DONE] * 3, [o.detail for o in outcomes]
     finally:
         executor.close()
+
+
+@pytest.mark.parametrize("concurrency", [1, 64])
+def test_the_bots_of_a_game_follow_their_workers_core_when_the_games_fill_the_cpus(
+        tmp_path, concurrency):
+    """Issue 13: a 16-bot field's turns had crossed cores (0.73 of a 4-bot field's rate); with
+    as many games at once as CPUs, each game's bots are pinned to their worker's core as the
+    game begins. With a core to spare they stay free (a bot's threads may use it)."""
+    from arena import affinity
+    from arena.sandbox import cpu_pid
+
+    cpus = set(affinity.allowed_cpus())
+    if len(cpus) < 2:
+        pytest.skip("following needs CPU affinity and two CPUs to tell pinned from free")
+    bot = copy_bot(tmp_path, "random", "rb")
+    path = write_toml(tmp_path / "ex.toml",
+                      BODY.format(bot="rb", extra=f"concurrency = {concurrency}"))
+    setup = WorkerSetup.from_config(load_config(path), tmp_path / "logs")
+    assert setup.follow is (concurrency >= len(cpus))
+    pool = PlayerPool(setup)
+    games = [g for g in build_schedule(load_config(path)) if {g.first, g.second} == {"a", "b"}]
+    try:
+        for game in games[:2]:  # the processes start in the first; the second begins on them
+            assert play_scheduled(game, pool, threading.Event()).kind is OutcomeKind.DONE
+        masks = [os.sched_getaffinity(cpu_pid(p.process.pid, p.process.sandboxed))
+                 for p in pool.players.values()]
+    finally:
+        pool.close()
+    assert wait_no_processes(str(bot)) == []
+    if setup.follow:
+        assert len(masks) == 2 and masks[0] == masks[1] and len(masks[0]) == 1 <= len(cpus)
+        assert masks[0] <= cpus
+    else:
+        assert masks == [cpus, cpus]
