@@ -10,7 +10,9 @@ Field-size sweep (issue 13, a warm pool sized to the field): the same number of 
 4, 8 and 16 bots, at one game per core, printing `field_16_vs_4` and `field_8_vs_4` (the larger
 field's rate over the 4-bot rate; near 1 when bot processes are kept warm for the whole field),
 the bot process starts per game of each (`restarts_per_game_field_N`), and the ratio again with
-each worker and its bots pinned to a core (`field_16_vs_4_pinned`). The ratios are of the best
+each worker and its bots pinned to a core (`field_16_vs_4_pinned`); with `--unfollowed`, also
+without the bots following their worker's core (`field_16_vs_4_unfollowed`), the default
+when the games fill the CPUs (arena/affinity.py). The ratios are of the best
 rates; `field_16_vs_4_median` (and `_pinned_median`) is the median over rounds of each round's
 own ratio, the issue's measure, which one slow round cannot move. By default each field plays
 about 2400 games (`--sweep-games`): 10 game pairs per pairing of 16 bots. What is left of the
@@ -41,8 +43,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 from arena import affinity
+from arena.tournament import executor
 from arena.tournament.config import default_concurrency, load_config
 from arena.tournament.progress import Progress
 from arena.tournament.runner import Runner
@@ -74,17 +78,19 @@ def games_per_second(path: Path, concurrency: int, output: Path,
     return rate, played
 
 
-def run_once(path: Path, concurrency: int, output: Path,
-             mode: str = "process", pinned: bool = False) -> tuple[float, int, int]:
+def run_once(path: Path, concurrency: int, output: Path, mode: str = "process",
+             pinned: bool = False, follow: bool = True) -> tuple[float, int, int]:
     """(games per second, games played, bot processes started) of one run; `pinned`: each
-    worker and its bots on one core (`affinity = true`)."""
+    worker and its bots on one core (`affinity = true`); `follow=False`: the bots not pinned
+    to their worker's core either (as before the arena did so by default)."""
     config = load_config(path, concurrency=concurrency)
     config.output = output
     config.affinity = pinned
     runner = Runner(config, progress_factory=lambda *a, **k: Progress(*a, quiet=True, **k),
                     install_signals=False, mode=mode)
     started = time.perf_counter()
-    result = runner.run()
+    with mock.patch.object(executor, "follows", executor.follows if follow else lambda n: False):
+        result = runner.run()
     elapsed = time.perf_counter() - started
     if result.played != result.total or result.forfeits:
         sys.exit(f"bench: {result.played}/{result.total} games, {result.forfeits} forfeits")
@@ -93,10 +99,12 @@ def run_once(path: Path, concurrency: int, output: Path,
 
 def field_sweep(folder: Path, total_games: int, cores: int, variant: str, mode: str,
                 repeat: int, pinned: bool = False, sandbox: str = "auto",
-                sizes: tuple[int, ...] = (4, 8, 16)) -> dict[int, list[tuple[float, float]]]:
+                sizes: tuple[int, ...] = (4, 8, 16),
+                follow: bool = True) -> dict[int, list[tuple[float, float]]]:
     """{field size: [(games/s, starts per game) of each round]} for about `total_games` games
     each, the sizes' runs interleaved (a round of each size, `repeat` rounds) so that other work
-    on the machine falls on all of them alike; `pinned`: with `affinity = true`."""
+    on the machine falls on all of them alike; `pinned`: with `affinity = true`; `follow`:
+    False turns off the bots' following of their worker's core."""
     paths = {}
     for bots in sizes:
         pairings = bots * (bots - 1) // 2
@@ -107,8 +115,8 @@ def field_sweep(folder: Path, total_games: int, cores: int, variant: str, mode: 
     for i in range(repeat):
         for bots in sizes if i % 2 == 0 else sizes[::-1]:  # no size always first
             rate, played, starts = run_once(
-                paths[bots], cores, folder / f"field{bots}-{total_games}-{pinned}-{i}", mode,
-                pinned)
+                paths[bots], cores, folder / f"field{bots}-{total_games}-{pinned}-{follow}-{i}",
+                mode, pinned, follow)
             rounds[bots].append((rate, starts / played))
     return rounds
 
@@ -164,6 +172,9 @@ def main() -> None:
     parser.add_argument("--sandbox", choices=["auto", "on", "off"], default="auto",
                         help="the bots' sandbox (default auto: bubblewrap where installed; each "
                         "sandboxed start costs about 7 ms more)")
+    parser.add_argument("--unfollowed", action="store_true",
+                        help="also the sweep with the bots not following their worker's core "
+                        "(field_16_vs_4_unfollowed: the ratio before the arena pinned them)")
     parser.add_argument("--affinity-only", action="store_true",
                         help="only the gain of CPU affinity (pinned vs unpinned games/s)")
     args = parser.parse_args()
@@ -189,6 +200,11 @@ def main() -> None:
         single = field_sweep(folder / "single", SINGLE_ROUND_GAMES, args.cores, args.variant,
                              args.mode, args.repeat, sandbox=args.sandbox, sizes=(4, 16))
         print(f"field_16_vs_4_single_round: {best_ratio(single, 16):.2f} ratio")
+        if args.unfollowed:
+            free = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
+                               args.repeat, sandbox=args.sandbox, sizes=(4, 16), follow=False)
+            print(f"field_16_vs_4_unfollowed: {best_ratio(free, 16):.2f} ratio")
+            print(f"field_16_vs_4_unfollowed_median: {median_ratio(free, 16):.2f} ratio")
         if affinity.available():  # the same sweeps with each worker and its bots on one core
             pinned = field_sweep(folder, args.sweep_games, args.cores, args.variant, args.mode,
                                  args.repeat, pinned=True, sandbox=args.sandbox, sizes=(4, 16))
