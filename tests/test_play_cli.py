@@ -254,7 +254,8 @@ def test_play_with_one_move_limit_keeps_the_plain_summary(no_leftover_processes)
                     "--move-ms", "300")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert len(lines) == 3 and "ms/move" not in result.stdout
+    assert len(lines) == 4 and "ms/move" not in result.stdout
+    assert lines[2].startswith("move times: greedy ") and "slowest" in lines[2]
     assert lines[-1].startswith("greedy vs random: W ")
 
 

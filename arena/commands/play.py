@@ -365,6 +365,9 @@ def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool, odds=(
         for variant in parsed:
             w, d, losses = result.score(variant.spec)
             lines.append(f"{variant.spec}: {result.a} vs {result.b}: W {w} D {d} L {losses}")
+    if result.games > result.void_games:
+        lines.append(f"move times: {result.times[0].text(result.a)}; "
+                     f"{result.times[1].text(result.b)}")
     w, d, losses = result.score()
     total = f"{result.a} vs {result.b}: W {w} D {d} L {losses} (score {w + d / 2:g}/{w + d + losses})"
     if result.void_games:
