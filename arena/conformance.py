@@ -13,7 +13,7 @@ from arena.boterrors import UNENDED_LINE
 from arena.botspec import MANIFEST, BotSpec, program_problem, resolve_bot
 from arena.bytecode import prepare_bot
 from arena.game import PRESETS, Game, MoveError, format_move, parse_move, parse_variant
-from arena.player import WrongHello, wrong_hello
+from arena.player import WrongHello, log_file_name, wrong_hello
 from arena.process import BotIOError, BotProcess, BotTimeout
 from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
@@ -33,7 +33,7 @@ HINTS = {
     "protocol": "answer with one 'move dN' line; send nothing but 'info ...' lines before it "
                 "(write debug output to stderr, which is logged)",
     "crash": "the bot must keep running until 'quit' (its last stderr line, if any, is above; "
-             "`arena play` with --log-dir DIR keeps all of it)",
+             "--log-dir DIR keeps all of it)",
     "quit": "exit promptly after the 'quit' line",
 }
 NEWLINE_HINT = "end each line with a newline (\\n), then flush"
@@ -45,6 +45,12 @@ class CheckResult:
     ok: bool
     detail: str = ""
     hint: str = ""
+    # a failed game: its record up to the bot's failure (`VARIANT: moves`, what `arena replay`
+    # reads), the bot's seat, and its stderr log when a log folder was given; without them an
+    # author could not find or replay the position the bot failed on (bot author review)
+    game: str = ""
+    seat: int = 0
+    log: str = ""
 
     def __post_init__(self) -> None:
         # a detail quotes the bot (its stderr, its info lines): as printed by `arena check` and
@@ -134,6 +140,30 @@ def _program_problem(spec: BotSpec) -> str:
     if not spec.command or not Path(spec.command[0]).is_absolute():
         return ""
     return program_problem(Path(spec.command[0]))
+
+
+def failed_game(record: GameRecord, seat: int, log_dir: Path | None,
+                name: str = "bot") -> dict:
+    """The `game`, `seat` and `log` fields of a CheckResult for a game the bot failed."""
+    log = ""
+    if log_dir is not None:
+        path = log_dir / log_file_name(record.game_id, seat, name)
+        log = str(path) if path.is_file() else ""
+    return {"game": f"{record.variant}: {' '.join(record.moves)}".rstrip(), "seat": seat,
+            "log": log}
+
+
+def failed_game_lines(result: CheckResult) -> list[str]:
+    """How `arena check` shows a failed game: its record, the bot's seat, the command that feeds
+    the bot its position, and its log."""
+    if not result.game:
+        return []
+    plies = len(result.game.partition(": ")[2].split())
+    lines = [f"game: {result.game} (the bot is seat {result.seat}, to move at ply={plies}); "
+             f"its position: arena replay {shlex.quote(result.game)} --protocol"]
+    if result.log:
+        lines.append(f"log: {result.log}")
+    return lines
 
 
 def _hint_for(record: GameRecord) -> str:
@@ -277,12 +307,14 @@ def run_checks(
     progress: Callable[[CheckResult], None] | None = None,
     variants: Sequence[str] = ODD_VARIANTS,
     only_these: bool = False,
+    log_dir: Path | None = None,
 ) -> CheckReport:
     """Run every check; `progress` is called with each result as it comes. Games are played in
     every preset and in each of `variants` (default: odd sizes and line lengths).
 
     `only_these`: the bot will meet only `variants` and `tc` (a league's submission): no games
-    in the other presets, the set-opening game in the first of `variants`, no clock game."""
+    in the other presets, the set-opening game in the first of `variants`, no clock game.
+    `log_dir`: where the bot's stderr of each game goes (`check-N-SEAT-bot.log`)."""
     tc = tc or TimeControl(move_ms=1000)
     report = CheckReport(spec.name)
 
@@ -297,7 +329,7 @@ def run_checks(
         return report
     opponent = resolve_bot("random")
     # Games in every preset (pops, fixed start columns), all in one kept process.
-    bot = Player(spec, "bot")
+    bot = Player(spec, "bot", log_dir=log_dir)
     other = Player(opponent, "random")
     fallbacks: list[str] = []  # info lines of moves the SDK played because choose_move raised
     own_moves = 0
@@ -337,7 +369,7 @@ def run_checks(
                 rec = failures[0]
                 add(CheckResult(f"games: {label}", False,
                                 f"{len(failures)}/{games} lost by {rec.reason}: {rec.detail}",
-                                _hint_for(rec)))
+                                _hint_for(rec), **failed_game(rec, rec.forfeit_by or 1, log_dir)))
             else:
                 add(CheckResult(f"games: {label}", True, f"{games} games without a forfeit"))
         opening_variant, opening = PRESETS["classic"], ["d4", "d4", "d3"]
@@ -350,7 +382,8 @@ def run_checks(
         ok = opening_rec.forfeit_by != 1
         add(CheckResult("opening position (moves set by the arena)", ok,
                         "" if ok else f"{opening_rec.reason}: {opening_rec.detail}",
-                        "" if ok else _hint_for(opening_rec)))
+                        "" if ok else _hint_for(opening_rec),
+                        **({} if ok else failed_game(opening_rec, 1, log_dir))))
         if tc.base_ms is None and not only_these:
             clock = TimeControl(move_ms=None, base_ms=20_000, increment_ms=100,
                                 startup_ms=tc.startup_ms, grace_ms=tc.grace_ms)
@@ -362,7 +395,8 @@ def run_checks(
                             "" if ok else _hint_for(clock_rec) if clock_rec.reason != TIMEOUT
                             or UNENDED_LINE in clock_rec.detail
                             else "use time_ms from the turn line as your remaining clock; spend "
-                            "a fraction of it"))
+                            "a fraction of it",
+                            **({} if ok else failed_game(clock_rec, 2, log_dir))))
         if fallbacks:  # legal moves, but not the bot's own: its move function fails
             add(CheckResult(
                 "moves of its own", False,
@@ -370,7 +404,7 @@ def run_checks(
                 f"{own_moves} moves, and the SDK played its first legal move instead: "
                 f"{fallbacks[0][len(FALLBACK_INFO):].strip()}",
                 "fix the exception in the move function (its traceback is in the bot's stderr: "
-                "`arena play` with --log-dir DIR keeps it)"))
+                "--log-dir DIR keeps it)"))
         ok = bot.starts == 1
         earlier = any(not r.ok for r in report.results)
         add(CheckResult("back-to-back games in one process", ok,

@@ -20,6 +20,34 @@ from arena.referee import GameRecord, Player, TimeControl, log_file_name, play_g
 
 
 @dataclass
+class MoveTimes:
+    """One bot's own move times over a match, in constant memory: how many, their sum, and the
+    slowest with where it was (game id, the turn's ply), so that an author whose bot is slow now
+    and then can replay that position (`arena replay GAMES ID --ply N --protocol`)."""
+
+    moves: int = 0
+    total_ms: float = 0.0
+    slowest_ms: float = -1.0
+    slowest_at: tuple[str, int] = ("", 0)
+
+    def add(self, record: GameRecord, seat: int) -> None:
+        skip = len(record.opening)  # the arena's moves are nobody's
+        for ply, ms in enumerate(record.move_ms):
+            if ply >= skip and ply % 2 == seat - 1:
+                self.moves += 1
+                self.total_ms += ms
+                if ms > self.slowest_ms:
+                    self.slowest_ms, self.slowest_at = ms, (record.game_id, ply)
+
+    def text(self, name: str) -> str:
+        if not self.moves:
+            return f"{name} made no move"
+        game_id, ply = self.slowest_at
+        return (f"{name} {self.moves} moves, mean {self.total_ms / self.moves:.1f} ms, slowest "
+                f"{self.slowest_ms:.1f} ms ({game_id}, turn ply={ply})")
+
+
+@dataclass
 class MatchResult:
     a: str  # display names
     b: str
@@ -27,6 +55,8 @@ class MatchResult:
     void_games: int = 0
     # (variant spec, move_ms) -> [wins, draws, losses] of bot A over non-void games
     tallies: dict[tuple[str, int | None], list[int]] = field(default_factory=dict)
+    # bot A's and bot B's own move times
+    times: tuple[MoveTimes, MoveTimes] = field(default_factory=lambda: (MoveTimes(), MoveTimes()))
 
     def add(self, record: GameRecord, move_ms: int | None | EllipsisType = ...) -> None:
         """Count a game; `move_ms` keys its tally (the match's per-move limit: under time odds
@@ -35,6 +65,9 @@ class MatchResult:
         if record.void:
             self.void_games += 1
             return
+        a_first = record.first == self.a
+        self.times[0].add(record, 1 if a_first else 2)
+        self.times[1].add(record, 2 if a_first else 1)
         limit = record.time_control.get("move_ms") if move_ms is ... else move_ms
         tally = self.tallies.setdefault((record.variant, limit), [0, 0, 0])
         name = record.winner_name

@@ -133,11 +133,13 @@ def _stored_games(source: str, table, wanted: set[str]) -> Iterator[tuple[str, s
         # "stored_": what the games table says (a forfeit leaves the board unfinished)
         extra = {"game_id": game_id, "first": str(row.first), "second": str(row.second),
                  "stored_result": result_text(row.result), "stored_reason": str(reason),
-                 STORED_SCORE: row.result}
+                 STORED_SCORE: row.result, STORED_ROW: row._asdict(), STORED_SOURCE: source}
         yield label, record_line(getattr(row, "variant", ""), getattr(row, "moves", "")), extra
 
 
 STORED_SCORE = "_score"  # a stored game's result as a number, for the check, not printed
+STORED_ROW = "_row"  # every stored field of the game, for --moves and --protocol, not printed
+STORED_SOURCE = "_source"  # the results folder or games file it came from, not printed
 
 
 def record_lines(arguments: Sequence[str]) -> Iterator[tuple[str, str, dict | None]]:
@@ -197,33 +199,129 @@ def _lines_of(data: bytes, label: str, name: str) -> Iterator[tuple[str, str]]:
 
 
 def run(variant_spec: str, as_json: bool, records: Sequence[str],
-        echo: Callable[[str], None]) -> int:
+        echo: Callable[[str], None], *, ply: int | None = None, moves: bool = False,
+        feed: bool = False) -> int:
     """Replay every record, print each (text or JSON); 1 if any holds a bad move, else 0.
-    Raises ReplayUsageError / ReplayInputError before printing anything for bad input."""
+    Raises ReplayUsageError / ReplayInputError before printing anything for bad input.
+
+    `ply`: stop each record after that many plies (the position its `turn ply=N` line showed);
+    `moves`: also list every ply (times, info lines), the forfeit and the bots' stderr logs;
+    `feed`: print only the protocol lines the bot to move was sent there (one record)."""
     try:
         default_variant = parse_variant(variant_spec)
     except VariantError as error:
         raise ReplayUsageError(f"--variant: {error}") from None
+    if feed and as_json:
+        raise ReplayUsageError("--protocol prints protocol lines, not JSON: give one of them")
     lines = list(record_lines(records))
     if not lines:  # `arena replay </dev/null` printed nothing and exited 0 (new-user review)
         where = ", ".join(records) if records else "standard input"
         raise ReplayInputError(f"no game records to replay in {where}")
+    if feed and len(lines) != 1:
+        raise ReplayInputError(f"--protocol feeds one position to a bot, and {len(lines)} games "
+                               "were given: name one (e.g. a results folder and a game id)")
     dumps = None
     if as_json:
         from json import dumps
     failed = False
+    infos: dict[str, dict[str, object]] = {}  # per results folder: game id -> its info lines
     for source, line, extra in lines:
         result = replay_record(line, default_variant)
-        mismatch = (_stored_mismatch(result, extra.pop(STORED_SCORE), extra["stored_reason"])
-                    if extra else None)
+        row = extra.pop(STORED_ROW) if extra else None
+        where = extra.pop(STORED_SOURCE) if extra else None
+        score = extra.pop(STORED_SCORE) if extra else None
+        if ply is not None:
+            result = _at_ply(result, ply, source)
+        mismatch = (_stored_mismatch(result, score, extra["stored_reason"])
+                    if extra and ply is None else None)
         failed = failed or result.error is not None or mismatch is not None
+        if feed:
+            _feed(result, row, source, echo)
+            continue
+        detail = None
+        if moves and result.game is not None:
+            if row is not None and where is not None and os.path.isdir(where):
+                row = {**row, "infos": _folder_infos(where, infos).get(str(row.get("game_id")))}
+            detail = _detail(result, row, where)
         if dumps:
             data = {**(extra or {}), **result.to_dict()}
+            if detail is not None:
+                data.update(turns=detail["turns"], forfeit=detail["forfeit"],
+                            logs=[str(path) for _, path in detail["logs"]])
             echo(dumps({**data, "stored_mismatch": mismatch} if mismatch else data))
-        else:
-            text = render(result, f"{source}: {line.strip()}")
-            echo(f"{text}\n  error: {mismatch}" if mismatch else text)
+            continue
+        text = render(result, f"{source}: {line.strip()}")
+        if detail is not None:
+            head, _, board = text.partition("\n")
+            text = "\n".join([head, *detail["text"], board])
+        echo(f"{text}\n  error: {mismatch}" if mismatch else text)
     return 1 if failed else 0
+
+
+def _at_ply(result: ReplayResult, ply: int, source: str) -> ReplayResult:
+    """The record's position after its first `ply` plies (a bad move after them is cut off)."""
+    game = result.game
+    if game is None or (result.error_ply is not None and result.error_ply <= ply):
+        return result  # the position cannot be reached: the error says why
+    if ply > game.ply:
+        raise ReplayInputError(f"{source}: --ply {ply} is past the end of the game "
+                               f"({game.ply} plies)")
+    while game.ply > ply:
+        game.pop()
+    return ReplayResult(game)
+
+
+def _folder_infos(folder: str, cache: dict[str, dict[str, object]]) -> dict[str, object]:
+    """The stored info lines of every game of a results folder (not in its games table)."""
+    if folder not in cache:
+        from arena.tournament.store import StoreError, iter_game_rows
+
+        try:
+            cache[folder] = {str(r["game_id"]): r.get("infos") for r in iter_game_rows(folder)}
+        except StoreError as error:
+            raise ReplayInputError(str(error)) from None
+    return cache[folder]
+
+
+def _detail(result: ReplayResult, row: dict | None, where: str | None) -> dict:
+    """--moves: the ply table, the forfeit and the logs of a replayed record."""
+    from pathlib import Path
+
+    from arena.replay_detail import forfeit_line, log_paths, ply_rows, ply_table
+
+    turns = ply_rows(result.game, row)
+    forfeit = forfeit_line(row) if row else ""
+    logs_dir = Path(where) / "logs" if where and os.path.isdir(where) else None
+    logs = log_paths(logs_dir, row) if row else []
+    text = ply_table(turns)
+    if forfeit:
+        text.append(f"  {forfeit}")
+    text += [f"  log of {printable_name}: {path}" for printable_name, path in
+             ((_printable(name), path) for name, path in logs)]
+    if row and where and os.path.isdir(where) and not logs:
+        text.append(f"  no stderr log of this game in {Path(where) / 'logs'} (a bot that "
+                    "wrote nothing to stderr has none)")
+    return {"turns": turns, "forfeit": forfeit, "logs": logs, "text": text}
+
+
+def _printable(text: str) -> str:
+    from arena.protocol import printable
+
+    return printable(text)
+
+
+def _feed(result: ReplayResult, row: dict | None, source: str,
+          echo: Callable[[str], None]) -> None:
+    """--protocol: the lines the bot to move was sent at the replayed position."""
+    if result.game is None or result.error:
+        raise ReplayInputError(f"{source}: {result.error}")
+    from arena.replay_detail import bot_input
+
+    try:
+        for text in bot_input(result.game, row):
+            echo(text)
+    except ValueError as error:
+        raise ReplayInputError(f"{source}: {error}") from None
 
 
 def _stored_mismatch(result: ReplayResult, score: object, reason: str) -> str | None:

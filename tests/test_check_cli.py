@@ -88,8 +88,10 @@ def test_each_failure_names_its_own_cause(no_leftover_processes):
     told that it sent it; a slow starter is told the allowance and the option."""
     died = run(str(MISBEHAVE), "--args", "exit_said --after 1", "-n", "1", "-v", "classic:6x5")
     assert died.exit_code == 1
-    assert ("lost by crash: bot exited with code 2; stderr: ran out of ideas\n"
-            "      hint: the bot must keep running until 'quit' (its last stderr line") in died.output
+    assert re.search(r"lost by crash: bot exited with code 2; stderr: ran out of ideas\n"
+                     r"      game: .*\n"
+                     r"      hint: the bot must keep running until 'quit' \(its last stderr line",
+                     died.output)
     first = run(str(MISBEHAVE), "--args", "exit_said", "-n", "1", "-v", "classic:6x5")
     assert ("FAIL  unknown lines: bot exited with code 2 in its first turn (popout); stderr: "
             "ran out of ideas\n      hint: the bot must keep running") in first.output
@@ -293,3 +295,29 @@ def test_the_bots_text_reaches_the_terminal_escaped(tmp_path, no_leftover_proces
     assert result.exit_code == 1
     assert "\x1b" not in result.output and "\x07" not in result.output, repr(result.output)
     assert "stderr: PASS  handshake\\x1b]52;c;" in result.output
+
+
+def test_a_failed_game_is_shown_with_its_record_seat_and_log(tmp_path, no_leftover_processes):
+    """A failed game names the position the bot failed on (as `arena replay` reads it, with the
+    command that feeds it to the bot) and, with --log-dir, the bot's stderr log of that game:
+    without them an author could not find or replay the failure (bot author review)."""
+    logs = tmp_path / "logs"
+    died = run(str(MISBEHAVE), "--args", "exit_said --after 1", "-n", "1", "-v", "classic:6x5",
+               "--only-variants", "--log-dir", str(logs))
+    assert died.exit_code == 1
+    found = re.search(r"      game: (classic:6x5: [dp0-9 ]+) \(the bot is seat 1, to move at "
+                      r"ply=(\d+)\); its position: arena replay '(.*)' --protocol\n"
+                      r"      log: (\S+)\n", died.output)
+    assert found, died.output
+    record, ply, quoted, log = found.groups()
+    assert quoted == record and int(ply) == len(record.split()) - 1
+    assert "ran out of ideas" in open(log).read()
+
+
+def test_failed_game_lines_without_a_game_or_a_log():
+    from arena.conformance import CheckResult, failed_game_lines
+
+    assert failed_game_lines(CheckResult("x", False, "d")) == []
+    lines = failed_game_lines(CheckResult("x", False, "d", game="five: d4", seat=2))
+    assert lines == ["game: five: d4 (the bot is seat 2, to move at ply=1); its position: "
+                     "arena replay 'five: d4' --protocol"]

@@ -68,6 +68,9 @@ RUN = {
     "arena replay 4455332": lambda out: "player 1 wins (line) after 7 plies" in out,
     "arena replay --json 'popout: d1 d2 p1 p2'":
         lambda out: json.loads(out)["reason"] == "empty",
+    "arena replay 'classic: d4 d4 d3' --protocol":
+        lambda out: out.splitlines()[2] == ("turn ply=3 moves=d4,d4,d3 time_ms=1000 "
+                                            "opponent_time_ms=- last_ms=-"),
     "arena play greedy random --variant popout --games 10 --move-ms 200":
         lambda out: re.search(r"^greedy vs random: W (\d+) D (\d+) L (\d+)", out, re.MULTILINE)
         and sum(map(int, re.search(r"W (\d+) D (\d+) L (\d+)", out).groups())) == 10,

@@ -55,3 +55,24 @@ def test_a_bot_cannot_take_its_opponents_name_in_its_hello():
     # its own name otherwise, and two alike in seat order
     assert handshake_names(*zip(bot("bot", "deep"), real, strict=True)) == ["deep", "random"]
     assert handshake_names(*zip(real, real, strict=True)) == ["random", "random#2"]
+
+
+def test_the_match_keeps_each_bots_move_times_and_where_its_slowest_move_was():
+    """`arena play`'s summary names each bot's slowest move by game and turn ply, in constant
+    memory: an author whose bot is slow now and then replays that position (bot author review)."""
+    from types import SimpleNamespace
+
+    from arena.match import MatchResult
+
+    result = MatchResult("a", "b")
+    game = SimpleNamespace(void=False, first="a", second="b", opening=["d4"], game_id="g0001",
+                           move_ms=[0.0, 5.0, 7.0, 90.0, 1.0], time_control={"move_ms": 100},
+                           variant="classic", winner_name="a")
+    result.add(game)
+    result.add(SimpleNamespace(**{**vars(game), "first": "b", "second": "a", "game_id": "g0002",
+                                  "move_ms": [0.0, 200.0, 3.0]}))
+    a, b = result.times
+    assert (a.moves, a.slowest_at, a.slowest_ms) == (3, ("g0002", 1), 200.0)  # 7, 1 and 200
+    assert (b.moves, b.slowest_at) == (3, ("g0001", 3))  # 5, 90 and 3: the opening is nobody's
+    assert b.text("b") == "b 3 moves, mean 32.7 ms, slowest 90.0 ms (g0001, turn ply=3)"
+    assert MatchResult("x", "y").times[0].text("x") == "x made no move"

@@ -254,7 +254,8 @@ def test_play_with_one_move_limit_keeps_the_plain_summary(no_leftover_processes)
                     "--move-ms", "300")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert len(lines) == 3 and "ms/move" not in result.stdout
+    assert len(lines) == 4 and "ms/move" not in result.stdout
+    assert lines[2].startswith("move times: greedy ") and "slowest" in lines[2]
     assert lines[-1].startswith("greedy vs random: W ")
 
 
@@ -384,3 +385,20 @@ def test_a_game_line_says_how_many_moves_the_sdks_fallback_played(tmp_path,
     assert len(lines) == 2 and all(
         " - buggy: " in line and "by the SDK's fallback (its move function raised; see its log)"
         in line for line in lines), result.output
+
+
+def test_a_forfeit_names_its_log_and_an_earlier_matchs_logs_are_pointed_out(tmp_path):
+    """`arena play --log-dir` names the forfeiting bot's log on the game's line, and says when
+    the folder holds an earlier match's logs, whose game ids this match reuses (bot author
+    review: a stale log read as this match's)."""
+    from types import SimpleNamespace
+
+    from arena.commands.play import earlier_logs_note, forfeit_log
+
+    record = SimpleNamespace(forfeit_by=2, first="a", second="b b", game_id="g0003")
+    assert forfeit_log(record, tmp_path) is None  # it wrote nothing to stderr
+    (tmp_path / "g0003-2-b_b.log").write_text("Traceback ...\n")
+    assert forfeit_log(record, tmp_path) == tmp_path / "g0003-2-b_b.log"
+    assert forfeit_log(SimpleNamespace(**{**vars(record), "forfeit_by": None}), tmp_path) is None
+    assert "holds 1 log(s) of an earlier match" in earlier_logs_note(tmp_path)
+    assert earlier_logs_note(tmp_path / "empty") == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import click
 
@@ -33,14 +34,17 @@ from arena.timecontrol import TimeControl
               show_default=True, help="Check the bot in the bubblewrap sandbox it will meet in "
               "tournaments (see SECURITY.md); on refuses to start without it.")
 @click.option("--limit", "limit_settings", multiple=True, type=LimitSetting(), help=LIMIT_HELP)
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the bot's stderr of each game to this folder (check-N-SEAT-bot.log); "
+              "a failed game's log is named under it.")
 def command(bot, bot_args, games, move_ms, startup_ms, grace_ms, variants, only_variants,
-            sandbox_mode, limit_settings) -> None:
+            sandbox_mode, limit_settings, log_dir) -> None:
     """Check that BOT follows the protocol: handshake, unknown lines, games against random in
     every preset (pops, fixed columns) and in odd sizes and line lengths (or the --variant
     ones), an opening, a clock, back-to-back games in one process, quit. Prints pass/fail per
     check with hints, start-up time and move-time percentiles."""
     from arena.botspec import BotSpecError, resolve_bot
-    from arena.conformance import ODD_VARIANTS, run_checks
+    from arena.conformance import ODD_VARIANTS, failed_game_lines, run_checks
     from arena.game import VariantError, parse_variant
 
     for spec_text in variants:
@@ -71,6 +75,8 @@ def command(bot, bot_args, games, move_ms, startup_ms, grace_ms, variants, only_
         if result.detail:
             text += f": {result.detail}"
         click.echo(text)
+        for line in failed_game_lines(result):
+            click.echo(f"      {line}")
         if not result.ok and result.hint:
             click.echo(f"      hint: {result.hint}")
 
@@ -83,7 +89,7 @@ def command(bot, bot_args, games, move_ms, startup_ms, grace_ms, variants, only_
             # what the bot will have (network, memory cap, ...): the policy its starts get
             click.echo(run.describe(sandbox.default_policy().limits))
             report = run_checks(spec, tc, games, progress=show, variants=variants or ODD_VARIANTS,
-                                only_these=only_variants)
+                                only_these=only_variants, log_dir=log_dir)
     except sandbox.SandboxUnavailable as error:
         raise click.ClickException(str(error)) from None
     if report.startup_ms:

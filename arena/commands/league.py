@@ -115,7 +115,7 @@ def submit(folder: Path, path: str, name: str | None, author: str, key: str | No
     given its submission key)."""
     from arena import sandbox
     from arena.botspec import resolve_bot
-    from arena.conformance import check_command, run_checks
+    from arena.conformance import check_command, failed_game_lines, run_checks
     from arena.league import registry
     from arena.league.runner import time_control_of
 
@@ -149,6 +149,8 @@ def submit(folder: Path, path: str, name: str | None, author: str, key: str | No
                 if not result.ok:
                     click.echo(f"FAIL  {result.name}: {result.detail}"
                                + (f" (hint: {result.hint})" if result.hint else ""), err=True)
+                    for line in failed_game_lines(result):
+                        click.echo(f"      {line}", err=True)
             again = check_command(str(source),
                                   tc=time_control_of(league_settings),
                                   limits=league_settings.get("limits"),

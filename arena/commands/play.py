@@ -6,6 +6,7 @@ import contextlib
 import json
 import shlex
 import sys
+from pathlib import Path
 
 import click
 
@@ -53,6 +54,30 @@ def describe_game(record) -> str:
         if count:
             text += f" - {fallback_note(name, count)}"
     return f"{head} {text}"
+
+
+def forfeit_log(record, log_dir: Path) -> Path | None:
+    """The stderr log of the bot that forfeited `record`, if it wrote one: the first place to
+    look for why (a crash's traceback), named where the game is reported."""
+    if not record.forfeit_by:
+        return None
+    from arena.player import log_file_name
+
+    name = record.first if record.forfeit_by == 1 else record.second
+    path = log_dir / log_file_name(record.game_id, record.forfeit_by, name)
+    return path if path.is_file() else None
+
+
+def earlier_logs_note(log_dir: Path) -> str:
+    """A note when `log_dir` holds logs of an earlier `arena play`: every match numbers its games
+    from g0001, so its logs replace those of the same game and bot, and the others stay beside
+    them, looking like this match's (bot author review)."""
+    earlier = sum(1 for _ in log_dir.glob("g[0-9][0-9][0-9][0-9]-[12]-*.log"))
+    if not earlier:
+        return ""
+    return (f"note: {log_dir} already holds {earlier} log(s) of an earlier match; this match's "
+            "games are numbered from g0001 again and replace those of the same game and bot: "
+            "give a fresh --log-dir to keep them apart")
 
 
 @click.command(name="play")
@@ -154,7 +179,6 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
     record holds both (first_tc, second_tc).
     """
     sprt = _make_sprt(sprt_bounds, sprt_alpha, sprt_beta, sprt_model)
-    from pathlib import Path
 
     from arena.botspec import BotSpecError, resolve_bot
     from arena.game import VariantError, parse_variant
@@ -207,6 +231,8 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
         except OSError as error:
             raise click.BadParameter(f"cannot create {log_dir}: {error.strerror or error}",
                                      param_hint="'--log-dir'") from None
+        if note := earlier_logs_note(Path(log_dir)):
+            click.echo(note, err=True)
 
     out = click.echo
 
@@ -238,7 +264,9 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
             if state:
                 click.echo(state, err=True)
         else:
-            out(describe_game(record) + (f"  [{state}]" if state else ""))
+            log = forfeit_log(record, Path(log_dir)) if log_dir else None
+            out(describe_game(record) + (f"  [{state}]" if state else "")
+                + (f"  (log: {log})" if log else ""))
         sys.stdout.flush()
 
     from arena import sandbox
@@ -337,6 +365,9 @@ def _summary(result, parsed, tcs, sprt, as_json: bool, interrupted: bool, odds=(
         for variant in parsed:
             w, d, losses = result.score(variant.spec)
             lines.append(f"{variant.spec}: {result.a} vs {result.b}: W {w} D {d} L {losses}")
+    if result.games > result.void_games:
+        lines.append(f"move times: {result.times[0].text(result.a)}; "
+                     f"{result.times[1].text(result.b)}")
     w, d, losses = result.score()
     total = f"{result.a} vs {result.b}: W {w} D {d} L {losses} (score {w + d / 2:g}/{w + d + losses})"
     if result.void_games:

@@ -69,6 +69,9 @@ def summary_lines(result: RunResult, output: Path) -> list[str]:
                      "played again: their pairing is stopped (see the note above).")
     if result.skipped:
         lines.append(f"{result.skipped} skipped: both bots failed to start too often.")
+    if result.forfeits:
+        lines.append(f"A forfeit's moves and logs: arena replay {output} "
+                     "GAME_ID --moves")
     from arena.referee import fallback_note
 
     lines += [f"note: {fallback_note(name, count)}"

@@ -261,6 +261,7 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
 
     limit_ms = (settings.get("time_control") or {}).get("move_ms")
     linked = [r for r in rows if r["link"]]
+    logs = forfeit_logs(site_input) if publish_logs else None
     for i, row in enumerate(linked):
         replay = replay_frames(row["variant"], row["moves"], row["move_ms"], row.get("opening"))
         message = context.replay_warning(row, replay)
@@ -277,9 +278,11 @@ def write_site(out: Path, site_input: SiteInput, *, plots: bool, publish_logs: b
         render_page("game.html", out / row["link"], "../", page="game", game=row, replay=replay,
                     replay_json=frames_json(replay), board=board_svg(replay), badge=context.reason_badge(row, replay),
                     prev_link=linked[i - 1]["link"] if i > 0 else None,
-                    next_link=linked[i + 1]["link"] if i + 1 < len(linked) else None)
+                    next_link=linked[i + 1]["link"] if i + 1 < len(linked) else None,
+                    # the forfeiter's stderr beside the game, as CodinGame's replays show it:
+                    # on its bot's page alone, an author reading the game did not find it
+                    forfeit_log=(logs or {}).get((row["game_id"], replay["game"]["forfeit_by"])))
 
-    logs = forfeit_logs(site_input) if publish_logs else None
     own_limits = context.own_move_limits(settings.get("settings") or {})  # time odds
     for bot in bots:
         page = context.bot_context(bot, games, standings, game_links, logs,

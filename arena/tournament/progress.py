@@ -198,12 +198,16 @@ class Progress:
             self.done += 1
         if reason in FORFEIT_REASONS:
             self.forfeits += 1
-            self.recent_forfeits.append(forfeit_text(row))
+            # the id finds the game's logs and replay (`arena replay DIR ID --moves`)
+            self.recent_forfeits.append(f"{row.get('game_id', '')} {forfeit_text(row)}".strip())
         self.standings.add(row["first"], row["second"], result, reason, row.get("forfeit_by"))
         if self.live_mode or self.quiet:
             return
         width = len(str(self.total))
-        self._print(f"[{self.done:>{width}}/{self.total}] {game_text(row)}  "
+        # with its id, as `league run` prints it: the key to its stderr logs (`logs/ID-*.log`)
+        # and to `arena replay DIR ID`; without it a forfeit could not be looked into
+        game_id = f"{row['game_id']} " if row.get("game_id") else ""
+        self._print(f"[{self.done:>{width}}/{self.total}] {game_id}{game_text(row)}  "
                     f"{self.rate():.2f} games/s  ETA {_fmt_duration(self.eta())}")
 
     def note(self, message: str) -> None:

@@ -166,6 +166,10 @@ def test_logs_are_published_unless_turned_off(tmp_path):
     ok(arena("publish", str(results), "--no-plots"))
     shown = page(results / "site", "cbot")
     assert TAIL in shown and "exit code 3" in shown
+    # and beside the game itself, where an author reading it looks (bot author review)
+    game = (results / "site" / "games" / "g2.html").read_text(encoding="utf-8")
+    assert TAIL in game and "g2-2-cbot.log" in game
+    assert TAIL not in (results / "site" / "games" / "g1.html").read_text(encoding="utf-8")
     ok(arena("publish", str(results), "--no-plots", "--no-logs"))
     hidden = page(results / "site", "cbot")
     assert TAIL not in hidden and "stderr logs are not published" in hidden
@@ -174,6 +178,7 @@ def test_logs_are_published_unless_turned_off(tmp_path):
     site_text = "".join(f.read_text(encoding="utf-8", errors="replace")
                         for f in (results / "site").rglob("*") if f.is_file())
     assert "exit code 3" in site_text and "/home/ada/private" not in site_text
+    assert TAIL not in site_text
 
 
 def test_the_stored_publish_logs_setting_is_honoured(tmp_path):

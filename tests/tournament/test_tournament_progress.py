@@ -111,3 +111,19 @@ def test_a_forfeit_line_shows_what_a_dead_bot_said():
                                  "invalid choice: 'ultra')")
     row["detail"] = "no move within 50 ms (+200 ms grace)"
     assert forfeit_text(row) == "alphabeta: crash (no move within 50 ms (+200 ms grace))"
+
+
+def test_a_games_line_and_a_recent_forfeit_carry_its_id_and_the_summary_how_to_look_into_one():
+    """The id is the key to a game's stderr logs (`logs/ID-SEAT-NAME.log`) and to `arena replay
+    DIR ID --moves`: without it a forfeit in a run's output could not be looked into (bot
+    author review)."""
+    stream = io.StringIO()
+    progress = Progress(10, names=["alpha", "beta"], live=False, stream=stream)
+    progress.game_done({**forfeit_row(2, "crash", "bot exited with code 1"), "game_id": "g12ab"})
+    assert stream.getvalue().startswith("[ 1/10] g12ab classic  alpha 1-0 beta  (forfeit by beta:")
+    assert progress.recent_forfeits[-1] == "g12ab beta: crash (bot exited with code 1)"
+    result = RunResult(Path("r"), total=2, done=2, played=2, forfeits=1, elapsed=1.0)
+    assert ("A forfeit's moves and logs: arena replay results/t GAME_ID --moves"
+            in summary_lines(result, Path("results/t")))
+    clean = RunResult(Path("r"), total=2, done=2, played=2, elapsed=1.0)
+    assert not any("arena replay" in line for line in summary_lines(clean, Path("results/t")))
