@@ -54,7 +54,27 @@ def test_the_turn_lines_rebuilt_from_a_stored_game_are_the_ones_the_bots_were_se
         hello, game_line, turn, quit_line = bot_input(game, stored)
         assert (hello, quit_line) == (protocol.hello_line(), protocol.QUIT_LINE)
         assert game_line == game_lines[seat]
-        assert turn == sent[seat][(ply - len(rec.opening)) // 2], ply
+        assert same_turn(turn, sent[seat][(ply - len(rec.opening)) // 2]), ply
+
+
+def same_turn(rebuilt: str, sent: str) -> bool:
+    """The same turn line, its clock figures within 1 ms: the stored move times are rounded to
+    the microsecond, so a clock summed from them may land on the other side of a millisecond
+    (a loaded machine's uneven times had shown it: `my_ms=1926` rebuilt for 1925 sent)."""
+    ours, theirs = rebuilt.split(), sent.split()
+    if len(ours) != len(theirs):
+        return False
+    for a, b in zip(ours, theirs, strict=True):
+        key, _, value = a.partition("=")
+        other_key, _, other = b.partition("=")
+        if key != other_key:
+            return False
+        if key.endswith("_ms") and value.lstrip("-").isdigit() and other.lstrip("-").isdigit():
+            if abs(int(value) - int(other)) > 1:
+                return False
+        elif value != other:
+            return False
+    return True
 
 
 def test_the_ply_rows_carry_each_moves_times_and_info_and_the_opening_is_the_arenas():
