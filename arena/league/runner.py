@@ -344,6 +344,7 @@ class LeagueRunner:
             # the bots that cannot play are left out: they would never be ordered, and a run
             # waiting for their games would wait for ever. Not only the fielded ones: a bot
             # submitted since the last look has no games, so the ranking is not settled yet.
+            self._feed(store)  # first: a version its games leave out is not waited for
             playable = [e.display for e in registry.active_entrants(self.folder)
                         if e.display not in self.unplayable]
             if len(playable) < 2:
@@ -580,9 +581,14 @@ class LeagueRunner:
     def _left_out_status(self) -> list[dict[str, Any]]:
         """The versions this run leaves out, why, and in how many seconds it tries them again
         (None: when their hash changes), for `league status`."""
+        if not self.unplayable:
+            return []
         now = time.monotonic()
+        active = {e.display for e in registry.active_entrants(self.folder)}  # not the retired
         out = []
         for name, why in sorted(self.unplayable.items()):
+            if name not in active:
+                continue
             until = self.left_out.get(name, ("", None))[1]
             out.append({"name": name, "why": why,
                         "back_in_s": None if until is None else max(0.0, round(until - now))})
