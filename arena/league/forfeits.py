@@ -34,7 +34,8 @@ from arena.reasons import forfeiter_seat
 FORFEITS_OUT = 20
 # Half an hour: a run of timeouts may be the machine's (a neighbour's build hogging the cores),
 # and after the pause the version's streak is still there, so one more forfeit leaves it out
-# again at once: each try costs one game, not another 20.
+# again at once, and until then it plays one pair at a time: each try costs a pair, not
+# another 20 games (nor a pair per slot of a cluster).
 FORFEIT_PAUSE_S = 1800.0
 
 _DETAIL_CHARS = 120  # of the last forfeit's detail, in the line that says why
@@ -88,6 +89,12 @@ class ForfeitStreaks:
         limit since: one let back in after its pause is judged again by its next game)."""
         touched, self._touched = self._touched, set()
         return touched
+
+    def on_probation(self, name: str) -> bool:
+        """Whether `name`'s streak is at the limit (let back in after its pause, it has not
+        played a game on the board since): `league run` gives it one pair at a time."""
+        streak = self._streaks.get(name)
+        return streak is not None and streak.games >= self.out_after
 
     def out(self, name: str, program_hash: str) -> Streak | None:
         """The streak that leaves `name` out, if it has one under `program_hash` (games of

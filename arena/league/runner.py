@@ -397,8 +397,12 @@ class LeagueRunner:
 
     def _choose(self, store: Store, pair_no: int) -> PairJob | None:
         self._feed(store)  # first: a version it leaves out is not chosen
-        active = self._playable()
         busy = [(j.first, j.second) for j in self.in_flight.values()]
+        # a version let back in after its forfeits' pause plays one pair at a time until it
+        # plays a game out: a try costs one pair, not one a slot
+        playing = {name for pair in busy for name in pair}
+        active = [name for name in self._playable()
+                  if name not in playing or not self.forfeits.on_probation(name)]
         picks = self.scheduler.choose(self._counts(store, active), active, k=1, in_flight=busy,
                                       repeating=self._repeating(store))
         if not picks:

@@ -26,6 +26,7 @@ def test_a_version_forfeiting_every_game_is_out_at_the_limit_with_its_reasons() 
     forfeit(streaks, "bad@1", "good@1", as_seat=2, reason="illegal", detail="d9\nis   full")
     streak = streaks.out("bad@1", "hash-a")
     assert streak is not None and streak.games == FORFEITS_OUT
+    assert streaks.on_probation("bad@1") and not streaks.on_probation("good@1")
     text = streak.describe()
     assert text.startswith(f"it forfeited its last {FORFEITS_OUT} games by its own fault (")
     assert "timeout " in text and "crash " in text and "illegal 1" in text
@@ -79,3 +80,5 @@ def test_another_program_of_the_same_version_starts_afresh() -> None:
     for _ in range(2):
         streaks.add("bad@1", "good@1", "timeout", 1, 0.0, "", ("hash-new", "hash-b"))
     assert streaks.out("bad@1", "hash-new").games == 3
+    streaks.add("bad@1", "good@1", "line", None, 0.5, "", ("hash-new", "hash-b"))
+    assert not streaks.on_probation("bad@1")  # a game played out ends it
