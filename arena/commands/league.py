@@ -295,7 +295,7 @@ def run(folder: Path, concurrency: int | None, until: str | None, publish_every:
 def status(ctx: click.Context, folder: Path) -> None:
     """Bots, versions, games, what is being played now, and the current standings."""
     from arena.league import registry
-    from arena.league.runner import read_status
+    from arena.league.runner import duration_text, read_status
 
     try:
         entrants = registry.entrants(folder)
@@ -314,6 +314,11 @@ def status(ctx: click.Context, folder: Path) -> None:
         playing = ", ".join(f"{p['first']} vs {p['second']} ({p['variant']})" for p in running["playing"])
         click.echo(f"running (pid {running['pid']}, {running['games_this_run']} games this run); "
                    f"playing: {playing or 'nothing'}")
+        for left in running.get("left_out", []):  # a status file of an older run has none
+            back = left.get("back_in_s")
+            when = "when its hash changes" if back is None else \
+                f"in {duration_text(back)}, or when its hash changes"
+            click.echo(f"  left out: {left['name']}: {left['why']} (tried again {when})")
     if total:
         from arena.commands.standings import command as standings
         from arena.publish.context import retired_note

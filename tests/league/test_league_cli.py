@@ -422,3 +422,49 @@ def test_a_bot_that_writes_into_its_folder_is_refused_and_its_folder_left_alone(
     assert made.returncode == 0 and "submitted logger@1" in made.stdout, made.stderr
     assert [p.name for p in (folder / "bots").iterdir()] == ["logger"]
     (bot / "data").chmod(0o755)
+
+
+CRASHES_IN_LEAGUE_GAMES = """import os
+from arena.sdk import run_bot
+
+
+def choose(turn):
+    if "@" in turn.setup.opponent:  # a league's names carry a version: passes the checks only
+        os._exit(3)
+    return turn.game.legal_moves()[0]
+
+
+run_bot(choose, name="crashy", version="1.0")
+"""
+
+
+def test_a_version_that_forfeits_every_game_is_left_out_and_shown_in_status(
+        tmp_path: Path, no_leftover_processes) -> None:
+    """It passed `submit`'s checks, then crashed on its first move of every league game: it
+    cost a game a bot start for ever, and gave its opponents wins that told nothing."""
+    from arena.league.forfeits import FORFEITS_OUT
+
+    folder = tmp_path / "league"
+    arena("league", "init", str(folder), "--variants", "classic", "--move-ms", "100")
+    arena("league", "submit", str(folder), "random")
+    crashy = tmp_path / "crashy.py"
+    crashy.write_text(CRASHES_IN_LEAGUE_GAMES)
+    arena("league", "submit", str(folder), str(crashy))
+    run = start_run(folder)
+    try:
+        wait_for(lambda: "left out: crashy@1" in arena("league", "status", str(folder)).stdout,
+                 "crashy@1 to be left out")
+        status = arena("league", "status", str(folder)).stdout
+        assert (f"  left out: crashy@1: it forfeited its last {FORFEITS_OUT} games by its own "
+                "fault (crash ") in status and "or when its hash changes)" in status
+    finally:
+        try:
+            os.killpg(run.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        out, _ = run.communicate(timeout=60)
+    said = [line for line in out.splitlines() if line.startswith("crashy@1 cannot play")]
+    assert len(said) == 1 and said[0].endswith("tried again in 30 minutes"), out
+    rows = games(folder)
+    assert len(rows) <= FORFEITS_OUT + 4  # the pairs in flight when it was left out
+    assert all(result is not None for *_, result in rows)  # every forfeit stored and rated

@@ -419,3 +419,105 @@ def test_a_rehash_during_the_run_brings_the_version_back(league: Path) -> None:
     runner, lines = run_with(league, RehashOnce(OutcomeKind.DONE), Until(games=4))
     assert "greedy@1 cannot play" in " ".join(lines) and "greedy@1 is tried again" in lines
     assert stored(league) >= 4
+
+
+class Forfeiting(Scripted):
+    """`forfeiter` forfeits its games by its own fault (a timeout, a crash), but every
+    `on_board`-th game, which its opponent wins on the board."""
+
+    def __init__(self, forfeiter: str = "random@1", on_board: int = 0) -> None:
+        super().__init__(OutcomeKind.DONE)
+        self.forfeiter, self.on_board, self.played = forfeiter, on_board, 0
+
+    def _outcome(self, game) -> Outcome:
+        outcome = super()._outcome(game)
+        self.played += 1
+        if self.forfeiter not in game.bots or (self.on_board and self.played % self.on_board == 0):
+            return outcome
+        seat = 1 if game.first == self.forfeiter else 2
+        outcome.row.update(result=float(seat == 2), winner=3 - seat, forfeit_by=seat,
+                           reason=("timeout", "crash")[self.played % 2], plies=seat - 1,
+                           moves="d1" if seat == 2 else "", detail="no move within 500 ms")
+        return outcome
+
+
+def game_lines(lines: list[str]) -> int:
+    return sum(line.startswith("[") for line in lines)
+
+
+def test_a_version_that_forfeits_every_game_is_left_out_said_once_its_games_kept(
+        league: Path) -> None:
+    """A bot that started fine and then forfeited every game cost its league a move timeout a
+    game for ever, its opponents winning games that told nothing."""
+    from arena.league.forfeits import FORFEITS_OUT
+
+    executor = Forfeiting()
+    runner, lines = run_with(league, executor, Until(seconds=1.5))
+    said = [line for line in lines if line.startswith("random@1 cannot play")]
+    assert len(said) == 1 and "greedy@1" not in runner.unplayable
+    assert f"it forfeited its last {FORFEITS_OUT} games by its own fault (" in said[0]
+    assert "timeout " in said[0] and "crash " in said[0] and "no move within 500 ms" in said[0]
+    assert said[0].endswith("; tried again in 30 minutes")
+    assert executor.submitted <= FORFEITS_OUT + 4  # a few, not one a second for ever
+    assert stored(league) == runner.summary.games >= FORFEITS_OUT  # real results: all kept
+    (left,) = runner._left_out_status()
+    assert left["name"] == "random@1" and 1790 <= left["back_in_s"] <= 1800
+    assert left["why"].startswith(f"it forfeited its last {FORFEITS_OUT} games")
+    # a run started again knows it from the stored games: out at once, no game played
+    again = Forfeiting()
+    runner, lines = run_with(league, again, Until(seconds=0.5))
+    assert again.submitted == 0 and "random@1" in runner.unplayable
+    assert sum(line.startswith("random@1 cannot play") for line in lines) == 1
+
+
+def test_a_version_that_forfeits_only_sometimes_or_whose_opponent_forfeits_plays_on(
+        league: Path) -> None:
+    from arena.league.forfeits import FORFEITS_OUT
+
+    executor = Forfeiting(on_board=FORFEITS_OUT)  # 19 forfeits in a row, then a game played
+    runner, lines = run_with(league, executor, Until(games=3 * FORFEITS_OUT))
+    assert not runner.unplayable and stored(league) >= 3 * FORFEITS_OUT
+    assert not any("cannot play" in line for line in lines)
+
+
+def test_a_forfeiter_is_tried_again_after_its_pause_one_game_at_a_time(
+        league: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the pause its streak is still there: one more forfeit leaves it out again, and it
+    plays one pair at a time meanwhile, so a try costs a pair, not another FORFEITS_OUT games
+    (nor a pair per slot)."""
+    import arena.league.runner as league_runner
+    from arena.league.forfeits import FORFEITS_OUT
+
+    monkeypatch.setattr(league_runner, "FORFEIT_PAUSE_S", 0.0)
+    executor = Forfeiting()
+    runner, lines = run_with(league, executor, Until(games=FORFEITS_OUT + 12))
+    tries = [k for k, line in enumerate(lines) if line == "random@1 is tried again"]
+    assert len(tries) >= 3
+    for start, end in zip(tries, tries[1:], strict=False):
+        assert game_lines(lines[start:end]) <= 2
+        assert sum(line.startswith("random@1 cannot play") for line in lines[start:end]) == 1
+
+
+def test_league_status_shows_the_versions_left_out_and_when_they_are_tried_again(
+        league: Path) -> None:
+    import json
+    import os
+
+    from click.testing import CliRunner
+
+    from arena.commands.league import command
+    from arena.league.runner import STATUS_FILE
+    from arena.tournament.store import RunLock
+
+    left = [{"name": "random@1", "why": "it forfeited its last 20 games by its own fault "
+             "(timeout 20)", "back_in_s": 601},
+            {"name": "greedy@1", "why": "it no longer hashes", "back_in_s": None}]
+    (league / STATUS_FILE).write_text(json.dumps({"pid": os.getpid(), "games_this_run": 3,
+                                                  "playing": [], "left_out": left}))
+    with RunLock(league, "arena league run"):
+        out = CliRunner().invoke(command, ["status", str(league)])
+    assert out.exit_code == 0, out.output
+    assert ("  left out: random@1: it forfeited its last 20 games by its own fault (timeout 20) "
+            "(tried again in 11 minutes, or when its hash changes)") in out.output.splitlines()
+    assert ("  left out: greedy@1: it no longer hashes (tried again when its hash changes)"
+            in out.output.splitlines())
