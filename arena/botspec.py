@@ -486,15 +486,26 @@ def hash_folder(folder: Path) -> str:
     return _hash_folder(folder, python=True)
 
 
-def hashed_files(spec: BotSpec) -> list[Path]:
-    """The files `spec.program_hash` read: a folder bot's files, else its command line's own
-    (`scripts`, or the program), plus the arena modules their Python imports."""
+def own_files(spec: BotSpec) -> list[Path]:
+    """The bot's own files among those `spec.program_hash` reads: a folder bot's files, else
+    its command line's own (`scripts`, or the program)."""
     if (spec.cwd / MANIFEST).is_file():
-        files = folder_files(spec.cwd)
-    else:
-        program = Path(spec.command[0]) if spec.command else None
-        files = list(spec.scripts) or ([program] if program and program.is_file() else [])
+        return folder_files(spec.cwd)
+    program = Path(spec.command[0]) if spec.command else None
+    return list(spec.scripts) or ([program] if program and program.is_file() else [])
+
+
+def hashed_files(spec: BotSpec) -> list[Path]:
+    """The files `spec.program_hash` read: the bot's own (`own_files`), plus the arena modules
+    their Python imports."""
+    files = own_files(spec)
     return files + _arena_modules([f for f in files if f.suffix == ".py"])
+
+
+def own_files_hash(spec: BotSpec) -> str:
+    """A hash of the bot's own files alone, without the arena modules its program hash covers:
+    what an upgrade of the arena leaves as it was (a league's `rehash` checks it)."""
+    return _hash_files(spec.cwd, own_files(spec))
 
 
 # What a process started later would run differently if it changed: code by its suffix, any

@@ -223,9 +223,8 @@ def rehash(folder: Path) -> None:
 
     A bot's hash covers the arena modules it imports, so an upgrade changes every SDK bot's,
     and `league run` says it cannot play. This records the hashes the stored snapshots have
-    now under the same versions (ratings and games kept): run it after upgrading, not after
-    anything else changed a snapshot (the league's own copies; sandboxed bots read them
-    read-only)."""
+    now under the same versions (ratings and games kept). A snapshot whose own files changed
+    since it was submitted (not the arena's modules) is refused, and nothing is rehashed."""
     from arena.league import registry
 
     try:

@@ -31,6 +31,7 @@ from arena.botspec import (
     BotSpecError,
     name_problem,
     open_regular,
+    own_files_hash,
     resolve_bot,
 )
 from arena.clock import utc_now_iso
@@ -60,6 +61,7 @@ CREATE TABLE IF NOT EXISTS league_entrants (
     language TEXT NOT NULL DEFAULT '',
     submitted_at TEXT NOT NULL,
     retired_at TEXT,                 -- set by `remove` or when a newer version replaces it
+    own_hash TEXT NOT NULL DEFAULT '', -- its own files' hash (`botspec.own_files_hash`)
     UNIQUE(name, version)
 );
 """
@@ -89,6 +91,7 @@ class Entrant:
     language: str
     submitted_at: str
     retired_at: str | None
+    own_hash: str = ""  # '' for a version stored before the column (until a rehash)
 
     @property
     def active(self) -> bool:
@@ -174,10 +177,22 @@ def settings(folder: str | Path) -> dict[str, Any]:
 def entrants(folder: str | Path) -> list[Entrant]:
     """Every version ever submitted, oldest first."""
     with _connect(open_league(folder), readonly=True) as conn:
+        own = "own_hash" if _has_own_hash(conn) else "''"
         rows = conn.execute(
             "SELECT display, name, version, program_hash, entry, author, language, submitted_at,"
-            " retired_at FROM league_entrants ORDER BY submitted_at, name, version").fetchall()
+            f" retired_at, {own} FROM league_entrants ORDER BY submitted_at, name, version"
+        ).fetchall()
     return [Entrant(*row) for row in rows]
+
+
+def _has_own_hash(conn: sqlite3.Connection) -> bool:
+    return any(row[1] == "own_hash" for row in conn.execute("PRAGMA table_info(league_entrants)"))
+
+
+def _add_own_hash(conn: sqlite3.Connection) -> None:
+    """The `own_hash` column in a league made before it (read as '' until set)."""
+    if not _has_own_hash(conn):
+        conn.execute("ALTER TABLE league_entrants ADD COLUMN own_hash TEXT NOT NULL DEFAULT ''")
 
 
 def game_counts(folder: str | Path) -> tuple[dict[str, int], int]:
@@ -198,6 +213,9 @@ def active_entrants(folder: str | Path) -> list[Entrant]:
 def spec_of(folder: str | Path, entrant: Entrant) -> BotSpec:
     """The runnable spec of a stored snapshot, checked against its recorded hash."""
     spec = resolve_bot(str(Path(folder) / entrant.entry), name=entrant.display)
+    if spec.program_hash != entrant.program_hash and entrant.own_hash and \
+            own_files_hash(spec) != entrant.own_hash:
+        raise LeagueError(tampered_message(entrant, own_files_hash(spec)))
     if spec.program_hash != entrant.program_hash:
         # the hash covers the arena modules a bot imports: an upgrade of the arena changes it
         # too, and "changed on disk" sent organisers looking for an edit (review of the diff)
@@ -450,6 +468,7 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
     once) when none was given."""
     folder = open_league(folder)
     stamp = utc_now_iso()
+    own = _own_hash_of(entry)  # of the stored copy: what `rehash` later compares
     # as bot.toml's author is: a `\u202e` reversed the site's byline, a newline split a row
     author = truncate(author, HELLO_FIELD_CAP) if author else ""
     with _connect(folder) as conn:
@@ -480,11 +499,12 @@ def add_version(folder: str | Path, name: str, entry: Path, spec: BotSpec, autho
                 raise LeagueError(problem)
             conn.execute("UPDATE league_entrants SET retired_at=? WHERE name=? AND retired_at IS NULL",
                          (stamp, name))
+            _add_own_hash(conn)
             conn.execute(
                 "INSERT INTO league_entrants(display, name, version, program_hash, entry, author,"
-                " language, submitted_at) VALUES(?,?,?,?,?,?,?,?)",
+                " language, submitted_at, own_hash) VALUES(?,?,?,?,?,?,?,?,?)",
                 (display_name(name, version), name, version, spec.program_hash,
-                 entry.relative_to(folder).as_posix(), author, spec.language, stamp))
+                 entry.relative_to(folder).as_posix(), author, spec.language, stamp, own))
             # The tournament store's bots table too, so standings and the site show who and what.
             conn.execute(
                 "INSERT OR REPLACE INTO bots(name, ref, command, args, cwd, program_hash, version,"
@@ -540,21 +560,46 @@ def rehash(folder: str | Path) -> list[tuple[str, str, str]]:
     new) of each entrant whose hash changed."""
     folder = open_league(folder)
     changed = []
+    own_hashes: list[tuple[str, str]] = []  # (own hash, display) of versions stored without one
     # retired versions too: one brought back later must still match its program (second review)
     for entrant in entrants(folder):
         try:
-            now = resolve_bot(str(folder / entrant.entry), name=entrant.display).program_hash
+            spec = resolve_bot(str(folder / entrant.entry), name=entrant.display)
         except BotSpecError as error:
             raise LeagueError(f"{entrant.display}: its snapshot cannot be read: {error}") from None
-        if now != entrant.program_hash:
-            changed.append((entrant.display, entrant.program_hash, now))
-    if changed:
+        own = own_files_hash(spec)
+        if entrant.own_hash and own != entrant.own_hash:
+            # only the arena's share of a hash may change under the organiser's hand: a
+            # snapshot whose own files changed is not the program submitted (a bot run
+            # without the sandbox can write into its folder)
+            raise LeagueError(tampered_message(entrant, own) + "; nothing was rehashed")
+        if not entrant.own_hash:
+            own_hashes.append((own, entrant.display))
+        if spec.program_hash != entrant.program_hash:
+            changed.append((entrant.display, entrant.program_hash, spec.program_hash))
+    if changed or own_hashes:
         with _connect(folder) as conn:
             conn.execute("BEGIN IMMEDIATE")
+            _add_own_hash(conn)
             conn.executemany("UPDATE league_entrants SET program_hash=? WHERE display=?",
                              [(new, display) for display, _, new in changed])
+            conn.executemany("UPDATE league_entrants SET own_hash=? WHERE display=?", own_hashes)
             conn.execute("COMMIT")
     return changed
+
+
+def tampered_message(entrant: Entrant, now: str) -> str:
+    """The one line for a snapshot whose own files are no longer those submitted."""
+    return (f"{entrant.display}: its own files changed since it was submitted (hash {now}, "
+            f"stored {entrant.own_hash}): its snapshot in the league folder was altered, which "
+            "an upgrade of the arena does not do; resubmit the bot, or remove it")
+
+
+def _own_hash_of(entry: Path) -> str:
+    try:
+        return own_files_hash(resolve_bot(str(entry)))
+    except BotSpecError as error:
+        raise LeagueError(f"the stored copy {entry}: {error}") from None
 
 
 def check_source(path: str | Path) -> Path:

@@ -134,8 +134,16 @@ def test_a_snapshot_changed_on_disk_is_left_out_and_said_once(league: Path) -> N
     runner, lines = run_with(league, executor, Until(seconds=1.5))
     assert sum("greedy@1 cannot play" in line for line in lines) == 1
     assert "greedy@1" in runner.unplayable and stored(league) == 0
-    # its files or the arena it imports (an upgrade changes an SDK bot's hash too): both named
+    # its own files, told apart from the arena it imports (whose upgrade `rehash` takes)
+    assert "its own files changed since it was submitted" in runner.unplayable["greedy@1"]
+
+
+def test_a_snapshot_whose_arena_modules_changed_is_left_out_with_the_rehash_hint(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    upgrade_arena(monkeypatch, tmp_path)
+    runner, lines = run_with(league, Scripted(OutcomeKind.DONE), Until(seconds=1.5))
     assert "files or the arena modules it imports changed" in runner.unplayable["greedy@1"]
+    assert "league rehash" in runner.unplayable["greedy@1"]
 
 
 def test_a_league_without_pondering_tells_its_workers(tmp_path: Path):
@@ -369,7 +377,24 @@ def test_status_is_read_only_while_a_run_holds_the_folder(tmp_path: Path) -> Non
     assert read_status(tmp_path) is None
 
 
-def test_rehash_keeps_the_versions_an_arena_upgrade_left_out(league: Path) -> None:
+def upgrade_arena(monkeypatch: pytest.MonkeyPatch, folder: Path, bot: str = "greedy") -> None:
+    """What an upgrade of the arena does to an SDK bot's hash (here `bot`'s alone): a module of
+    the arena it imports changes; its own files stay as submitted."""
+    from arena import botspec
+
+    changed = folder / "upgraded_module.py"
+    changed.write_text("# an arena module as a newer release has it\n")
+    original = botspec._arena_modules
+
+    def modules(scripts):
+        found = original(scripts)
+        return [*found, changed] if any(bot in str(script) for script in scripts) else found
+
+    monkeypatch.setattr(botspec, "_arena_modules", modules)
+
+
+def test_rehash_keeps_the_versions_an_arena_upgrade_left_out(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An upgrade of the arena changes every SDK bot's hash (it covers the arena modules the
     bot imports): each became "cannot play" until its author resubmitted it as a new version
     with a fresh rating (a league over weeks). `league rehash` keeps the versions."""
@@ -377,8 +402,7 @@ def test_rehash_keeps_the_versions_an_arena_upgrade_left_out(league: Path) -> No
 
     from arena.commands.league import command
 
-    target = next((league / "bots" / "greedy").rglob("*.py"))
-    target.write_text(target.read_text() + "\n# what an upgrade does to the hash\n")
+    upgrade_arena(monkeypatch, tmp_path)
     runner, lines = run_with(league, Scripted(OutcomeKind.DONE), Until(seconds=1))
     assert "greedy@1" in runner.unplayable and "league rehash" in runner.unplayable["greedy@1"]
     out = CliRunner().invoke(command, ["rehash", str(league)])
@@ -389,6 +413,49 @@ def test_rehash_keeps_the_versions_an_arena_upgrade_left_out(league: Path) -> No
     assert [e.version for e in registry.active_entrants(league)] == [1, 1]  # no new version
     again = CliRunner().invoke(command, ["rehash", str(league)])
     assert again.output.strip() == "every active bot hashes as stored"
+
+
+def test_rehash_refuses_a_snapshot_whose_own_files_changed(league: Path) -> None:
+    """`rehash` took the snapshots as they were: a snapshot altered in the league folder (by a
+    bot run unsandboxed, or by hand) was recorded as the version's program. Its own files are
+    hashed apart from the arena's at submission, and only the arena's share may change."""
+    from click.testing import CliRunner
+
+    from arena.commands.league import command
+
+    target = next((league / "bots" / "greedy").rglob("*.py"))
+    target.write_text(target.read_text() + "\n# not the program submitted\n")
+    greedy = next(e for e in registry.entrants(league) if e.name == "greedy")
+    with pytest.raises(registry.LeagueError, match="greedy@1: its own files changed since it "
+                       "was submitted .* nothing was rehashed"):
+        registry.rehash(league)
+    assert next(e for e in registry.entrants(league) if e.name == "greedy") == greedy
+    with pytest.raises(registry.LeagueError, match="its snapshot in the league folder was "
+                       "altered"):
+        registry.spec_of(league, greedy)  # what the run says of it, too
+    out = CliRunner().invoke(command, ["rehash", str(league)])
+    assert out.exit_code != 0 and "its own files changed" in out.output
+    assert "Traceback" not in out.output
+
+
+def test_an_older_league_gets_its_own_hashes_at_its_first_rehash(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A league stored before the own-files hash: read as none, recorded by the first rehash
+    (the organiser's call, as every rehash was), refused from then on if altered."""
+    import sqlite3
+
+    conn = sqlite3.connect(league / "games.db")
+    conn.execute("ALTER TABLE league_entrants DROP COLUMN own_hash")
+    conn.commit()
+    conn.close()
+    assert {e.own_hash for e in registry.entrants(league)} == {""}
+    upgrade_arena(monkeypatch, tmp_path)
+    assert [d for d, _, _ in registry.rehash(league)] == ["greedy@1"]
+    assert all(len(e.own_hash) > 8 for e in registry.entrants(league))
+    target = next((league / "bots" / "random").rglob("*.py"))
+    target.write_text(target.read_text() + "\n# altered after\n")
+    with pytest.raises(registry.LeagueError, match="random@1: its own files changed"):
+        registry.rehash(league)
 
 
 def test_a_version_left_out_for_start_failures_is_tried_again_after_its_pause(
@@ -403,11 +470,11 @@ def test_a_version_left_out_for_start_failures_is_tried_again_after_its_pause(
     assert any("tried again in 0 minutes" in line for line in lines)
 
 
-def test_a_rehash_during_the_run_brings_the_version_back(league: Path) -> None:
+def test_a_rehash_during_the_run_brings_the_version_back(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The left-out marker was kept for the whole run: a `league rehash` made while it played
     changed nothing until a restart (second review)."""
-    target = next((league / "bots" / "greedy").rglob("*.py"))
-    target.write_text(target.read_text() + "\n# what an upgrade does to the hash\n")
+    upgrade_arena(monkeypatch, tmp_path)
 
     class RehashOnce(Scripted):
         def results(self, timeout: float) -> list[Outcome]:
