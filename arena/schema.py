@@ -82,6 +82,10 @@ JSON_COLUMNS: frozenset[str] = frozenset(c.name for c in GAME_COLUMNS if c.json)
 FRAME_COLUMNS: tuple[str, ...] = tuple(c.name for c in GAME_COLUMNS if c.in_frame)
 # Every stored field of a game (exports write all of them).
 STORED_COLUMNS: tuple[str, ...] = tuple(c.name for c in GAME_COLUMNS)
+# Stored columns beyond the DataFrame contract that the readers feeding the ratings load too:
+# the order-dependent ratings read a tournament's games in schedule order (round, then game_id),
+# not in the order they finished (arena.ratings.table.in_rating_order).
+RATING_ORDER_COLUMNS: tuple[str, ...] = ("round",)
 
 
 def create_table_sql(table: str = "games") -> str:

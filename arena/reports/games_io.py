@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arena.schema import GAME_COLUMNS, JSON_COLUMNS
+from arena.schema import GAME_COLUMNS, JSON_COLUMNS, RATING_ORDER_COLUMNS
 from arena.spreadsheet import read_frame
 from arena.textfile import decode, not_utf8, not_utf8_file
 
@@ -118,7 +118,7 @@ def load_games(path: str | Path) -> pd.DataFrame:
         from arena.tournament.store import load_games as store_load
 
         try:
-            frame = store_load(path)
+            frame = store_load(path, extra=RATING_ORDER_COLUMNS)
         except GamesFileError:
             raise
         except (FileNotFoundError, StoreError) as exc:  # already one line naming the file

@@ -25,7 +25,7 @@ import shutil
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -624,13 +624,15 @@ def _select_games(conn: sqlite3.Connection, columns: Iterable[str]) -> sqlite3.C
     return conn.execute(f"SELECT {', '.join(fields)} FROM games ORDER BY seq")
 
 
-def load_games(results_dir: str | Path):
+def load_games(results_dir: str | Path, extra: Sequence[str] = ()):
     """The games of a results directory as a pandas DataFrame, ordered by `seq`.
 
     Columns are exactly the games table of docs/DESIGN.md (`arena.schema.FRAME_COLUMNS`), with
-    the dtypes of `arena.schema`. Void games (neither bot could start) are included with `result`
+    the dtypes of `arena.schema`, then the stored columns named in `extra` (e.g. `round`, which
+    the ratings' order reads). Void games (neither bot could start) are included with `result`
     NaN: drop them (`df.dropna(subset=["result"])`) before rating. Reads without writing.
     """
+    columns = [*FRAME_COLUMNS, *(c for c in extra if c not in FRAME_COLUMNS)]
     import pandas as pd
 
     def games(conn: sqlite3.Connection) -> list:
@@ -640,11 +642,11 @@ def load_games(results_dir: str | Path):
             raise StoreError(f"{db_path(results_dir)}: game {odd[0]} has result {odd[1]!r}, "
                              "not 1, 0.5 or 0 (or NULL for a void game): the database was "
                              "edited or damaged")
-        return _select_games(conn, FRAME_COLUMNS).fetchall()
+        return _select_games(conn, columns).fetchall()
 
     rows = _read(results_dir, games)
-    frame = pd.DataFrame.from_records(rows, columns=list(FRAME_COLUMNS))
-    return frame.astype({name: COLUMNS_BY_NAME[name].dtype for name in FRAME_COLUMNS})
+    frame = pd.DataFrame.from_records(rows, columns=columns)
+    return frame.astype({name: COLUMNS_BY_NAME[name].dtype for name in columns})
 
 
 def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
