@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import proctree
+from arena import proctree, provenance
 from arena.affinity import notes as affinity_notes
+from arena.clock import utc_now_iso
 from arena.reasons import FORFEIT_REASONS
 from arena.referee import fallback_counts
 from arena.reports import STANDINGS_FILES
@@ -84,7 +85,7 @@ def restore_handlers(saved: dict[int, Any]) -> None:
 ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
 # What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
 # nothing in the folder shows the old tournament
-DERIVED_OUTPUTS = ("site", "plots", *STANDINGS_FILES, "analysis.db")
+DERIVED_OUTPUTS = ("site", "plots", *STANDINGS_FILES, provenance.PROVENANCE_FILE, "analysis.db")
 
 
 class RunError(RuntimeError):
@@ -270,7 +271,7 @@ class Runner:
         store.save_settings(settings, fingerprint)
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
-        store.begin_run(len(schedule))
+        store.begin_run(len(schedule), _run_record(config))
         finished = store.finished_ids()
         self.voids = VoidTracker(schedule, store.all_ids() - finished)
         pending, skipped = self._to_play(schedule, finished)
@@ -556,3 +557,14 @@ class Runner:
 
 def run_tournament(config: TournamentConfig, **kwargs) -> RunResult:
     return Runner(config, **kwargs).run()
+
+
+def _run_record(config: TournamentConfig) -> dict[str, Any]:
+    """This run's record for the store's `runs` (arena.provenance): the file's exact bytes by
+    their hash too, as the settings hold what it says but not how (comments, spelling)."""
+    try:
+        digest = hashlib.sha256(config.path.read_bytes()).hexdigest()
+    except OSError:  # moved meanwhile: the settings still say what it held
+        digest = ""
+    return provenance.run_record(utc_now_iso(), concurrency=config.concurrency,
+                                 cluster=bool(config.cluster), file_digest=digest)

@@ -400,12 +400,18 @@ class Store:
             self._set_meta("settings", json.dumps(settings, sort_keys=True))
             self._set_meta("fingerprint", json.dumps(merged, sort_keys=True))
 
-    def begin_run(self, scheduled: int) -> None:
+    def begin_run(self, scheduled: int, run: Mapping[str, Any] | None = None) -> None:
         """A run starts: how many games its schedule holds, and that it is under way (a site
-        says how much of a stopped or running tournament was played)."""
+        says how much of a stopped or running tournament was played); `run`, its record
+        (`arena.provenance.run_record`: which arena, on what machine), is appended to `runs`,
+        so that a folder played in several runs, or on several machines, says so."""
         with self.transaction():
             self._set_meta("scheduled_games", str(int(scheduled)))
             self._set_meta("run_state", RUN_RUNNING)
+            if run is not None:
+                runs = _json_list(self.meta("runs"))
+                self._set_meta("runs", json.dumps([*runs, dict(run)][-MAX_RUNS:],
+                                                  sort_keys=True))
 
     def end_run(self, state: str) -> None:
         """`RUN_FINISHED` (all it could play) or `RUN_STOPPED` (Ctrl-C, an error)."""
@@ -693,6 +699,19 @@ def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
     return rows()
 
 
+# Run records kept in a store (`runs`): the latest, should a folder be resumed thousands of times.
+MAX_RUNS = 1000
+
+
+def _json_list(text: str | None) -> list:
+    """A stored JSON list; [] for none, or for text that is not one (a hand-edited store)."""
+    try:
+        value = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
 def read_settings(results_dir: str | Path) -> dict:
     """Tournament name, file, settings (incl. time control, variants), bots, timestamps, version."""
     return _read(results_dir, _read_settings)
@@ -756,6 +775,7 @@ def _read_settings(conn: sqlite3.Connection) -> dict:
         "run_state": meta.get("run_state", ""),
         "arena_version": meta.get("arena_version", ""),
         "schema_version": int(meta.get("schema_version", 0)),
+        "runs": _json_list(meta.get("runs")),  # `arena.provenance.run_record`s, oldest first
     }
 
 
