@@ -63,6 +63,9 @@ GAME_COLUMNS: tuple[Column, ...] = (
            "`startup_ms`, `grace_ms`); empty in older stores", json=True),
     Column("second_tc", "TEXT NOT NULL DEFAULT ''", "string",
            "JSON time control of `second`: differs from `first_tc` under time odds", json=True),
+    Column("seed", "INTEGER", "float64",
+           "the game's seed sent to both bots (`game ... seed=N`): `game_seed(seed, game_id)` of "
+           "the tournament's seed; NaN when none was sent (`arena play`, leagues, older stores)"),
     Column("round", "INTEGER", "float64", "schedule round (tournaments only)", in_frame=False),
     Column("arena_version", "TEXT NOT NULL DEFAULT ''", "string", "arena version that played it",
            in_frame=False),
