@@ -78,6 +78,19 @@ def install_stop_handlers(handler: Callable[[int, Any], None]) -> dict[int, Any]
     return saved
 
 
+def set_from_signal_handler(event: threading.Event) -> None:
+    """Set `event` from a signal handler without waiting on its lock. `Event.set` takes the
+    event's lock, and a handler runs in the main thread between any two bytecodes: inside
+    another handler's `set` (a burst of Ctrl-C) it waited for a lock its own thread held, for
+    good (a hung `arena run`, its bots still running). A helper thread sets it instead; waiting
+    for it briefly keeps the usual case synchronous."""
+    if event.is_set():
+        return
+    setter = threading.Thread(target=event.set, name="stop-signal", daemon=True)
+    setter.start()
+    setter.join(0.05)  # holds only when the interrupted code holds the lock: it goes on later
+
+
 def restore_handlers(saved: dict[int, Any]) -> None:
     for signum, handler in saved.items():
         signal.signal(signum, handler)
@@ -203,7 +216,7 @@ class Runner:
     def _on_signal(self, signum: int, frame: object) -> None:
         if self.stopped_by is None:
             self.stopped_by = signum
-        self.stop.set()
+        set_from_signal_handler(self.stop)
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> RunResult:
