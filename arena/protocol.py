@@ -110,10 +110,13 @@ def game_line(
     variant_info: dict,
     time_control: dict,
     opponent: str = "",
+    seed: int | None = None,
 ) -> str:
     """The `game` line. `variant_info` is `Variant.describe()`, `time_control` is
-    `TimeControl.to_dict()` (missing limits are sent as 0)."""
+    `TimeControl.to_dict()` (missing limits are sent as 0); `seed`, the game's seed, goes last
+    and only when there is one (a key bots of protocol version 1 ignore)."""
     start = variant_info["start"]
+    extra = {} if seed is None else {"seed": int(seed)}
     return fields_line(
         "game",
         id=game_id or "-",
@@ -132,6 +135,7 @@ def game_line(
         startup_ms=time_control.get("startup_ms") or 0,
         grace_ms=time_control.get("grace_ms") or 0,
         opponent=opponent or "-",
+        **extra,
     )
 
 
@@ -244,6 +248,7 @@ def parse_game_line(line: str) -> dict:
             "startup_ms": int(f.get("startup_ms", 0)),
             "grace_ms": int(f.get("grace_ms", 0)),
             "opponent": f.get("opponent", "-"),
+            "seed": int(f["seed"]) if f.get("seed", "-") not in ("-", "") else None,
         }
     except (KeyError, ValueError) as error:
         raise ProtocolError(f"bad game line ({error}): {truncate(line)!r}") from None

@@ -87,6 +87,7 @@ class GameRecord:
     sandboxed: bool = False  # both bots ran in the bubblewrap sandbox
     first_tc: dict = field(default_factory=dict)  # each seat's TimeControl.to_dict()
     second_tc: dict = field(default_factory=dict)
+    seed: int | None = None  # told to both bots in the `game` line (tournaments)
     void: bool = False
     # extras, not in the games table
     infos: list[list[str]] = field(default_factory=list)  # info lines sent with each ply
@@ -138,20 +139,24 @@ def play_game(
     game_id: str = "",
     stop: threading.Event | None = None,
     adjudicate_s: float | None = None,
+    seed: int | None = None,
 ) -> GameRecord:
     """Play one game; `first` takes seat 1 and moves first. Raises GameAborted if `stop` is set.
 
     `time_control` is one TimeControl for both seats, or a (seat 1, seat 2) pair for time odds:
-    each seat is then told, timed and charged by its own control."""
+    each seat is then told, timed and charged by its own control. `seed` is told to both bots
+    in the `game` line and stored with the game."""
     if first is second:
         raise ValueError("a player cannot play against itself: make two Player objects")
-    return _Referee(variant, first, second, time_control, opening, game_id, stop, adjudicate_s).run()
+    return _Referee(variant, first, second, time_control, opening, game_id, stop, adjudicate_s,
+                    seed).run()
 
 
 class _Referee:
     def __init__(self, variant: Variant, first: Player, second: Player,
                  tc: TimeControl | SeatControls, opening: Sequence[int | str], game_id: str,
-                 stop: threading.Event | None, adjudicate_s: float | None = None) -> None:
+                 stop: threading.Event | None, adjudicate_s: float | None = None,
+                 seed: int | None = None) -> None:
         controls = per_seat(tc)
         for control in controls:
             control.check()
@@ -178,6 +183,7 @@ class _Referee:
             second_hash=second.spec.program_hash,
             first_tc=controls[0].to_dict(),
             second_tc=controls[1].to_dict(),
+            seed=seed,
             time_control=controls[0].to_dict(),
         )
         self.tokens = [format_move(m) for m in self.game.moves]
@@ -236,7 +242,8 @@ class _Referee:
         for seat, player in self.players.items():
             tc = self.controls[seat]  # each bot is told its own time control
             line = protocol.game_line(
-                self.game_id, seat, self.variant.describe(), tc.to_dict(), self.names[3 - seat]
+                self.game_id, seat, self.variant.describe(), tc.to_dict(), self.names[3 - seat],
+                seed=self.record.seed,
             )
             try:
                 player.send(line, time.monotonic() + 1.0 + tc.grace_ms / 1000)

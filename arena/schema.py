@@ -63,6 +63,9 @@ GAME_COLUMNS: tuple[Column, ...] = (
            "`startup_ms`, `grace_ms`); empty in older stores", json=True),
     Column("second_tc", "TEXT NOT NULL DEFAULT ''", "string",
            "JSON time control of `second`: differs from `first_tc` under time odds", json=True),
+    Column("seed", "INTEGER", "float64",
+           "the game's seed sent to both bots (`game ... seed=N`): `game_seed(seed, game_id)` of "
+           "the tournament's seed; NaN when none was sent (`arena play`, leagues, older stores)"),
     Column("round", "INTEGER", "float64", "schedule round (tournaments only)", in_frame=False),
     Column("arena_version", "TEXT NOT NULL DEFAULT ''", "string", "arena version that played it",
            in_frame=False),
@@ -82,6 +85,10 @@ JSON_COLUMNS: frozenset[str] = frozenset(c.name for c in GAME_COLUMNS if c.json)
 FRAME_COLUMNS: tuple[str, ...] = tuple(c.name for c in GAME_COLUMNS if c.in_frame)
 # Every stored field of a game (exports write all of them).
 STORED_COLUMNS: tuple[str, ...] = tuple(c.name for c in GAME_COLUMNS)
+# Stored columns beyond the DataFrame contract that the readers feeding the ratings load too:
+# the order-dependent ratings read a tournament's games in schedule order (round, then game_id),
+# not in the order they finished (arena.ratings.table.in_rating_order).
+RATING_ORDER_COLUMNS: tuple[str, ...] = ("round",)
 
 
 def create_table_sql(table: str = "games") -> str:

@@ -89,16 +89,18 @@ def variant_from_setup(setup: dict) -> Variant:
 
 
 class GameSetup:
-    """What the `game` line says: the variant, the seat and the time control."""
+    """What the `game` line says: the variant, the seat and the time control; `seed`, the game's
+    seed (None when the arena sent none): a bot that draws random numbers and seeds them with it
+    at each game plays the same game again on every run of a tournament."""
 
     __slots__ = ("game_id", "variant", "seat", "move_ms", "base_ms", "increment_ms", "startup_ms",
-                 "grace_ms", "opponent", "fields")
+                 "grace_ms", "opponent", "fields", "seed")
 
     # Plain classes, not dataclasses: `dataclasses` (with `inspect`) cost every SDK bot ~13 ms at
     # each start, a third of its start-up (issue 13).
     def __init__(self, game_id: str, variant: Variant, seat: int, move_ms: int | None,
                  base_ms: int | None, increment_ms: int, startup_ms: int, grace_ms: int,
-                 opponent: str, fields: dict) -> None:
+                 opponent: str, fields: dict, seed: int | None = None) -> None:
         self.game_id = game_id
         self.variant = variant
         self.seat = seat
@@ -109,6 +111,7 @@ class GameSetup:
         self.grace_ms = grace_ms
         self.opponent = opponent
         self.fields = fields
+        self.seed = seed
 
     def __repr__(self) -> str:
         return f"GameSetup(game_id={self.game_id!r}, variant={self.variant.spec!r}, seat={self.seat})"
@@ -233,6 +236,15 @@ def _turn_fields(line: str) -> tuple[str, int, int | None, int | None]:
             from None
 
 
+def reseed(rng, setup: GameSetup, own_seed: int | None = None) -> None:
+    """Seed `rng` (a `random.Random`) for the game `setup` starts from the arena's game seed and
+    the bot's own `--seed`, so that the game's draws do not depend on the games its process
+    played before (which move with a tournament's concurrency): the tournament then replays the
+    same games on every run. Nothing when the arena sent no seed (`arena play`): `rng` goes on."""
+    if setup.seed is not None:
+        rng.seed(f"{own_seed}/{setup.seed}")
+
+
 def run_bot(
     choose_move: Callable[[Turn], int | str],
     name: str,
@@ -300,6 +312,7 @@ def run_bot(
                 move_ms=fields["move_ms"], base_ms=fields["base_ms"],
                 increment_ms=fields["increment_ms"], startup_ms=fields["startup_ms"],
                 grace_ms=fields["grace_ms"], opponent=fields["opponent"], fields=fields,
+                seed=fields["seed"],
             )
             position = _Position(setup.variant)
             if on_new_game is not None:

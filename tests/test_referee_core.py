@@ -18,7 +18,7 @@ ROW_COLUMNS = {
     "game_id", "variant", "first", "second", "result", "winner", "reason", "forfeit_by", "plies",
     "moves", "opening", "move_ms", "move_cpu_ms", "detail", "started_at", "finished_at",
     "first_hash", "second_hash", "first_version", "second_version", "sandboxed",
-    "first_tc", "second_tc", "infos",
+    "first_tc", "second_tc", "seed", "infos",
 }
 
 

@@ -68,6 +68,7 @@ from arena.tournament.runner import (
     default_executor_factory,
     install_stop_handlers,
     restore_handlers,
+    set_from_signal_handler,
 )
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.store import LOG_DIR, RunLock, Store
@@ -639,7 +640,7 @@ class _stop_on_signals:
 
     def _stop(self, signum: int, _frame: object) -> None:
         self.summary.signal = self.summary.signal or signum  # the command exits 128 + it
-        self.stop.set()
+        set_from_signal_handler(self.stop)
 
     def __exit__(self, *exc: object) -> None:
         restore_handlers(self.saved)

@@ -19,7 +19,7 @@ import pandas as pd
 from arena.protocol import printable
 from arena.referee import log_file_name
 from arena.reports import games_io
-from arena.schema import COLUMNS_BY_NAME, FRAME_COLUMNS
+from arena.schema import COLUMNS_BY_NAME, FRAME_COLUMNS, RATING_ORDER_COLUMNS
 from arena.solver.analysis_store import StoredAnalysis
 from arena.tournament import store
 
@@ -60,7 +60,7 @@ def load_results(path: str | Path) -> SiteInput:
         raise PublishError(no_such_path(path))
     if path.is_dir():
         try:
-            games = store.load_games(path)
+            games = store.load_games(path, extra=RATING_ORDER_COLUMNS)
             settings = store.read_settings(path)
         except (OSError, ValueError, store.StoreError) as error:
             raise PublishError(f"cannot read results in {path}: {_one_line(error)}") from None

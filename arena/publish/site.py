@@ -57,6 +57,7 @@ from arena.ratings.standings import compute_standings
 from arena.reports import render
 from arena.reports.games_io import without_bots
 from arena.reports.plots import write_plots
+from arena.schema import RATING_ORDER_COLUMNS
 from arena.solver.analysis_store import analysis_beside
 
 __all__ = ["PublishError", "build_site", "build_site_from_games", "build_site_from_input",
@@ -346,6 +347,8 @@ def _write_data(out: Path, games: pd.DataFrame, tables: dict[str, pd.DataFrame],
                 pair_tables: dict[str, pd.DataFrame]) -> list[dict]:
     data = out / "data"
     data.mkdir()
+    # the schedule round is read by the ratings' order, not published (README: what a site shows)
+    games = games.drop(columns=[c for c in RATING_ORDER_COLUMNS if c in games.columns])
     (data / "games.csv").write_text(render.to_csv(games), encoding="utf-8")
     (data / "games.json").write_text(json.dumps(render.records(games), indent=1,
                                                 ensure_ascii=False), encoding="utf-8")

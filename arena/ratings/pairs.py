@@ -139,7 +139,10 @@ def los_wl(wins: float, losses: float) -> float:
 def pentanomial_counts(games: pd.DataFrame) -> pd.DataFrame:
     """Pentanomial counts for every pair of bots from games sharing a ``pair_id``.
 
-    Only pairs of exactly two games between the same two bots with swapped seats count. Returns
+    Only pairs of exactly two games between the same two bots with swapped seats count. Files
+    of several runs joined (a replication on another machine) repeat each ``pair_id`` and
+    ``game_id``: the k-th copy of each game of a pair pairs with the k-th copy of the other, in
+    table order (all their pairs were lost: a pair of four games is no pair). Returns
     columns bot_a, bot_b (bot_a < bot_b by name), p0 .. p4 (pairs in which bot_a scored 0, 1/4,
     1/2, 3/4, 1 of the two games) and ``pairs``.
     """
@@ -150,9 +153,15 @@ def pentanomial_counts(games: pd.DataFrame) -> pd.DataFrame:
     g = g.loc[g["pair_id"].notna() & (g["pair_id"].astype(str) != "")]
     if g.empty:
         return pd.DataFrame(columns=cols)
-    g = g[["pair_id", "first", "second", "result"]].copy()
+    g = g[["pair_id", "first", "second", "result",
+           *(["game_id"] if "game_id" in g.columns else [])]].copy()
+    g["pair_id"] = g["pair_id"].astype(str)
     g["first"] = g["first"].astype(str)
     g["second"] = g["second"].astype(str)
+    if "game_id" in g.columns:
+        copy = g.groupby(["pair_id", g["game_id"].astype(str)], sort=False).cumcount()
+        if copy.any():  # runs joined: the k-th copies of a pair's games are one pair
+            g["pair_id"] = g["pair_id"] + "#" + copy.astype(str)
     size = g.groupby("pair_id")["result"].transform("size")
     g = g.loc[size == 2].sort_values(["pair_id", "first"], kind="stable")
     if g.empty:

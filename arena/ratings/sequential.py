@@ -1,4 +1,4 @@
-"""Sequential (K-factor) Elo: the classic incremental update, game after game in ``seq`` order.
+"""Sequential (K-factor) Elo: the classic incremental update, game after game in the rating order.
 
 ORDER-DEPENDENT: the same games in another order give other numbers, so it is shown only on
 request, marked ``seq Elo*`` with a footnote; compare strengths with the maximum-likelihood Elo.
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from arena.ratings.system import Display, Rated, RatingOptions
-from arena.ratings.table import CodedGames
+from arena.ratings.table import ORDER_WORDS, CodedGames
 
 
 @dataclass
@@ -32,7 +32,7 @@ class SequentialElo:
 
 def sequential_coded(games: CodedGames, k: float = 16.0, initial: float = 0.0,
                      keep_history: bool = False) -> SequentialElo:
-    """Sequential Elo of coded games (already rated and in ``seq`` order)."""
+    """Sequential Elo of coded games (already rated and in the rating order)."""
     r = [float(initial)] * games.n_bots
     hist = np.empty((len(games), games.n_bots)) if keep_history else None
     kk = float(k)
@@ -53,7 +53,8 @@ def sequential_elo(
     names: Sequence[str] | None = None,
     keep_history: bool = False,
 ) -> SequentialElo:
-    """Incremental Elo with a fixed K-factor, processing games by ``seq`` (or table order).
+    """Incremental Elo with a fixed K-factor, processing games in the rating order
+    (``arena.ratings.table.in_rating_order``: a tournament's schedule, else ``seq``).
 
     The result depends on the order of the games (it is labelled so in every output).
     """
@@ -74,8 +75,9 @@ class SequentialSystem:
     def rate(self, games: CodedGames, options: RatingOptions) -> Rated:
         k = float(options.sequential_k or 16.0)
         seq = sequential_coded(games, k=k)
-        note = (f"seq Elo*: sequential Elo with K={k:g}, every bot starting at 0, games in seq "
-                "order; it depends on the order of the games (compare strengths by Elo).")
+        note = (f"seq Elo*: sequential Elo with K={k:g}, every bot starting at 0, "
+                f"{ORDER_WORDS[games.order]}; it depends on the order of the games (compare "
+                "strengths by Elo).")
         return Rated(columns={"elo_seq": seq.elo}, notes=[note])
 
 

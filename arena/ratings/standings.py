@@ -24,6 +24,7 @@ from arena.ratings.table import (
     variants_of,
 )
 from arena.reasons import Reason
+from arena.schema import RATING_ORDER_COLUMNS
 
 __all__ = [
     "ALL", "BASE_COLUMNS", "compute_standings", "pairwise_table", "parse_anchor", "rate_all",
@@ -83,8 +84,8 @@ def compute_standings(
                             draw_probability=draw_probability, sequential_k=sequential_k,
                             skip=frozenset(skip))
     # only the columns read here: selecting a variant of a million games copies less
-    needed = [c for c in ("seq", "variant", "first", "second", "result", "reason", "forfeit_by")
-              if c in games_df.columns]
+    needed = [c for c in ("seq", "variant", "first", "second", "result", "reason", "forfeit_by",
+                          "game_id", *RATING_ORDER_COLUMNS) if c in games_df.columns]
     selected = select_variant(games_df[needed], variant)
     coded = CodedGames.from_frame(selected)
     names = coded.names

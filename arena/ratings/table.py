@@ -2,7 +2,8 @@
 
 Every rule about which games count and in which order lives here once: a decided game has a
 result (void games have none), a rated game is decided and between two different bots
-(:class:`CodedGames` holds exactly those), the order-dependent ratings read games by ``seq``.
+(:class:`CodedGames` holds exactly those), the order-dependent ratings read games in the rating
+order (:func:`in_rating_order`: a tournament's schedule, else ``seq``).
 :class:`CodedGames` is the compact form (bot codes and results as numpy arrays) that the rating
 systems compute on, built once per table.
 
@@ -173,6 +174,42 @@ def in_seq_order(games: pd.DataFrame) -> pd.DataFrame:
     return games.iloc[np.argsort(seq, kind="stable")]
 
 
+SCHEDULE_ORDER = "schedule"  # round, then game_id
+SEQ_ORDER = "seq"
+ORDER_WORDS = {SCHEDULE_ORDER: "games in schedule order (round, then game id)",
+               SEQ_ORDER: "games in seq order"}
+
+
+def rating_order_of(games: pd.DataFrame) -> str:
+    """Which order the order-dependent ratings (TrueSkill, sequential Elo) read ``games`` in:
+    ``schedule`` when every game has a schedule round and an id (a tournament's games), else
+    ``seq``. ``seq`` is the order games finished in, which moves with the concurrency, a resume
+    or the machine's speed: the same games must give the same numbers (reproducibility review),
+    so a tournament's are read in the order of its schedule, which no run changes."""
+    if "round" not in games.columns or "game_id" not in games.columns or games.empty:
+        return SEQ_ORDER
+    rounds = pd.to_numeric(games["round"], errors="coerce").to_numpy(dtype=float)
+    ids = games["game_id"]
+    if not np.isfinite(rounds).all() or ids.isna().any():
+        return SEQ_ORDER
+    return SCHEDULE_ORDER
+
+
+def in_rating_order(games: pd.DataFrame) -> pd.DataFrame:
+    """The games in the rating order (:func:`rating_order_of`): by round, then ``game_id`` (ties,
+    such as one game of two runs joined, in ``seq`` order), or in ``seq`` order."""
+    g = in_seq_order(games)
+    if len(g) < 2 or rating_order_of(g) != SCHEDULE_ORDER:
+        return g
+    rounds = pd.to_numeric(g["round"], errors="coerce").to_numpy(dtype=float)
+    ids = g["game_id"].astype(str).to_numpy(dtype=object)
+    later = rounds[1:] > rounds[:-1]
+    if bool(np.all(later | ((rounds[1:] == rounds[:-1]) & (ids[1:] >= ids[:-1])))):
+        return g  # already in order: a million rows need no sort
+    id_codes = pd.factorize(ids, sort=True)[0]
+    return g.iloc[np.lexsort((id_codes, rounds))]  # lexsort is stable: ties keep seq order
+
+
 def games_in_order(games: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(first, second, result) of the decided games in ``seq`` order, for the order-dependent
     ratings; void games are left out."""
@@ -245,7 +282,8 @@ def _categorical_codes(left: pd.Series, right: pd.Series):
 
 @dataclass
 class CodedGames:
-    """The rated games of a table, compact: bot codes and results in ``seq`` order.
+    """The rated games of a table, compact: bot codes and results in the rating order
+    (:func:`in_rating_order`, named by ``order``).
 
     ``first``/``second`` index ``names`` (sorted); ``result`` is the first player's score.
     """
@@ -256,6 +294,7 @@ class CodedGames:
     result: np.ndarray
     self_play: int = 0  # decided games of a bot against itself, left out (they rate nothing)
     void: int = 0  # games without a result (neither bot started, or none given), left out
+    order: str = SEQ_ORDER  # the order of the games: SCHEDULE_ORDER or SEQ_ORDER
 
     @property
     def n_bots(self) -> int:
@@ -268,7 +307,8 @@ class CodedGames:
     def from_frame(cls, games: pd.DataFrame, names: Sequence[str] | None = None) -> CodedGames:
         """The rated games of ``games``; bots are those with rated games unless ``names`` is
         given (then every listed bot keeps its place, rated or not)."""
-        g = in_seq_order(games)
+        g = in_rating_order(games)
+        order = rating_order_of(g)
         res = results_of(g)
         void = np.isnan(res)
         if void.any():  # void games may name bots that never played: leave them out first
@@ -287,7 +327,7 @@ class CodedGames:
                 all_names = [b for b, u in zip(all_names, used, strict=True) if u]
         return cls(names=list(all_names), first=i.astype(np.int64), second=j.astype(np.int64),
                    result=np.asarray(res, dtype=float), self_play=self_play,
-                   void=int(void.sum()))
+                   void=int(void.sum()), order=order)
 
     def triples(self, chunk: int = 1 << 16) -> Iterator[tuple[int, int, float]]:
         """(first, second, result) game after game, for the sequential ratings; Python objects

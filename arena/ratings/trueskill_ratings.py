@@ -1,8 +1,10 @@
 """TrueSkill ratings through the ``trueskill`` package.
 
-Games are processed in order (``seq`` if present), so TrueSkill, like sequential Elo, depends on the
-order of the games; with ``tau = 0`` (the default here: bots do not change strength between games)
-the dependence is weak.
+Games are processed in the rating order (``arena.ratings.table.in_rating_order``: a tournament's
+schedule, round then game id, so that the same games give the same numbers whatever order they
+finished in; else ``seq``), so TrueSkill, like sequential Elo, depends on the order of the games;
+with ``tau = 0`` (the default here: bots do not change strength between games) the dependence is
+weak, but not nil (a few tenths of mu over a few dozen games).
 
 For speed the one-against-one update is written out in closed form (the two-team factor graph has
 no loop, so one pass is exact) using the package's own environment: its ``v``/``w`` functions, its
@@ -21,7 +23,7 @@ import pandas as pd
 import trueskill
 
 from arena.ratings.system import Display, Rated, RatingOptions
-from arena.ratings.table import CodedGames
+from arena.ratings.table import ORDER_WORDS, CodedGames
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = DEFAULT_MU / 3.0
@@ -163,7 +165,7 @@ def trueskill_ratings(
     names: Sequence[str] | None = None,
     exact: bool = False,
 ) -> TrueSkillResult:
-    """TrueSkill of every bot of a games table, games in ``seq`` order.
+    """TrueSkill of every bot of a games table, games in the rating order (``in_rating_order``).
 
     draw_probability: None = the observed draw rate of the games (clamped to [0.001, 0.9]).
     tau: dynamics factor added to sigma before every game; 0 for bots of constant strength.
@@ -182,7 +184,7 @@ def trueskill_coded(
     beta: float | None = None,
     exact: bool = False,
 ) -> TrueSkillResult:
-    """TrueSkill of coded games (rated, in ``seq`` order); see :func:`trueskill_ratings`."""
+    """TrueSkill of coded games (rated, in the rating order); see :func:`trueskill_ratings`."""
     res = games.result
     if draw_probability is None:
         rate = float(np.mean(res == 0.5)) if len(res) else 0.1
@@ -235,7 +237,7 @@ class TrueSkillSystem:
 
     def rate(self, games: CodedGames, options: RatingOptions) -> Rated:
         ts = trueskill_coded(games, tau=options.tau, draw_probability=options.draw_probability)
-        note = (f"TrueSkill: trueskill package, games in order, tau={ts.tau:g}, "
+        note = (f"TrueSkill: trueskill package, {ORDER_WORDS[games.order]}, tau={ts.tau:g}, "
                 f"draw probability {ts.draw_probability:.3f}, conservative = mu - 3 sigma.")
         return Rated(columns={"ts_mu": ts.mu, "ts_sigma": ts.sigma,
                               "ts_conservative": ts.conservative}, notes=[note])

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arena.schema import GAME_COLUMNS, JSON_COLUMNS
+from arena.schema import GAME_COLUMNS, JSON_COLUMNS, RATING_ORDER_COLUMNS
 from arena.spreadsheet import read_frame
 from arena.textfile import decode, not_utf8, not_utf8_file
 
@@ -33,6 +33,8 @@ STRING_COLUMNS = tuple(c.name for c in GAME_COLUMNS
                        if c.in_frame and c.dtype == "string" and c.name not in REQUIRED)
 OPTIONAL_NUMBERS = tuple(c.name for c in GAME_COLUMNS if c.in_frame and c.dtype != "string"
                          and c.name not in (*REQUIRED, "seq", "winner"))
+# Numeric columns the schema keeps as float64 (NaN for none), whatever a file's numbers read as.
+FLOAT_COLUMNS = tuple(c.name for c in GAME_COLUMNS if c.dtype == "float64")
 
 _RESULTS = {
     "1": 1.0, "1.0": 1.0, "1-0": 1.0, "1:0": 1.0, "w": 1.0, "win": 1.0,
@@ -118,7 +120,7 @@ def load_games(path: str | Path) -> pd.DataFrame:
         from arena.tournament.store import load_games as store_load
 
         try:
-            frame = store_load(path)
+            frame = store_load(path, extra=RATING_ORDER_COLUMNS)
         except GamesFileError:
             raise
         except (FileNotFoundError, StoreError) as exc:  # already one line naming the file
@@ -669,6 +671,12 @@ def _complete(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             columns[col] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [""])
         else:
             columns[col] = _text(frame[col], json_values=col in JSON_COLUMNS)
+    for col in FLOAT_COLUMNS:  # the schema's dtype, as the store's loader gives it: a file
+        # without a draw or a void game had read `winner` as int64, another file as float64
+        if col not in columns and col in frame.columns:
+            columns[col] = frame[col]
+        if col in columns and pd.api.types.is_numeric_dtype(columns[col]):
+            columns[col] = pd.Series(columns[col], index=frame.index).astype("float64")
     return frame.assign(**columns)
 
 

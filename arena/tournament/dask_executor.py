@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import arena
+from arena import provenance
 from arena.clock import utc_now_iso
 from arena.referee import GameRecord, log_file_name
 from arena.tournament.executor import FieldChange, GameExecutor, Outcome, OutcomeKind, WorkerSetup
@@ -98,15 +98,10 @@ def _near_local(host: str) -> bool:
     return closest(host.lower(), ["local"]) is not None
 
 
-@functools.cache
-def code_fingerprint() -> str:
-    """This process's arena: its version and a hash of the package's .py files (read once per
-    process). A worker whose fingerprint differs from the coordinator's plays nothing: its
-    referee, time control or sandbox may differ, and its games would be stored as ours."""
-    from arena.botspec import hash_files
-
-    root = Path(arena.__file__).resolve().parent
-    return f"{arena.__version__}/{hash_files(root, root.rglob('*.py'))[:12]}"
+# A worker whose fingerprint differs from the coordinator's plays nothing: its referee, time
+# control or sandbox may differ, and its games would be stored as ours. (Its home is
+# arena.provenance, which records it with every run.)
+code_fingerprint = provenance.code_fingerprint
 
 
 def mismatch_message(address: str, theirs: str, ours: str) -> str:

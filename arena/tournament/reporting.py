@@ -38,4 +38,20 @@ def write_run_reports(config: TournamentConfig, plots: bool) -> list[Path]:
 
     results_dir = Path(config.output)
     games = select_games(config, load_games(results_dir))
-    return write_reports(results_dir, plots=plots, games=games)
+    return [*write_reports(results_dir, plots=plots, games=games),
+            write_provenance(results_dir)]
+
+
+def write_provenance(results_dir: Path) -> Path:
+    """`provenance.json`: the settings, bots and runs (arena, machine) behind the results, the
+    file to publish with them (arena.provenance)."""
+    import json
+
+    from arena.provenance import PROVENANCE_FILE, provenance
+    from arena.tournament.store import read_settings
+
+    path = results_dir / PROVENANCE_FILE
+    text = json.dumps(provenance(read_settings(results_dir)), indent=1, sort_keys=True,
+                      ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path

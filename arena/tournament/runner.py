@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import proctree
+from arena import proctree, provenance
 from arena.affinity import notes as affinity_notes
+from arena.clock import utc_now_iso
 from arena.reasons import FORFEIT_REASONS
 from arena.referee import fallback_counts
 from arena.reports import STANDINGS_FILES
@@ -77,6 +78,19 @@ def install_stop_handlers(handler: Callable[[int, Any], None]) -> dict[int, Any]
     return saved
 
 
+def set_from_signal_handler(event: threading.Event) -> None:
+    """Set `event` from a signal handler without waiting on its lock. `Event.set` takes the
+    event's lock, and a handler runs in the main thread between any two bytecodes: inside
+    another handler's `set` (a burst of Ctrl-C) it waited for a lock its own thread held, for
+    good (a hung `arena run`, its bots still running). A helper thread sets it instead; waiting
+    for it briefly keeps the usual case synchronous."""
+    if event.is_set():
+        return
+    setter = threading.Thread(target=event.set, name="stop-signal", daemon=True)
+    setter.start()
+    setter.join(0.05)  # holds only when the interrupted code holds the lock: it goes on later
+
+
 def restore_handlers(saved: dict[int, Any]) -> None:
     for signum, handler in saved.items():
         signal.signal(signum, handler)
@@ -84,7 +98,7 @@ def restore_handlers(saved: dict[int, Any]) -> None:
 ExecutorFactory = Callable[[WorkerSetup, int], GameExecutor]
 # What is drawn from the games (reports, plots, the site): moved aside with them by --fresh, so
 # nothing in the folder shows the old tournament
-DERIVED_OUTPUTS = ("site", "plots", *STANDINGS_FILES, "analysis.db")
+DERIVED_OUTPUTS = ("site", "plots", *STANDINGS_FILES, provenance.PROVENANCE_FILE, "analysis.db")
 
 
 class RunError(RuntimeError):
@@ -202,7 +216,7 @@ class Runner:
     def _on_signal(self, signum: int, frame: object) -> None:
         if self.stopped_by is None:
             self.stopped_by = signum
-        self.stop.set()
+        set_from_signal_handler(self.stop)
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -270,7 +284,7 @@ class Runner:
         store.save_settings(settings, fingerprint)
         store.upsert_bots(config.bots)
         schedule = build_schedule(config)
-        store.begin_run(len(schedule))
+        store.begin_run(len(schedule), _run_record(config))
         finished = store.finished_ids()
         self.voids = VoidTracker(schedule, store.all_ids() - finished)
         pending, skipped = self._to_play(schedule, finished)
@@ -556,3 +570,14 @@ class Runner:
 
 def run_tournament(config: TournamentConfig, **kwargs) -> RunResult:
     return Runner(config, **kwargs).run()
+
+
+def _run_record(config: TournamentConfig) -> dict[str, Any]:
+    """This run's record for the store's `runs` (arena.provenance): the file's exact bytes by
+    their hash too, as the settings hold what it says but not how (comments, spelling)."""
+    try:
+        digest = hashlib.sha256(config.path.read_bytes()).hexdigest()
+    except OSError:  # moved meanwhile: the settings still say what it held
+        digest = ""
+    return provenance.run_record(utc_now_iso(), concurrency=config.concurrency,
+                                 cluster=bool(config.cluster), file_digest=digest)

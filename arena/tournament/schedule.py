@@ -30,6 +30,7 @@ class ScheduledGame:
     first: str
     second: str
     opening: tuple[int, ...] = ()
+    seed: int | None = None  # sent to both bots in the `game` line: game_seed(config seed, id)
 
     @property
     def opening_text(self) -> str:
@@ -53,6 +54,17 @@ def pair_id_for(variant_spec: str, a: str, b: str, opening_text: str, k: int) ->
 def game_id_for(variant_spec: str, a: str, b: str, opening_text: str, k: int, first: str) -> str:
     low, high = sorted((a, b))
     return _digest("g", [variant_spec, low, high, opening_text, k, first])
+
+
+def game_seed(seed: int, game_id: str) -> int:
+    """The seed a game's bots are given (`game ... seed=N`, 0 <= N < 2**31): a hash of the
+    tournament's seed and the game's id, so it is the same on every run of the file, at any
+    concurrency, after a resume and on another machine, and a bot whose process plays many
+    games draws the same numbers in each game whatever it played before. To reproduce it
+    elsewhere: the first 8 hex digits of sha256 of "SEED/GAME_ID", as an integer, less 2**31 if
+    not below it."""
+    digest = hashlib.sha256(f"{seed}/{game_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
@@ -130,7 +142,8 @@ def iter_schedule(config: TournamentConfig) -> Iterator[ScheduledGame]:
                 pid = pair_id_for(variant.spec, a, b, text, k)
                 for first, second in seats:
                     gid = game_id_for(variant.spec, a, b, text, k, first)
-                    yield ScheduledGame(gid, pid, k, variant, first, second, opening)
+                    yield ScheduledGame(gid, pid, k, variant, first, second, opening,
+                                        game_seed(config.seed, gid))
 
 
 def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:

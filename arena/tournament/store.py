@@ -25,7 +25,7 @@ import shutil
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -400,12 +400,18 @@ class Store:
             self._set_meta("settings", json.dumps(settings, sort_keys=True))
             self._set_meta("fingerprint", json.dumps(merged, sort_keys=True))
 
-    def begin_run(self, scheduled: int) -> None:
+    def begin_run(self, scheduled: int, run: Mapping[str, Any] | None = None) -> None:
         """A run starts: how many games its schedule holds, and that it is under way (a site
-        says how much of a stopped or running tournament was played)."""
+        says how much of a stopped or running tournament was played); `run`, its record
+        (`arena.provenance.run_record`: which arena, on what machine), is appended to `runs`,
+        so that a folder played in several runs, or on several machines, says so."""
         with self.transaction():
             self._set_meta("scheduled_games", str(int(scheduled)))
             self._set_meta("run_state", RUN_RUNNING)
+            if run is not None:
+                runs = _json_list(self.meta("runs"))
+                self._set_meta("runs", json.dumps([*runs, dict(run)][-MAX_RUNS:],
+                                                  sort_keys=True))
 
     def end_run(self, state: str) -> None:
         """`RUN_FINISHED` (all it could play) or `RUN_STOPPED` (Ctrl-C, an error)."""
@@ -624,13 +630,15 @@ def _select_games(conn: sqlite3.Connection, columns: Iterable[str]) -> sqlite3.C
     return conn.execute(f"SELECT {', '.join(fields)} FROM games ORDER BY seq")
 
 
-def load_games(results_dir: str | Path):
+def load_games(results_dir: str | Path, extra: Sequence[str] = ()):
     """The games of a results directory as a pandas DataFrame, ordered by `seq`.
 
     Columns are exactly the games table of docs/DESIGN.md (`arena.schema.FRAME_COLUMNS`), with
-    the dtypes of `arena.schema`. Void games (neither bot could start) are included with `result`
+    the dtypes of `arena.schema`, then the stored columns named in `extra` (e.g. `round`, which
+    the ratings' order reads). Void games (neither bot could start) are included with `result`
     NaN: drop them (`df.dropna(subset=["result"])`) before rating. Reads without writing.
     """
+    columns = [*FRAME_COLUMNS, *(c for c in extra if c not in FRAME_COLUMNS)]
     import pandas as pd
 
     def games(conn: sqlite3.Connection) -> list:
@@ -640,11 +648,11 @@ def load_games(results_dir: str | Path):
             raise StoreError(f"{db_path(results_dir)}: game {odd[0]} has result {odd[1]!r}, "
                              "not 1, 0.5 or 0 (or NULL for a void game): the database was "
                              "edited or damaged")
-        return _select_games(conn, FRAME_COLUMNS).fetchall()
+        return _select_games(conn, columns).fetchall()
 
     rows = _read(results_dir, games)
-    frame = pd.DataFrame.from_records(rows, columns=list(FRAME_COLUMNS))
-    return frame.astype({name: COLUMNS_BY_NAME[name].dtype for name in FRAME_COLUMNS})
+    frame = pd.DataFrame.from_records(rows, columns=columns)
+    return frame.astype({name: COLUMNS_BY_NAME[name].dtype for name in columns})
 
 
 def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
@@ -689,6 +697,19 @@ def iter_game_rows(results_dir: str | Path) -> Iterable[dict]:
             reader.close()
 
     return rows()
+
+
+# Run records kept in a store (`runs`): the latest, should a folder be resumed thousands of times.
+MAX_RUNS = 1000
+
+
+def _json_list(text: str | None) -> list:
+    """A stored JSON list; [] for none, or for text that is not one (a hand-edited store)."""
+    try:
+        value = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
 
 
 def read_settings(results_dir: str | Path) -> dict:
@@ -754,6 +775,7 @@ def _read_settings(conn: sqlite3.Connection) -> dict:
         "run_state": meta.get("run_state", ""),
         "arena_version": meta.get("arena_version", ""),
         "schema_version": int(meta.get("schema_version", 0)),
+        "runs": _json_list(meta.get("runs")),  # `arena.provenance.run_record`s, oldest first
     }
 
 

@@ -137,7 +137,8 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
         before = (first.starts, second.starts)
         seats = (pool.setup.time_control_of(game.first), pool.setup.time_control_of(game.second))
         record = play_game(game.variant, first, second, seats, opening=game.opening,
-                           game_id=game.game_id, stop=stop, adjudicate_s=pool.setup.adjudicate_s)
+                           game_id=game.game_id, stop=stop, adjudicate_s=pool.setup.adjudicate_s,
+                           seed=game.seed)
         if record.void and stop.is_set():
             return Outcome(game, OutcomeKind.ABORTED)  # cut short by the stop, not a finished game
         if changed := _changed_bot(pool.setup, game, (first.starts, second.starts), before):

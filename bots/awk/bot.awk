@@ -12,6 +12,7 @@ $1 == "game" {
     columns = field("columns") + 0; rows = field("rows") + 0
     n = split(field("start"), start, "/")
     for (c = 1; c <= columns; c++) base[c] = (start[c] == "-" || start[c] == "") ? 0 : length(start[c])
+    seed = field("seed"); if (seed != "") srand(seed + 0)  # the game's seed: the same game again
     next
 }
 $1 == "turn" {

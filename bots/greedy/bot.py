@@ -3,7 +3,7 @@ opponent win next; else prefer the centre. Works for every variant (drops and po
 
 import random
 
-from arena.sdk import Option, parse_options, run_bot
+from arena.sdk import Option, parse_options, reseed, run_bot
 
 
 def wins_now(game, move, me):
@@ -49,7 +49,7 @@ def main() -> None:
     options = parse_options({"seed": Option(int, help="seed of the tie-breaks")}, description=__doc__)
     rng = random.Random(options["seed"])
     run_bot(lambda turn: choose_greedy(turn.game, rng), name="greedy", version="1.0",
-            author="arena")
+            author="arena", on_new_game=lambda setup: reseed(rng, setup, options["seed"]))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 import random
 
-from arena.sdk import Option, parse_options, run_bot
+from arena.sdk import Option, parse_options, reseed, run_bot
 
 
 def main() -> None:
@@ -12,7 +12,8 @@ def main() -> None:
     def choose(turn):
         return rng.choice(turn.game.legal_moves())
 
-    run_bot(choose, name="random", version="1.0", author="arena")
+    run_bot(choose, name="random", version="1.0", author="arena",
+            on_new_game=lambda setup: reseed(rng, setup, options["seed"]))
 
 
 if __name__ == "__main__":
