@@ -41,6 +41,8 @@ class GameAborted(Exception):
 
 
 STORED_INFO_CHARS = 200  # of the last info line of each ply, stored with the game
+MOVE_MS_DIGITS = 3  # decimals of a stored move time (ms): the microsecond
+
 
 def fallback_counts(last_infos: Sequence[str], opening_plies: int) -> tuple[int, int]:
     """How many moves of the first and of the second bot the SDK played because the bot's move
@@ -271,7 +273,7 @@ class _Referee:
                 self._forfeit(seat, Forfeit(Reason.ILLEGAL, f"{error}, in its turn at ply={game.ply}"))
                 return
             self.tokens.append(format_move(move))
-            rec.move_ms.append(round(elapsed, 3))
+            rec.move_ms.append(round(elapsed, MOVE_MS_DIGITS))
             rec.move_cpu_ms.append(round(cpu, 1))
             rec.infos.append(infos)
             if (self.adjudicate_s is not None and game.ply >= ADJUDICATE_FROM_PLY
@@ -303,12 +305,16 @@ class _Referee:
             self.clocks.last_ms[seat],
         )
         reply = player.play_turn(line, budget, infos, self.stop)
-        self.clocks.charge(seat, reply.elapsed_ms, budget)
+        # charged as stored (`move_ms`, to the microsecond): a clock truncates to whole ms after
+        # each move, so charging the unrounded time made `replay --protocol`'s clocks rebuilt
+        # from the record drift by a millisecond a move from those the bots were told
+        elapsed = round(reply.elapsed_ms, MOVE_MS_DIGITS)
+        self.clocks.charge(seat, elapsed, budget)
         try:
             move = parse_move(reply.token)
         except MoveError as error:
             raise Forfeit(Reason.PROTOCOL, str(error)) from None
-        return move, reply.elapsed_ms, reply.cpu_ms, infos.lines
+        return move, elapsed, reply.cpu_ms, infos.lines
 
     def _forfeit(self, seat: int, failure: Forfeit) -> None:
         rec = self.record
