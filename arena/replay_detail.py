@@ -31,6 +31,18 @@ def _text(value: object) -> str:
     return str(value)
 
 
+def _seed(row: Mapping[str, object]) -> int | None:
+    """The game's stored seed (the `game` line's `seed=`), None when none was sent: a float from
+    a games file or a frame (NaN for none), an int from the store."""
+    value = row.get("seed")
+    if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def _opening_count(row: Mapping[str, object]) -> int:
     opening = row.get("opening")
     if isinstance(opening, list | tuple):  # `arena play --json` writes a list
@@ -165,9 +177,10 @@ def log_paths(logs_dir: Path | None, row: Mapping[str, object]) -> list[tuple[st
 
 def bot_input(game: Game, row: Mapping[str, object] | None) -> list[str]:
     """The lines the arena sends the bot to move at `game`'s position, as one process's session:
-    `hello`, its `game` line (its own time control), its `turn` line (the clocks rebuilt from the
-    stored move times, `last_ms` its previous move's), then `quit`. Raises ValueError when no one
-    is to move (the game is over at that ply)."""
+    `hello`, its `game` line (its own time control, and the game's `seed` when one was sent),
+    its `turn` line (the clocks rebuilt from the stored move times, `last_ms` its previous
+    move's), then `quit`. Raises ValueError when no one is to move (the game is over at that
+    ply)."""
     if game.outcome is not None:
         raise ValueError(f"the game is over after {game.ply} plies ({game.outcome.reason}): "
                          "nobody is to move; choose an earlier position with --ply N")
@@ -180,7 +193,7 @@ def bot_input(game: Game, row: Mapping[str, object] | None) -> list[str]:
     return [
         protocol.hello_line(),
         protocol.game_line(game_id, seat, game.variant.describe(),
-                           clocks.controls[seat].to_dict(), opponent),
+                           clocks.controls[seat].to_dict(), opponent, seed=_seed(row)),
         protocol.turn_line([format_move(m) for m in game.moves], budget.limit_ms,
                            clocks.opponent_time_ms(seat), clocks.last_ms[seat]),
         protocol.QUIT_LINE,
