@@ -9,9 +9,10 @@ inherits the mask from birth, with no window in which a bot runs unpinned. A for
 process pins itself the same way before it starts any thread.
 
 Unpinned, a game's bots still follow their worker when the run's games fill the CPUs
-(`follows`): as each game begins, the worker pins its two bots' programs to the core it runs on
-then (`follow`), and nothing else; the kernel moves the
-worker freely, and the bots go with it at its next game. Left to itself, the kernel woke a bot
+(`follows`): each worker is given a core in turn (`follow_cores`, as with affinity), and as each
+game begins it pins its two bots' programs to it (`follow`), and nothing else: the kernel moves
+the worker freely. (The core the worker happened to run on as the game began had often been
+another worker's, and both games' bots then shared one core for the whole game.) Left to itself, the kernel woke a bot
 on whichever core it had last run on, often the other one, so that each turn crossed cores: a
 field of 16 bots had played 0.73 times as fast as one of 4 (the 16 bots' turns 65% slower on
 the same 2 cores), and 0.97 with its bots following (issue 13's measure, `bench/throughput.py`).
@@ -85,6 +86,12 @@ def follows(workers: int) -> bool:
     the games fill this arena's CPUs. With a core to spare, a bot's threads (a parallel search,
     pondering) may use it, as they always could."""
     return available() and workers >= len(allowed_cpus())
+
+
+def follow_cores(follow: bool) -> tuple[int, ...]:
+    """The cores given in turn to workers whose bots follow them (`follows`), one each, as
+    `affinity = true` gives them, the workers themselves left unpinned; () when not following."""
+    return allowed_cpus() if follow else ()
 
 
 def allowed_cpus() -> tuple[int, ...]:
