@@ -321,3 +321,12 @@ def test_failed_game_lines_without_a_game_or_a_log():
     lines = failed_game_lines(CheckResult("x", False, "d", game="five: d4", seat=2))
     assert lines == ["game: five: d4 (the bot is seat 2, to move at ply=1); its position: "
                      "arena replay 'five: d4' --protocol"]
+
+
+def test_a_log_dir_that_cannot_be_made_is_refused(tmp_path):
+    """As `arena play` refuses it: `arena check` had run on and kept no log without a word."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    result = run("random", "--log-dir", str(afile / "logs"))
+    assert result.exit_code == 2, result.output
+    assert "--log-dir" in result.output and "cannot create" in result.output
