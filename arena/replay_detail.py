@@ -18,7 +18,7 @@ from arena import protocol
 from arena.clocks import GameClocks
 from arena.game import Game, format_move
 from arena.reasons import forfeiter_seat
-from arena.schema import opening_plies, ply_times
+from arena.schema import json_list, opening_plies, ply_times
 from arena.timecontrol import TimeControl
 
 OPENING = "opening"  # who made the plies the arena set (the games table's `opening`)
@@ -52,14 +52,7 @@ def _opening_count(row: Mapping[str, object]) -> int:
 
 def _infos(raw: object) -> list[str]:
     """The per-ply info lines of a stored game (a JSON list or its text), '' where none."""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw) if raw.strip() else []
-        except ValueError:
-            return []
-    if not isinstance(raw, list | tuple):
-        return []
-    return [entry if isinstance(entry, str) else "" for entry in raw]
+    return [entry if isinstance(entry, str) else "" for entry in json_list(raw)]
 
 
 def seat_control(row: Mapping[str, object] | None, seat: int) -> TimeControl:
