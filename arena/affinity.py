@@ -62,22 +62,36 @@ def current_cpu() -> int | None:
 
 
 def follow(pid: int, cpu: int) -> bool:
-    """Pin every thread of process `pid` (up to FOLLOW_THREADS) to `cpu`; False if it could not
-    be done (no affinity call, the process gone, or a CPU taken from us meanwhile). A bot may
-    widen its own mask again: it is a hint for the scheduler, not a limit."""
+    """Pin every thread of process `pid` and of the processes it started (up to FOLLOW_THREADS
+    in all) to `cpu`; False if it could not be done (no affinity call, the process gone, or a
+    CPU taken from us meanwhile). A bot may widen its own mask again: it is a hint for the
+    scheduler, not a limit. The processes it started count: a bot run by a wrapper (`sh run.sh`
+    starting `java`, without exec) had its wrapper pinned and its program free on every core,
+    against an opponent held to one."""
     if not available():
         return False
-    try:
-        threads = os.listdir(f"/proc/{pid}/task")[:FOLLOW_THREADS]
-    except OSError:
-        return False
+    from arena.proctree import children_of
+
     pinned = False
-    for thread in threads:
+    budget = FOLLOW_THREADS
+    processes, seen = [pid], {pid}
+    while processes and budget > 0:
+        process = processes.pop(0)
         try:
-            os.sched_setaffinity(int(thread), {cpu})
-            pinned = True
-        except (OSError, ValueError):  # a thread that ended meanwhile
-            continue
+            threads = os.listdir(f"/proc/{process}/task")[:budget]
+        except OSError:
+            continue  # gone meanwhile
+        budget -= len(threads)
+        for thread in threads:
+            try:
+                os.sched_setaffinity(int(thread), {cpu})
+                pinned = True
+            except (OSError, ValueError):  # a thread that ended meanwhile
+                continue
+        for child in children_of(process) or ():
+            if child not in seen:
+                seen.add(child)
+                processes.append(child)
     return pinned
 
 
