@@ -9,9 +9,10 @@ inherits the mask from birth, with no window in which a bot runs unpinned. A for
 process pins itself the same way before it starts any thread.
 
 Unpinned, a game's bots still follow their worker when the run's games fill the CPUs
-(`follows`): as each game begins, the worker pins its two bots' programs to the core it runs on
-then (`follow`), and nothing else; the kernel moves the
-worker freely, and the bots go with it at its next game. Left to itself, the kernel woke a bot
+(`follows`): each worker is given a core in turn (`follow_cores`, as with affinity), and as each
+game begins it pins its two bots' programs to it (`follow`), and nothing else: the kernel moves
+the worker freely. (The core the worker happened to run on as the game began had often been
+another worker's, and both games' bots then shared one core for the whole game.) Left to itself, the kernel woke a bot
 on whichever core it had last run on, often the other one, so that each turn crossed cores: a
 field of 16 bots had played 0.73 times as fast as one of 4 (the 16 bots' turns 65% slower on
 the same 2 cores), and 0.97 with its bots following (issue 13's measure, `bench/throughput.py`).
@@ -61,22 +62,36 @@ def current_cpu() -> int | None:
 
 
 def follow(pid: int, cpu: int) -> bool:
-    """Pin every thread of process `pid` (up to FOLLOW_THREADS) to `cpu`; False if it could not
-    be done (no affinity call, the process gone, or a CPU taken from us meanwhile). A bot may
-    widen its own mask again: it is a hint for the scheduler, not a limit."""
+    """Pin every thread of process `pid` and of the processes it started (up to FOLLOW_THREADS
+    in all) to `cpu`; False if it could not be done (no affinity call, the process gone, or a
+    CPU taken from us meanwhile). A bot may widen its own mask again: it is a hint for the
+    scheduler, not a limit. The processes it started count: a bot run by a wrapper (`sh run.sh`
+    starting `java`, without exec) had its wrapper pinned and its program free on every core,
+    against an opponent held to one."""
     if not available():
         return False
-    try:
-        threads = os.listdir(f"/proc/{pid}/task")[:FOLLOW_THREADS]
-    except OSError:
-        return False
+    from arena.proctree import children_of
+
     pinned = False
-    for thread in threads:
+    budget = FOLLOW_THREADS
+    processes, seen = [pid], {pid}
+    while processes and budget > 0:
+        process = processes.pop(0)
         try:
-            os.sched_setaffinity(int(thread), {cpu})
-            pinned = True
-        except (OSError, ValueError):  # a thread that ended meanwhile
-            continue
+            threads = os.listdir(f"/proc/{process}/task")[:budget]
+        except OSError:
+            continue  # gone meanwhile
+        budget -= len(threads)
+        for thread in threads:
+            try:
+                os.sched_setaffinity(int(thread), {cpu})
+                pinned = True
+            except (OSError, ValueError):  # a thread that ended meanwhile
+                continue
+        for child in children_of(process) or ():
+            if child not in seen:
+                seen.add(child)
+                processes.append(child)
     return pinned
 
 
@@ -85,6 +100,12 @@ def follows(workers: int) -> bool:
     the games fill this arena's CPUs. With a core to spare, a bot's threads (a parallel search,
     pondering) may use it, as they always could."""
     return available() and workers >= len(allowed_cpus())
+
+
+def follow_cores(follow: bool) -> tuple[int, ...]:
+    """The cores given in turn to workers whose bots follow them (`follows`), one each, as
+    `affinity = true` gives them, the workers themselves left unpinned; () when not following."""
+    return allowed_cpus() if follow else ()
 
 
 def allowed_cpus() -> tuple[int, ...]:

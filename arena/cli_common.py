@@ -129,3 +129,15 @@ class LimitSetting(click.ParamType):
 
 LIMIT_HELP = ("A sandbox limit, as in a tournament's [limits] (repeat for several), e.g. "
               "--limit memory_mb=4096 --limit processes=256; see SECURITY.md.")
+
+
+def make_log_dir(log_dir) -> None:
+    """Create a command's `--log-dir` (and its parents), or stop with a usage error: a folder
+    that cannot be made would lose every log without a word (`arena check` had run on)."""
+    from pathlib import Path
+
+    try:
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.BadParameter(f"cannot create {log_dir}: {error.strerror or error}",
+                                 param_hint="'--log-dir'") from None

@@ -19,6 +19,7 @@ from arena.reasons import CRASH, STDERR_SAID, TIMEOUT, no_hello
 from arena.referee import GameRecord, Player, TimeControl, play_game
 from arena.sandbox import Limits
 from arena.sdk import FALLBACK_INFO
+from arena.tournament.schedule import game_seed
 
 HINTS = {
     "handshake": f"answer '{protocol.hello_line()}' with 'hello name=YOURNAME' as the first "
@@ -356,7 +357,10 @@ def run_checks(
             for i in range(games):
                 n += 1
                 first, second = (bot, other) if i % 2 == 0 else (other, bot)
-                rec = play_game(variant, first, second, tc, game_id=f"check-{n}")
+                # with a game seed, as a tournament's games have (`seed=`): the bot's use of
+                # it had been left to its first tournament
+                rec = play_game(variant, first, second, tc, game_id=f"check-{n}",
+                                seed=game_seed(0, f"check-{n}"))
                 seat = 1 if first is bot else 2
                 tally(rec, seat)
                 if rec.startup_ms[seat - 1] is not None:

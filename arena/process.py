@@ -412,8 +412,8 @@ class BotProcess:
         """Run the bot's program on `cpu` (its worker's core as a game begins: `affinity.
         follow`); nothing when it already does, so that a worker staying on its core pays one
         comparison a game."""
-        if self.proc is None or self.closed or cpu == self._followed:
-            return
+        if self.proc is None or self.closed or cpu == self._followed or self.poll() is not None:
+            return  # an exited bot: its pid, or the sandboxed program's, may be another's now
         program = self._cpu_clock_pid if self.sandboxed else self.pid
         if program is None:  # the program inside the sandbox, found as the CPU clock is
             self.cpu_ms()

@@ -18,7 +18,7 @@ from arena import protocol
 from arena.clocks import GameClocks
 from arena.game import Game, format_move
 from arena.reasons import forfeiter_seat
-from arena.schema import opening_plies, ply_times
+from arena.schema import json_list, opening_plies, ply_times
 from arena.timecontrol import TimeControl
 
 OPENING = "opening"  # who made the plies the arena set (the games table's `opening`)
@@ -31,6 +31,18 @@ def _text(value: object) -> str:
     return str(value)
 
 
+def _seed(row: Mapping[str, object]) -> int | None:
+    """The game's stored seed (the `game` line's `seed=`), None when none was sent: a float from
+    a games file or a frame (NaN for none), an int from the store."""
+    value = row.get("seed")
+    if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def _opening_count(row: Mapping[str, object]) -> int:
     opening = row.get("opening")
     if isinstance(opening, list | tuple):  # `arena play --json` writes a list
@@ -40,14 +52,7 @@ def _opening_count(row: Mapping[str, object]) -> int:
 
 def _infos(raw: object) -> list[str]:
     """The per-ply info lines of a stored game (a JSON list or its text), '' where none."""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw) if raw.strip() else []
-        except ValueError:
-            return []
-    if not isinstance(raw, list | tuple):
-        return []
-    return [entry if isinstance(entry, str) else "" for entry in raw]
+    return [entry if isinstance(entry, str) else "" for entry in json_list(raw)]
 
 
 def seat_control(row: Mapping[str, object] | None, seat: int) -> TimeControl:
@@ -165,9 +170,10 @@ def log_paths(logs_dir: Path | None, row: Mapping[str, object]) -> list[tuple[st
 
 def bot_input(game: Game, row: Mapping[str, object] | None) -> list[str]:
     """The lines the arena sends the bot to move at `game`'s position, as one process's session:
-    `hello`, its `game` line (its own time control), its `turn` line (the clocks rebuilt from the
-    stored move times, `last_ms` its previous move's), then `quit`. Raises ValueError when no one
-    is to move (the game is over at that ply)."""
+    `hello`, its `game` line (its own time control, and the game's `seed` when one was sent),
+    its `turn` line (the clocks rebuilt from the stored move times, `last_ms` its previous
+    move's), then `quit`. Raises ValueError when no one is to move (the game is over at that
+    ply)."""
     if game.outcome is not None:
         raise ValueError(f"the game is over after {game.ply} plies ({game.outcome.reason}): "
                          "nobody is to move; choose an earlier position with --ply N")
@@ -180,7 +186,7 @@ def bot_input(game: Game, row: Mapping[str, object] | None) -> list[str]:
     return [
         protocol.hello_line(),
         protocol.game_line(game_id, seat, game.variant.describe(),
-                           clocks.controls[seat].to_dict(), opponent),
+                           clocks.controls[seat].to_dict(), opponent, seed=_seed(row)),
         protocol.turn_line([format_move(m) for m in game.moves], budget.limit_ms,
                            clocks.opponent_time_ms(seat), clocks.last_ms[seat]),
         protocol.QUIT_LINE,

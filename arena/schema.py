@@ -121,12 +121,16 @@ def ply_times(raw: Any) -> list[float | None]:
     """The per-ply numbers of a `move_ms` or `move_cpu_ms` value (its JSON text, or the list),
     position for position: a gap or a bad entry is None, so that plies 1, 3, ... stay seat 1's
     and 2, 4, ... seat 2's. Anything that is not a JSON list gives no plies."""
+    return [float(v) if isinstance(v, int | float) and not isinstance(v, bool)
+            and math.isfinite(v) else None for v in json_list(raw)]
+
+
+def json_list(raw: Any) -> list:
+    """A stored JSON list column (`move_ms`, `infos`, ...): its text or the list itself (`arena
+    play --json`, a JSONL file); [] for anything else (empty, not JSON, not a list)."""
     if isinstance(raw, str):
         try:
             raw = json.loads(raw) if raw.strip() else []
         except ValueError:
             return []
-    if not isinstance(raw, list | tuple):
-        return []
-    return [float(v) if isinstance(v, int | float) and not isinstance(v, bool)
-            and math.isfinite(v) else None for v in raw]
+    return list(raw) if isinstance(raw, list | tuple) else []

@@ -164,3 +164,23 @@ def test_follow_pins_every_thread_of_a_process_and_a_gone_one_is_no_error(
         child.kill()
         child.wait()
     assert not affinity.follow(child.pid, CPUS[-1])
+
+
+@needs_affinity
+def test_follow_pins_the_processes_a_bot_started_too(no_leftover_processes):
+    """A bot run by a wrapper that does not exec (`sh run.sh` starting its program) had only
+    the wrapper pinned: its program ran free on every core against an opponent held to one."""
+    code = ("import subprocess, sys, time\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            "print(child.pid, flush=True); time.sleep(60)\n")
+    wrapper = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    program = None
+    try:
+        program = int(wrapper.stdout.readline())
+        assert affinity.follow(wrapper.pid, CPUS[-1])
+        assert os.sched_getaffinity(program) == {CPUS[-1]}
+    finally:
+        if program is not None:
+            os.kill(program, 9)
+        wrapper.kill()
+        wrapper.wait()

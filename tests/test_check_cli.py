@@ -321,3 +321,38 @@ def test_failed_game_lines_without_a_game_or_a_log():
     lines = failed_game_lines(CheckResult("x", False, "d", game="five: d4", seat=2))
     assert lines == ["game: five: d4 (the bot is seat 2, to move at ply=1); its position: "
                      "arena replay 'five: d4' --protocol"]
+
+
+def test_a_log_dir_that_cannot_be_made_is_refused(tmp_path):
+    """As `arena play` refuses it: `arena check` had run on and kept no log without a word."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    result = run("random", "--log-dir", str(afile / "logs"))
+    assert result.exit_code == 2, result.output
+    assert "--log-dir" in result.output and "cannot create" in result.output
+
+
+SEED_BOT = """
+import sys
+
+from arena.sdk import run_bot
+
+
+def new_game(setup):
+    if setup.seed is not None:  # reads the key wrongly, say: tournaments send it
+        sys.exit("bad seed handling")
+
+
+run_bot(lambda turn: turn.game.legal_moves()[0], name="seedy", on_new_game=new_game)
+"""
+
+
+def test_the_check_games_send_a_game_seed_as_tournaments_do(tmp_path, no_leftover_processes):
+    """Tournaments send `seed=` in every game line; the check's games sent none, so a bot that
+    failed on it passed the check and forfeited every tournament game."""
+    bot = tmp_path / "seedy.py"
+    bot.write_text(SEED_BOT)
+    result = run(str(bot), "-n", "1", "-v", "classic", "--only-variants")
+    assert result.exit_code == 1, result.output
+    assert "FAIL  games: classic" in result.output and "bad seed handling" in result.output
+

@@ -355,3 +355,23 @@ def test_a_bot_is_resumed_the_way_it_was_stopped():
     finally:
         p._cgroup = None
         p.close()
+
+
+def test_follow_cpu_leaves_an_exited_bot_alone(tmp_path, monkeypatch, no_leftover_processes):
+    """A bot that ended (a crash at the end of its game) is followed no more: the pid pinned
+    would be its program's, which inside the sandbox nothing keeps from going to another
+    process (and `follow` pins whatever process has it)."""
+    from arena import affinity
+
+    pinned: list[tuple[int, int]] = []
+    monkeypatch.setattr(affinity, "follow", lambda pid, cpu: pinned.append((pid, cpu)) or True)
+    p = bot("import sys; sys.stdin.readline()", tmp_path)
+    try:
+        p.follow_cpu(0)
+        assert pinned == [(p.pid, 0)]
+        p.send("bye", time.monotonic() + 5)
+        assert p.wait_exit(30) is not None
+        p.follow_cpu(1)
+        assert pinned == [(p.pid, 0)]
+    finally:
+        p.close()

@@ -58,6 +58,27 @@ def test_the_turn_lines_rebuilt_from_a_stored_game_are_the_ones_the_bots_were_se
         assert turn == sent[seat][(ply - len(rec.opening)) // 2], ply
 
 
+def test_the_game_line_rebuilt_carries_the_games_seed():
+    # a tournament's game line tells the bots its seed: a bot that reseeds from it draws what it
+    # drew in the game only if it is given it again (it had been left out of --protocol)
+    events = Events()
+    a, b = _players(FirstLegal("a", lambda ply, move: [Reply(f"move {move}", 5)]),
+                    FirstLegal("b", lambda ply, move: [Reply(f"move {move}", 5)]), events)
+    rec = play_game(PRESETS["classic"], a, b, LIMIT, game_id="g9", seed=123456789)
+    sent = {1: events.of("a", "send")[1], 2: events.of("b", "send")[1]}
+    assert sent[1].endswith(" seed=123456789")
+    stored = json.loads(json.dumps(_game_dict(rec)))
+    full = _game(rec)
+    for ply, seed in ((0, 123456789), (1, 123456789.0)):  # a games file reads it as a float
+        game = Game(full.variant)
+        for move in full.moves[:ply]:
+            game.push(move)
+        assert bot_input(game, {**stored, "seed": seed})[1] == sent[game.to_move]
+    unseeded = bot_input(Game(full.variant), {**stored, "seed": float("nan")})[1]
+    assert "seed=" not in unseeded
+
+
+
 def test_the_ply_rows_carry_each_moves_times_and_info_and_the_opening_is_the_arenas():
     events = Events()
     a, b = _players(FirstLegal("a", lambda ply, move: [f"info depth {ply}", f"move {move}"]),

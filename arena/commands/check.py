@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli_common import LIMIT_HELP, LimitSetting, WholeRange
+from arena.cli_common import LIMIT_HELP, LimitSetting, WholeRange, make_log_dir
 from arena.timecontrol import TimeControl
 
 
@@ -45,6 +45,9 @@ def command(bot, bot_args, games, move_ms, startup_ms, grace_ms, variants, only_
     check with hints, start-up time and move-time percentiles."""
     from arena.botspec import BotSpecError, resolve_bot
     from arena.conformance import ODD_VARIANTS, failed_game_lines, run_checks
+
+    if log_dir is not None:
+        make_log_dir(log_dir)
     from arena.game import VariantError, parse_variant
 
     for spec_text in variants:

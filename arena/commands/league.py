@@ -223,14 +223,18 @@ def rehash(folder: Path) -> None:
 
     A bot's hash covers the arena modules it imports, so an upgrade changes every SDK bot's,
     and `league run` says it cannot play. This records the hashes the stored snapshots have
-    now under the same versions (ratings and games kept). A snapshot whose own files changed
-    since it was submitted (not the arena's modules) is refused, and nothing is rehashed."""
+    now under the same versions (ratings and games kept). An active version whose snapshot's
+    own files changed since it was submitted (not the arena's modules) is refused, and nothing
+    is rehashed (remove it, or resubmit the bot); a retired one is left as it was."""
     from arena.league import registry
 
+    left: list[str] = []
     try:
-        changed = registry.rehash(folder)
+        changed = registry.rehash(folder, left)
     except registry.LeagueError as error:
         raise _fail(error) from None
+    for line in left:
+        click.echo(f"note: {line}", err=True)
     for display, old, new in changed:
         click.echo(f"{display}: hash {old} -> {new}")
     click.echo(f"{len(changed)} bot(s) rehashed" if changed else "every active bot hashes as stored")

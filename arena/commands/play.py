@@ -18,6 +18,7 @@ from arena.cli_common import (
     LimitSetting,
     Terminated,
     WholeRange,
+    make_log_dir,
     sigterm_raises,
 )
 from arena.game import DEFAULT_VARIANT
@@ -226,11 +227,7 @@ def command(bot_a, bot_b, variants, games, move_ms_values, base_ms, increment_ms
             if note := reuse_note(spec, len(openings), (games + 1) // 2):
                 click.echo(note, err=True)
     if log_dir:
-        try:
-            Path(log_dir).mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise click.BadParameter(f"cannot create {log_dir}: {error.strerror or error}",
-                                     param_hint="'--log-dir'") from None
+        make_log_dir(log_dir)
         if note := earlier_logs_note(Path(log_dir)):
             click.echo(note, err=True)
 

@@ -70,7 +70,7 @@ def summary_lines(result: RunResult, output: Path) -> list[str]:
     if result.skipped:
         lines.append(f"{result.skipped} skipped: both bots failed to start too often.")
     if result.forfeits:
-        lines.append(f"A forfeit's moves and logs: arena replay {output} "
+        lines.append(f"A forfeit's moves and logs: arena replay {shlex.quote(str(output))} "
                      "GAME_ID --moves")
     from arena.referee import fallback_note
 

@@ -551,13 +551,17 @@ def retire(folder: str | Path, name: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def rehash(folder: str | Path) -> list[tuple[str, str, str]]:
+def rehash(folder: str | Path, left: list[str] | None = None) -> list[tuple[str, str, str]]:
     """Record, under the same versions, the hashes the entrants' stored snapshots have
     now: after an upgrade of the arena, which changes the hash of every bot importing it (an
     SDK bot's), every such bot was "cannot play" until each author resubmitted it, as a new
     version with a fresh rating (review of a league over weeks). The organiser's call: the
     snapshots are the league's copies, read-only to sandboxed bots. Returns (display, old,
-    new) of each entrant whose hash changed."""
+    new) of each entrant whose hash changed.
+
+    A retired version whose snapshot cannot be read or was altered is left as it was (it plays
+    no more, and a resubmission cannot bring it back under its old hash), with a line in
+    `left`: it had stopped every rehash of the league for good, `remove` being no cure."""
     folder = open_league(folder)
     changed = []
     own_hashes: list[tuple[str, str]] = []  # (own hash, display) of versions stored without one
@@ -566,13 +570,20 @@ def rehash(folder: str | Path) -> list[tuple[str, str, str]]:
         try:
             spec = resolve_bot(str(folder / entrant.entry), name=entrant.display)
         except BotSpecError as error:
-            raise LeagueError(f"{entrant.display}: its snapshot cannot be read: {error}") from None
+            why = f"{entrant.display}: its snapshot cannot be read: {error}"
+            if entrant.active:
+                raise LeagueError(why) from None
+            _left_as_it_was(left, why)
+            continue
         own = own_files_hash(spec)
         if entrant.own_hash and own != entrant.own_hash:
             # only the arena's share of a hash may change under the organiser's hand: a
             # snapshot whose own files changed is not the program submitted (a bot run
             # without the sandbox can write into its folder)
-            raise LeagueError(tampered_message(entrant, own) + "; nothing was rehashed")
+            if entrant.active:
+                raise LeagueError(tampered_message(entrant, own) + "; nothing was rehashed")
+            _left_as_it_was(left, tampered_message(entrant, own))
+            continue
         if not entrant.own_hash:
             own_hashes.append((own, entrant.display))
         if spec.program_hash != entrant.program_hash:
@@ -586,6 +597,11 @@ def rehash(folder: str | Path) -> list[tuple[str, str, str]]:
             conn.executemany("UPDATE league_entrants SET own_hash=? WHERE display=?", own_hashes)
             conn.execute("COMMIT")
     return changed
+
+
+def _left_as_it_was(left: list[str] | None, why: str) -> None:
+    if left is not None:
+        left.append(f"{why}; it is retired: left as it was, not rehashed")
 
 
 def tampered_message(entrant: Entrant, now: str) -> str:

@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from arena import provenance
+from arena import affinity, provenance
 from arena.clock import utc_now_iso
 from arena.referee import GameRecord, log_file_name
 from arena.tournament.executor import FieldChange, GameExecutor, Outcome, OutcomeKind, WorkerSetup
@@ -659,15 +659,19 @@ class DaskExecutor(GameExecutor):
 class _WorkerRun:
     """One run's state on one worker: a stop flag and a player pool per thread in use."""
 
-    def __init__(self, remote: RemoteSetup, scratch: Path) -> None:
+    def __init__(self, remote: RemoteSetup, scratch: Path, threads: int | None = None) -> None:
         self.remote = remote
         self.stop = threading.Event()
         self.log_dir = scratch / "arena-logs" / remote.run
         self.specs: dict[str, Any] = {}  # display name -> this worker's BotSpec
         # shared by this run's pools, and filled by every task: a league's field grows
         self.policies: dict[str, Any] = dict(remote.setup.policies)
+        # following (`affinity.follows`) is this machine's to decide: whether this worker's
+        # games (its threads) fill its CPUs, not the coordinator's concurrency and cores
         self.setup = replace(remote.setup, specs=self.specs, policies=self.policies,
-                             log_dir=self.log_dir)
+                             log_dir=self.log_dir,
+                             follow=threads is not None and affinity.follows(threads))
+        self._pools = 0  # pools made: each follows its own core in turn
         self.idle: list[PlayerPool] = []
         self.retired: set[str] = set()  # bots that left the field: never kept warm again
         self.busy = 0
@@ -679,7 +683,13 @@ class _WorkerRun:
         with self.lock:
             self.busy += 1
             self.used = time.monotonic()
-            pool = self.idle.pop() if self.idle else PlayerPool(self.setup)
+            if self.idle:
+                pool = self.idle.pop()
+            else:
+                pool = PlayerPool(self.setup)
+                pool.home_core = affinity.core_of(self._pools,
+                                                  affinity.follow_cores(self.setup.follow))
+                self._pools += 1
             retired = tuple(self.retired & pool.warm())
         if retired:  # the field changed while the pool waited: no game meets a retired process
             pool.retire(retired)
@@ -738,7 +748,7 @@ def _worker_run(remote: RemoteSetup, scratch: Path) -> _WorkerRun:
     with _runs_lock:
         run = _runs.get(remote.run)
         if run is None:
-            run = _runs[remote.run] = _WorkerRun(remote, scratch)
+            run = _runs[remote.run] = _WorkerRun(remote, scratch, _this_worker_threads())
             if remote.run in _stopped:
                 run.stop.set()
             _sweep_cgroups()
@@ -828,6 +838,16 @@ async def _close_run(run: str) -> None:
     if state is not None:  # bots take a moment to close: not on the worker's event loop
         state.stop.set()
         threading.Thread(target=state.close, name="arena-close-run", daemon=True).start()
+
+
+def _this_worker_threads() -> int | None:
+    """The threads (games at once) of the Dask worker running the current task, None if unknown."""
+    from distributed import get_worker
+
+    try:
+        return int(get_worker().state.nthreads)
+    except (AttributeError, ValueError, TypeError):
+        return None
 
 
 def _this_worker() -> tuple[str, Path]:

@@ -20,7 +20,7 @@ from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 
 from arena import cgroup
-from arena.affinity import free_core, pin_thread
+from arena.affinity import follow_cores, free_core, pin_thread
 from arena.proctree import die_with_parent
 from arena.tournament.executor import FieldChange, GameExecutor, Outcome, OutcomeKind, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
@@ -91,7 +91,9 @@ class ProcessExecutor(GameExecutor):
         task_r, task_w = self._ctx.Pipe(duplex=False)
         out_r, out_w = self._ctx.Pipe(duplex=False)
         # affinity: round-robin over the cores; a replacement takes the core its predecessor left
-        core = free_core(self.setup.cores, (w.core for w in self._workers.values()))
+        # (following, `setup.follow`: the core its bots follow, the worker itself left free)
+        core = free_core(self.setup.cores or follow_cores(self.setup.follow),
+                         (w.core for w in self._workers.values()))
         process = self._ctx.Process(
             target=_worker_main,
             args=(task_r, out_w, self.setup, self._stop_r, self._stop_w, core),
@@ -258,7 +260,7 @@ def _kill_worker(process: multiprocessing.process.BaseProcess,
 def _worker_main(tasks: Connection, outcomes: Connection, setup: WorkerSetup, stop_r: int,
                  stop_w: int, core: int | None = None) -> None:
     """A worker process: plays the games it is sent, one `Outcome` back for each."""
-    if core is not None:  # before any thread or bot starts: they all inherit the core
+    if core is not None and setup.cores:  # before any thread or bot starts: they inherit it
         pin_thread({core})
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)  # the coordinator decides when to stop
@@ -276,6 +278,7 @@ def _worker_main(tasks: Connection, outcomes: Connection, setup: WorkerSetup, st
 
     threading.Thread(target=watch, daemon=True).start()
     pool = PlayerPool(setup)
+    pool.home_core = core
     try:
         while True:
             try:

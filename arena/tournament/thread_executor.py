@@ -9,7 +9,7 @@ from __future__ import annotations
 import queue
 import threading
 
-from arena.affinity import core_of, pin_thread
+from arena.affinity import core_of, follow_cores, pin_thread
 from arena.tournament.executor import FieldChange, GameExecutor, Outcome, WorkerSetup
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.worker import PlayerPool, play_scheduled
@@ -25,7 +25,9 @@ class ThreadExecutor(GameExecutor):
         self._lock = threading.Lock()
         self._changes: list[FieldChange] = []  # every field change, in order
         self._threads = [
-            threading.Thread(target=self._work, args=(PlayerPool(setup), core_of(i, setup.cores)),
+            threading.Thread(target=self._work,
+                             args=(PlayerPool(setup),
+                                   core_of(i, setup.cores or follow_cores(setup.follow))),
                              name=f"arena-worker-{i}", daemon=True)
             for i in range(self.slots)
         ]
@@ -34,8 +36,9 @@ class ThreadExecutor(GameExecutor):
         self._closed = False
 
     def _work(self, pool: PlayerPool, core: int | None) -> None:
-        if core is not None:  # this thread and every bot it starts run on `core`
+        if core is not None and pool.setup.cores:  # it and every bot it starts run on `core`
             pin_thread({core})
+        pool.home_core = core  # following (`setup.follow`): its bots' core, the thread free
         applied = 0  # field changes this thread's pool has taken
         try:
             while (task := self._tasks.get()) is not None:

@@ -43,6 +43,9 @@ class PlayerPool:
         self.factory = factory
         self.players: OrderedDict[str, Player] = OrderedDict()
         self.created = 0  # players created (a created player starts its process at its game)
+        # the core this worker's bots follow (`setup.follow`), one per worker in turn, as
+        # `affinity = true` gives: None follows the core the worker runs on as a game begins
+        self.home_core: int | None = None
 
     def get(self, name: str) -> Player:
         if name in self.players:
@@ -115,13 +118,17 @@ def _changed_bot(setup: WorkerSetup, game: ScheduledGame, starts: tuple[int, int
     return None
 
 
-def _follow_worker(setup: WorkerSetup, players: tuple[Player, Player]) -> None:
-    """The game's bots run on the core their worker runs on now (`arena.affinity`: the turns of
-    a 16-bot field had crossed cores); a worker pinned with its bots (`affinity = true`) has
-    them there already."""
+def _follow_worker(pool: PlayerPool, players: tuple[Player, Player]) -> None:
+    """The game's bots run on their worker's core (`arena.affinity`: the turns of a 16-bot
+    field had crossed cores): its own core among the workers' (`pool.home_core`), else the one
+    it runs on now. A worker pinned with its bots (`affinity = true`) has them there already.
+    The core the worker happened to run on had often been another worker's: both games' four
+    bots then shared one core for the whole game while the other idled (half the CPU each, under
+    a wall-clock move limit)."""
+    setup = pool.setup
     if setup.cores or not setup.follow:
         return
-    cpu = affinity.current_cpu()
+    cpu = pool.home_core if pool.home_core is not None else affinity.current_cpu()
     if cpu is not None:
         for player in players:
             player.follow_cpu(cpu)
@@ -133,7 +140,7 @@ def play_scheduled(game: ScheduledGame, pool: PlayerPool, stop: threading.Event)
         return Outcome(game, OutcomeKind.ABORTED)
     try:
         first, second = pool.get(game.first), pool.get(game.second)
-        _follow_worker(pool.setup, (first, second))
+        _follow_worker(pool, (first, second))
         before = (first.starts, second.starts)
         seats = (pool.setup.time_control_of(game.first), pool.setup.time_control_of(game.second))
         record = play_game(game.variant, first, second, seats, opening=game.opening,

@@ -438,6 +438,31 @@ def test_rehash_refuses_a_snapshot_whose_own_files_changed(league: Path) -> None
     assert "Traceback" not in out.output
 
 
+def test_an_altered_snapshot_removed_from_the_league_no_longer_stops_its_rehash(
+        league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal told to remove the version, yet a retired one's altered snapshot refused every
+    rehash for good (retired versions are checked too): after an upgrade of the arena no SDK
+    bot could play again. A retired version is left as it was, and said so; the others rehash."""
+    from click.testing import CliRunner
+
+    from arena.commands.league import command
+
+    target = next((league / "bots" / "random").rglob("*.py"))
+    target.write_text(target.read_text() + "\n# written by the bot, say\n")
+    with pytest.raises(registry.LeagueError, match="random@1: its own files changed"):
+        registry.rehash(league)
+    registry.retire(league, "random")
+    before = next(e for e in registry.entrants(league) if e.name == "random")
+    upgrade_arena(monkeypatch, tmp_path)
+    out = CliRunner().invoke(command, ["rehash", str(league)])
+    assert out.exit_code == 0, out.output + out.stderr
+    assert "greedy@1: hash " in out.stdout and "random@1" not in out.stdout
+    assert "note: random@1: its own files changed" in out.stderr and "retired" in out.stderr
+    assert next(e for e in registry.entrants(league) if e.name == "random") == before
+    with pytest.raises(registry.LeagueError, match="altered"):
+        registry.spec_of(league, before)  # never played again under its old hash
+
+
 def test_an_older_league_gets_its_own_hashes_at_its_first_rehash(
         league: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A league stored before the own-files hash: read as none, recorded by the first rehash

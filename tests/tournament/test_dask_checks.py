@@ -7,7 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -369,3 +369,26 @@ def test_a_tls_failure_is_said_as_one() -> None:
     wrapped.__cause__ = ssl.SSLCertVerificationError("certificate verify failed")
     assert dask_executor._tls_trouble(wrapped)
     assert not dask_executor._tls_trouble(OSError("Timed out during handshake"))
+
+
+def test_a_workers_bots_follow_its_cores_as_its_own_threads_fill_them(tmp_path, monkeypatch):
+    """Following is decided on the worker, from its threads and CPUs: the coordinator's
+    `concurrency` (unused by a cluster) and cores had decided it for every machine, pinning the
+    bots of a 4-thread worker on a 64-core machine to one core each game."""
+    from arena import affinity
+    from arena.tournament.executor import WorkerSetup
+
+    monkeypatch.setattr(affinity, "available", lambda: True)
+    monkeypatch.setattr(affinity, "allowed_cpus", lambda: (0, 1))
+    coordinators = WorkerSetup({}, TimeControl(move_ms=100), False, tmp_path / "logs", follow=True)
+    remote = SimpleNamespace(run="r1", setup=coordinators)
+    assert not dask_executor._WorkerRun(remote, tmp_path, threads=1).setup.follow
+    assert not dask_executor._WorkerRun(remote, tmp_path, threads=None).setup.follow
+    run = dask_executor._WorkerRun(SimpleNamespace(run="r2", setup=replace(
+        coordinators, follow=False)), tmp_path, threads=2)
+    assert run.setup.follow
+    pools = [run.take(), run.take()]
+    assert [pool.home_core for pool in pools] == [0, 1]
+    for pool in pools:
+        run.give_back(pool)
+    run.close()

@@ -411,3 +411,38 @@ def test_the_bots_of_a_game_follow_their_workers_core_when_the_games_fill_the_cp
         assert masks[0] <= cpus
     else:
         assert masks == [cpus, cpus]
+
+
+def test_following_workers_each_get_their_own_core_for_their_bots(tmp_path):
+    """Pinned to the core their worker happened to run on as a game began, two workers' games
+    often shared one core for the whole game while the other idled (half the CPU for each bot
+    under a wall-clock limit): each worker is given its own core for its bots, in turn."""
+    from arena import affinity
+    from arena.tournament.process_executor import ProcessExecutor
+    from arena.tournament.worker import _follow_worker
+
+    cpus = affinity.allowed_cpus()
+    if len(cpus) < 2:
+        pytest.skip("following needs CPU affinity and two CPUs")
+    copy_bot(tmp_path, "random", "rb")
+    path = write_toml(tmp_path / "ex.toml", BODY.format(bot="rb", extra=f"concurrency = {len(cpus)}"))
+    setup = WorkerSetup.from_config(load_config(path), tmp_path / "logs")
+    assert setup.follow and not setup.cores
+    executor = ProcessExecutor(setup, len(cpus))
+    try:
+        assert sorted(w.core for w in executor._workers.values()) == sorted(cpus)
+    finally:
+        executor.close()
+
+    class Followed:
+        def __init__(self) -> None:
+            self.cpus: list[int] = []
+
+        def follow_cpu(self, cpu: int) -> None:
+            self.cpus.append(cpu)
+
+    pool = PlayerPool(setup)
+    pool.home_core = cpus[-1]
+    players = (Followed(), Followed())
+    _follow_worker(pool, players)  # the worker's own core, wherever the worker runs now
+    assert [p.cpus for p in players] == [[cpus[-1]], [cpus[-1]]]

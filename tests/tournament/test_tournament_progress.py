@@ -125,5 +125,7 @@ def test_a_games_line_and_a_recent_forfeit_carry_its_id_and_the_summary_how_to_l
     result = RunResult(Path("r"), total=2, done=2, played=2, forfeits=1, elapsed=1.0)
     assert ("A forfeit's moves and logs: arena replay results/t GAME_ID --moves"
             in summary_lines(result, Path("results/t")))
+    assert ("A forfeit's moves and logs: arena replay 'my results/t' GAME_ID --moves"
+            in summary_lines(result, Path("my results/t")))  # a command to paste as it is
     clean = RunResult(Path("r"), total=2, done=2, played=2, elapsed=1.0)
     assert not any("arena replay" in line for line in summary_lines(clean, Path("results/t")))
