@@ -12,10 +12,11 @@ Unpinned, a game's bots still follow their worker when the run's games fill the 
 (`follows`): each worker is given a core in turn (`follow_cores`, as with affinity), and as each
 game begins it pins its two bots' programs to it (`follow`), and nothing else: the kernel moves
 the worker freely. (The core the worker happened to run on as the game began had often been
-another worker's, and both games' bots then shared one core for the whole game.) Left to itself, the kernel woke a bot
-on whichever core it had last run on, often the other one, so that each turn crossed cores: a
-field of 16 bots had played 0.73 times as fast as one of 4 (the 16 bots' turns 65% slower on
-the same 2 cores), and 0.97 with its bots following (issue 13's measure, `bench/throughput.py`).
+another worker's, and both games' bots then shared one core for the whole game.) Left to
+itself, the kernel woke a bot on whichever core it had last run on, often the other one, so
+that each turn crossed cores: a field of 16 bots played 0.68-0.83 times as fast as one of 4
+(its turns 65% slower on the same 2 cores); with its bots following, 0.98 (median of 5
+interleaved rounds 0.90; issue 13's measure, `bench/throughput.py --unfollowed` prints both).
 The worker follows no one: a worker pinned under load had made `affinity = true` slower.
 
 Workers are given the CPUs this arena may use (`os.sched_getaffinity(0)`) in turn, so with more
