@@ -352,10 +352,10 @@ class LeagueRunner:
                         if e.display not in self.unplayable]
             if len(playable) < 2:
                 return f"nothing to order: {self._too_few(playable)}"
-            counts = self._counts(store, playable)
+            counts = self._counts(playable)
             if counts.total_games() > 0 and \
                     is_settled(fit_elo(counts), counts, playable, self.scheduler.settings,
-                               self._repeating(store)):
+                               self._repeating()):
                 return "the ranking is settled"
         return ""
 
@@ -382,15 +382,15 @@ class LeagueRunner:
         self.waiting = why
 
     # -- scheduling -----------------------------------------------------------------------------
-    def _counts(self, store: Store, active: list[str]) -> PairCounts:
-        """Wins, draws and losses per pair of every rated game stored (`tally.StoredTally`: a
-        choice no longer reads every game, which had cost 69 ms at 10,000 games)."""
-        self._feed(store)
+    def _counts(self, active: list[str]) -> PairCounts:
+        """Wins, draws and losses per pair of every rated game counted (`tally.StoredTally`: a
+        choice no longer reads every game, which had cost 69 ms at 10,000 games); the caller
+        brings the tally up to date first (`_feed`)."""
         return self.tally.pair_counts(active)
 
-    def _repeating(self, store: Store) -> set[frozenset[str]]:
-        """The pairs whose latest games only repeat earlier ones (`scheduler.RepeatTracker`)."""
-        self._feed(store)
+    def _repeating(self) -> set[frozenset[str]]:
+        """The pairs whose latest games only repeat earlier ones (`scheduler.RepeatTracker`, fed
+        by `_feed`)."""
         return self.repeats.repeating()
 
     def _playable(self) -> list[str]:
@@ -406,8 +406,8 @@ class LeagueRunner:
         playing = {name for pair in busy for name in pair}
         active = [name for name in self._playable()
                   if name not in playing or not self.forfeits.on_probation(name)]
-        picks = self.scheduler.choose(self._counts(store, active), active, k=1, in_flight=busy,
-                                      repeating=self._repeating(store))
+        picks = self.scheduler.choose(self._counts(active), active, k=1, in_flight=busy,
+                                      repeating=self._repeating())
         if not picks:
             return None
         a, b = picks[0]

@@ -100,7 +100,6 @@ class RepeatTracker:
         self.repeats_settle = repeats_settle
         self._seen: dict[frozenset[str], set[int]] = {}
         self._streak: dict[frozenset[str], int] = {}
-        self.last_seq = 0  # the store's sequence number of the latest game fed (for a caller)
 
     def add(self, first: str, second: str, variant: str, opening: str, moves: str) -> None:
         key = frozenset((first, second))

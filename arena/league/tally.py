@@ -59,7 +59,6 @@ class StoredTally:
                                   (first_hash, second_hash))
             self.last_seq = seq
             added += 1
-        self.repeats.last_seq = self.last_seq
         return added
 
     def _add(self, first: str, second: str, result: float, variant: str) -> None:
